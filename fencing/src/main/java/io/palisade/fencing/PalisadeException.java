@@ -1,0 +1,30 @@
+package io.palisade.fencing;
+
+/**
+ * Root of Palisade's one error taxonomy (DESIGN §7). Unchecked; every failure a caller can see is
+ * one of its subclasses, and the subclass tells the caller what it may do next:
+ * <ul>
+ *   <li>{@link KeyConflictException}: a strict insert met an existing or concurrently inserted key; do not retry blindly.</li>
+ *   <li>{@link WriteConflictException}: retryable; the same request may succeed from a newer base.</li>
+ *   <li>{@link ValidationException}: the input is wrong; nothing was written.</li>
+ *   <li>{@link CommitStateUnknownException}: the outcome is not known; consult the journal before retrying.</li>
+ *   <li>{@link GraphRefusedException}: the graph may not be opened or written as asked.</li>
+ *   <li>{@link JournalCorruptedException}: the journal failed verification.</li>
+ * </ul>
+ */
+public abstract class PalisadeException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    protected PalisadeException(String message) {
+        super(message);
+    }
+
+    protected PalisadeException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    /** Whether repeating the same request from a newer base may succeed. */
+    public boolean retryable() {
+        return false;
+    }
+}
