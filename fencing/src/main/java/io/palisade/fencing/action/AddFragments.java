@@ -38,10 +38,8 @@ public record AddFragments(List<FragmentTemplate> fragments, KeyScope keys, Set<
                 b.id(ResourceKind.SCHEMA, "field:" + f);
             }
         }
-        if (!(keys instanceof KeyScope.Keyless)) {
-            b.id(ResourceKind.PRIMARY_KEY, "pk");
-        }
-        return b.build();
+        // every producer depends on the key contract: a PK installed concurrently changes its routing
+        return b.id(ResourceKind.PRIMARY_KEY, "pk").build();
     }
 
     @Override

@@ -95,8 +95,9 @@ public final class ConflictMatrix {
 
         for (ActionKind a : ActionKind.values()) {
             for (ActionKind b : ActionKind.values()) {
-                CELLS.get(a).putIfAbsent(b, new Cell.Compatible("no shared state: "
-                        + a.label() + " and " + b.label() + " touch disjoint kinds of resource"));
+                if (b.ordinal() >= a.ordinal() && !CELLS.get(a).containsKey(b)) {
+                    put(a, b, new Cell.Compatible(a.label() + " and " + b.label() + " touch disjoint kinds of resource"));
+                }
             }
         }
     }

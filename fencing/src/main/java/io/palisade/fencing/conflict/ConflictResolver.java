@@ -18,7 +18,9 @@ import java.util.Optional;
  * and each action of the winner, look up the matrix cell. C commutes. X conflicts. R(n) first gates on
  * mask intersection ({@link ResourceMask#contacts}); disjoint masks commute without asking the rule;
  * otherwise rule n judges the payloads and either accepts, rebases the action over the winner's, or
- * reports a conflict. A rebased action is what later winners see.
+ * reports a conflict. Judgement always uses the action as staged; rebases accumulate on the output
+ * copy. (Judging a rebased action instead would let a rebase shrink its masks and dodge a later
+ * conflict in one commit order but not the other, which breaks symmetry.)
  *
  * <p>When the latest manifest is given, a rebased (or compatible) transaction is also validated against
  * it by applying it to the model; an action that no longer validates turns the verdict into a
@@ -44,7 +46,7 @@ public final class ConflictResolver {
         for (CommittedTransaction w : ordered) {
             for (int i = 0; i < actions.size(); i++) {
                 for (Action wa : w.actions()) {
-                    Action a = actions.get(i);
+                    Action a = txn.actions().get(i);
                     Cell cell = ConflictMatrix.cell(a.kind(), wa.kind());
                     switch (cell) {
                         case Cell.Compatible c -> { }
@@ -58,7 +60,7 @@ public final class ConflictResolver {
                             switch (r.rule().judge(a, wa, contacts)) {
                                 case Judgement.Compatible ok -> { }
                                 case Judgement.Rebase rb -> {
-                                    actions.set(i, a.rebase(wa));
+                                    actions.set(i, actions.get(i).rebase(wa));
                                     rebases.add(a.kind().code() + " (action " + i + ") over " + w.id() + "@v" + w.version()
                                             + " [" + r.rule().code() + "]: " + rb.reason());
                                 }
