@@ -37,19 +37,21 @@ public sealed interface Scope {
      */
     default Optional<Shared> intersect(Scope other) {
         return switch (this) {
-            case All a -> other.isEmpty() ? Optional.empty() : Optional.of(new Shared("all", other.sample()));
+            case All a -> other.isEmpty() ? Optional.empty() : Optional.of(new Shared("all (one side is unbounded)", other.sample()));
             case Ids ids -> switch (other) {
-                case All a -> ids.ids().isEmpty() ? Optional.empty() : Optional.of(new Shared("all", sample()));
+                case All a -> ids.ids().isEmpty() ? Optional.empty() : Optional.of(new Shared("all (one side is unbounded)", sample()));
                 case Ids o -> sharedIds(ids.ids(), o.ids());
                 case Keys k -> Optional.of(new Shared("incomparable scopes", List.of()));
             };
             case Keys k -> switch (other) {
                 case All a -> k.filter().isEmpty() ? Optional.empty()
-                        : Optional.of(new Shared("all keys (unfiltered)", sample()));
+                        : Optional.of(new Shared("all (one side is unbounded)", sample()));
                 case Ids o -> Optional.of(new Shared("incomparable scopes", List.of()));
                 case Keys o -> {
                     KeyFilter.Overlap ov = k.filter().overlap(o.filter());
-                    yield ov.conflict() ? Optional.of(new Shared(ov.reason(), ov.sample())) : Optional.empty();
+                    yield ov.conflict()
+                            ? Optional.of(new Shared(ov.reason(), ov.sample(), ov.kind() == KeyFilter.Overlap.Kind.SHARED_KEYS))
+                            : Optional.empty();
                 }
             };
         };
@@ -78,10 +80,18 @@ public sealed interface Scope {
         };
     }
 
-    /** What two scopes share. */
-    record Shared(String description, List<String> sample) {
+    /**
+     * What two scopes share. {@code exactKeys} is true only when two exact key filters share the keys
+     * in {@code sample}; a conservative overlap (unknown keys, incomparable filters) is not a proven
+     * key collision.
+     */
+    record Shared(String description, List<String> sample, boolean exactKeys) {
         public Shared {
             sample = List.copyOf(sample);
+        }
+
+        Shared(String description, List<String> sample) {
+            this(description, sample, false);
         }
     }
 

@@ -285,7 +285,7 @@ public enum Rule {
     private static Judgement keyConflict(List<Contact> contacts, String what) {
         return contacts.stream().filter(c -> c.kind() == KEYS).findFirst()
                 .<Judgement>map(c -> new Judgement.Conflicting(Resolution.RETRY, what + ": " + c.shared().description(),
-                        c.shared().sample(), true))
+                        c.shared().exactKeys() ? c.shared().sample() : List.of(), c.shared().exactKeys()))
                 .orElse(Judgement.COMPATIBLE);
     }
 

@@ -48,6 +48,15 @@ class ConflictResolverTest {
     }
 
     @Test
+    void anUnknownKeyOverlapIsARetryableConflictButNotAProvenKeyCollision() {
+        Verdict v = ConflictResolver.check(txn("t2", 4, insert("a")), List.of(won("t1", 5, unfilteredInsert(2))));
+        assertThat(v.outcome()).isEqualTo(Verdict.Outcome.RETRYABLE_CONFLICT);
+        assertThat(v.keyCollision()).isFalse();
+        assertThat(v.conflicts().get(0).keys()).isEmpty();
+        assertThat(v.reason()).contains("one side is unbounded");
+    }
+
+    @Test
     void filteredAndUnfilteredUpdatesConflictInBothCommitOrders() {
         List<Action> filtered = filteredUpdate(0, 3, "seed0");
         List<Action> unfiltered = unfilteredUpdate(1, 4);
