@@ -16,7 +16,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 /** jqwik generators of every catalog action over small universes, so that random pairs often collide. */
-final class ActionArbitraries {
+public final class ActionArbitraries {
     static final List<UUID> INDEX_IDS = List.of(uuid("i0"), uuid("i1"), uuid("i2"));
 
     private ActionArbitraries() {
@@ -26,7 +26,7 @@ final class ActionArbitraries {
         return UUID.nameUUIDFromBytes(s.getBytes());
     }
 
-    static Arbitrary<Action> anyAction() {
+    public static Arbitrary<Action> anyAction() {
         return Arbitraries.oneOf(List.of(
                 addFragments(), removeFragments(), deletionVector(), replaceColumns(), rewrite(), addFields(), dropFields(),
                 Arbitraries.just(new ChangeSchema(Txns.keyedSchema())), schemaMetadata(), addIndex(), removeIndex(),
@@ -34,7 +34,7 @@ final class ActionArbitraries {
     }
 
     /** 1 to 3 actions, as one transaction. */
-    static Arbitrary<List<Action>> transactions() {
+    public static Arbitrary<List<Action>> transactions() {
         return anyAction().list().ofMinSize(1).ofMaxSize(3);
     }
 

@@ -1,0 +1,71 @@
+package io.palisade.fencing.conflict;
+
+import io.palisade.fencing.ValidationException;
+import io.palisade.fencing.action.Action;
+import io.palisade.fencing.action.ActionCodec;
+import io.palisade.fencing.action.ActionKind;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+import java.util.Arrays;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ActionCodecProperties {
+
+    @Provide
+    Arbitrary<List<Action>> transaction() {
+        return ActionArbitraries.transactions();
+    }
+
+    @Property(tries = 2000)
+    void everyActionListRoundTrips(@ForAll("transaction") List<Action> actions) {
+        byte[] bytes = ActionCodec.encode(actions);
+        assertThat(ActionCodec.decode(bytes)).isEqualTo(actions);
+        assertThat(ActionCodec.encode(ActionCodec.decode(bytes))).as("deterministic encoding").isEqualTo(bytes);
+    }
+
+    @Example
+    void everyCatalogActionIsCoveredBySampleRoundTrips() {
+        for (ActionKind k : ActionKind.values()) {
+            List<Action> one = List.of(ConflictMatrixTest.sample(k));
+            assertThat(ActionCodec.decode(ActionCodec.encode(one))).isEqualTo(one);
+        }
+    }
+
+    @Example
+    void anUnknownActionTagIsRefusedNotSkipped() {
+        byte[] bytes = ActionCodec.encode(List.of(ConflictMatrixTest.sample(ActionKind.RESERVE_FRAGMENT_IDS)));
+        bytes[2] = 42; // the tag of the only action
+        assertThatThrownBy(() -> ActionCodec.decode(bytes)).isInstanceOf(ValidationException.class)
+                .hasMessageContaining("unknown action tag 42");
+    }
+
+    @Example
+    void aNewerEncodingVersionIsRefused() {
+        byte[] bytes = ActionCodec.encode(List.of());
+        bytes[0] = 2;
+        assertThatThrownBy(() -> ActionCodec.decode(bytes)).isInstanceOf(ValidationException.class)
+                .hasMessageContaining("version 2");
+    }
+
+    @Property(tries = 300)
+    void everyTruncationIsAValidationError(@ForAll("transaction") List<Action> actions) {
+        byte[] bytes = ActionCodec.encode(actions);
+        for (int cut = 0; cut < bytes.length; cut++) {
+            byte[] truncated = Arrays.copyOf(bytes, cut);
+            try {
+                ActionCodec.decode(truncated);
+                // a prefix can only decode if it is itself a complete, shorter list: never for a cut list
+                throw new AssertionError("decoded a truncated encoding at " + cut + " of " + bytes.length);
+            } catch (ValidationException expected) {
+                // refused loudly
+            }
+        }
+    }
+}
