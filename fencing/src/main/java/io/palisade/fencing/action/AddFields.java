@@ -33,7 +33,8 @@ public record AddFields(List<NewField> newFields, Map<Long, String> fragmentFile
     @Override
     public ResourceMask reads() {
         // reads the whole schema: a concurrent drop or replacement may free or take a name
-        return ResourceMask.builder().id(ResourceKind.FRAGMENT_LIST, "all")
+        // the whole fragment list (a non-nullable field needs data in every fragment, including appended ones)
+        return ResourceMask.builder().all(ResourceKind.FRAGMENT_LIST)
                 .ids(ResourceKind.FRAGMENTS, fragmentFiles.keySet()).all(ResourceKind.SCHEMA).build();
     }
 

@@ -42,7 +42,8 @@ public record RemoveFragments(Selector selector) implements Action {
     public ResourceMask reads() {
         return switch (selector) {
             case Selector.Ids ids -> ResourceMask.builder().ids(ResourceKind.FRAGMENTS, ids.ids()).build();
-            case Selector.AllCurrent a -> ResourceMask.builder().id(ResourceKind.FRAGMENT_LIST, "all")
+            // the whole list: meets every producer's FRAGMENT_LIST "append" write
+            case Selector.AllCurrent a -> ResourceMask.builder().all(ResourceKind.FRAGMENT_LIST)
                     .all(ResourceKind.FRAGMENTS).build();
         };
     }
