@@ -49,6 +49,9 @@ public record AddFields(List<NewField> newFields, Map<Long, String> fragmentFile
     public void validate(Manifest base, TxnContext ctx) {
         Set<String> names = new HashSet<>();
         for (NewField f : newFields) {
+            if (f.name() == null || f.name().isEmpty()) {
+                throw new ValidationException("a new field needs a non-empty name");
+            }
             if (!names.add(f.name()) || base.schema().field(f.name()).isPresent()) {
                 throw new ValidationException("field '" + f.name() + "' already exists");
             }
