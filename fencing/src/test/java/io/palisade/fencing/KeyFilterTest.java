@@ -177,6 +177,21 @@ class KeyFilterTest {
     }
 
     @Test
+    void filtersOfDifferentTypesOrFieldsAreNotEqual() {
+        assertThat(KeyFilter.ofLongs(0, 1)).isNotEqualTo(KeyFilter.ofStrings(0, List.of("1")));
+        assertThat(KeyFilter.ofLongs(0, 1)).isNotEqualTo(KeyFilter.ofLongs(1, 1));
+        assertThat(KeyFilter.ofStrings(0, List.of("ab"))).isNotEqualTo(KeyFilter.ofStrings(0, List.of("a", "b")));
+        assertThat(KeyFilter.ofLongs(0, 1, 2)).isEqualTo(KeyFilter.ofLongs(0, 2, 1)).hasSameHashCodeAs(KeyFilter.ofLongs(0, 2, 1));
+    }
+
+    @Test
+    void toStringNamesTheFirstKeysOnly() {
+        assertThat(KeyFilter.ofLongs(0, LongStream.range(0, 100).toArray()).toString())
+                .contains("100 keys [0, 1, 2, 3, 4]...");
+        assertThat(KeyFilter.ofStrings(0, List.of("a")).toString()).contains("1 keys [a]}");
+    }
+
+    @Test
     void fieldIdsAccessorDoesNotExposeInternalState() {
         KeyFilter f = KeyFilter.ofLongs(3, 1);
         f.fieldIds()[0] = 99;

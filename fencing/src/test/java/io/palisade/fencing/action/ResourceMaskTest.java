@@ -148,6 +148,29 @@ class ResourceMaskTest {
     }
 
     @Test
+    void contactsAreSymmetricForEveryPairOfCatalogActions() {
+        List<Action> samples = new java.util.ArrayList<>(ActionCatalogTest.oneOfEachKind());
+        samples.add(RemoveFragments.allCurrent());
+        samples.add(new AddFragments(List.of(template(1)), KeyScope.UNKNOWN));
+        samples.add(append(1));
+        samples.add(insert(100));
+        samples.add(new UpdateConfig(List.of(), true));
+        samples.add(new AddFields(List.of(new AddFields.NewField("x", false)), Map.of()));
+        for (Action a : samples) {
+            for (Action b : samples) {
+                List<String> ab = ResourceMask.contacts(a, b).stream().map(c -> c.kind() + " " + c.how()).sorted().toList();
+                List<String> ba = ResourceMask.contacts(b, a).stream()
+                        .map(c -> c.kind() + " " + switch (c.how()) {
+                            case "write/read" -> "read/write";
+                            case "read/write" -> "write/read";
+                            default -> c.how();
+                        }).sorted().toList();
+                assertThat(ab).as("contacts of %s and %s", a.kind(), b.kind()).isEqualTo(ba);
+            }
+        }
+    }
+
+    @Test
     void deletionOnAnotherFragmentHasNoContact() {
         assertThat(ResourceMask.contacts(delete(0, RowOffsets.of(1)), delete(1, RowOffsets.of(1)))).isEmpty();
         assertThat(ResourceMask.contacts(delete(0, RowOffsets.of(1)), delete(0, RowOffsets.of(2))))
