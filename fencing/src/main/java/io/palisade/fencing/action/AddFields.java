@@ -33,6 +33,7 @@ public record AddFields(List<NewField> newFields, Map<Long, String> fragmentFile
     @Override
     public ResourceMask reads() {
         // reads the whole schema: a concurrent drop or replacement may free or take a name
+        // the whole fragment list (a non-nullable field needs data in every fragment, including appended ones)
         return ResourceMask.builder().all(ResourceKind.FRAGMENT_LIST)
                 .ids(ResourceKind.FRAGMENTS, fragmentFiles.keySet()).all(ResourceKind.SCHEMA).build();
     }
@@ -48,6 +49,9 @@ public record AddFields(List<NewField> newFields, Map<Long, String> fragmentFile
     public void validate(Manifest base, TxnContext ctx) {
         Set<String> names = new HashSet<>();
         for (NewField f : newFields) {
+            if (f.name() == null || f.name().isEmpty()) {
+                throw new ValidationException("a new field needs a non-empty name");
+            }
             if (!names.add(f.name()) || base.schema().field(f.name()).isPresent()) {
                 throw new ValidationException("field '" + f.name() + "' already exists");
             }

@@ -34,6 +34,12 @@ public record ChangeSchema(Schema newSchema) implements Action {
             throw new ValidationException("schema change would change the primary key from fields "
                     + Arrays.toString(oldPk) + " to " + Arrays.toString(newPk));
         }
+        for (int id : newPk) {
+            if (newSchema.field(id).orElseThrow().nullable()) {
+                throw new ValidationException("schema change would make the primary-key field '"
+                        + newSchema.field(id).orElseThrow().name() + "' nullable");
+            }
+        }
         for (int id : oldPk) {
             Field before = base.schema().field(id).orElseThrow();
             Field after = newSchema.field(id).orElseThrow();

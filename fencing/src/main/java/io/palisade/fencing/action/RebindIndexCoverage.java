@@ -56,13 +56,15 @@ public record RebindIndexCoverage(List<Remap> remap, Set<Integer> preservedField
 
     @Override
     public Manifest apply(Manifest base, TxnContext ctx) {
+        List<Group> groups = groups(ctx);
         Map<UUID, IndexMetadata> idx = new LinkedHashMap<>();
         for (IndexMetadata i : base.indices().values()) {
             if (!i.fieldIds().isEmpty() && preservedFields.containsAll(i.fieldIds())) {
                 Set<Long> bitmap = new HashSet<>(i.fragmentBitmap());
-                for (Remap r : remap) {
-                    if (bitmap.remove(r.oldFragment())) {
-                        bitmap.add(ctx.resolve(r.newFragment()));
+                for (Group g : groups) {
+                    boolean whole = bitmap.containsAll(g.oldIds());
+                    if (bitmap.removeAll(g.oldIds()) && whole) {
+                        bitmap.addAll(g.newIds());
                     }
                 }
                 idx.put(i.uuid(), i.withBitmap(bitmap));
@@ -71,5 +73,28 @@ public record RebindIndexCoverage(List<Remap> remap, Set<Integer> preservedField
             }
         }
         return base.withIndices(idx);
+    }
+
+    /** A remap group: old fragments rewritten together into new ones (connected by remap pairs). */
+    private record Group(Set<Long> oldIds, Set<Long> newIds) {
+    }
+
+    /** The remap pairs joined into groups: pairs sharing an old or a new fragment belong to one group. */
+    private List<Group> groups(TxnContext ctx) {
+        List<Group> out = new java.util.ArrayList<>();
+        for (Remap r : remap) {
+            Set<Long> olds = new HashSet<>(Set.of(r.oldFragment()));
+            Set<Long> news = new HashSet<>(Set.of(ctx.resolve(r.newFragment())));
+            for (java.util.Iterator<Group> it = out.iterator(); it.hasNext(); ) {
+                Group g = it.next();
+                if (!java.util.Collections.disjoint(g.oldIds(), olds) || !java.util.Collections.disjoint(g.newIds(), news)) {
+                    olds.addAll(g.oldIds());
+                    news.addAll(g.newIds());
+                    it.remove();
+                }
+            }
+            out.add(new Group(olds, news));
+        }
+        return out;
     }
 }

@@ -42,6 +42,7 @@ public record RemoveFragments(Selector selector) implements Action {
     public ResourceMask reads() {
         return switch (selector) {
             case Selector.Ids ids -> ResourceMask.builder().ids(ResourceKind.FRAGMENTS, ids.ids()).build();
+            // the whole list: meets every producer's FRAGMENT_LIST "append" write
             case Selector.AllCurrent a -> ResourceMask.builder().all(ResourceKind.FRAGMENT_LIST)
                     .all(ResourceKind.FRAGMENTS).build();
         };

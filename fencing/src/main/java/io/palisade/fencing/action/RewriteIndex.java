@@ -64,6 +64,9 @@ public record RewriteIndex(UUID oldId, UUID newId, int newVersion, Set<Long> cov
                 throw new ValidationException("rewritten index covers fragment " + f + ", which does not exist");
             }
         }
+        if (!newId.equals(oldId) && base.indices().containsKey(newId)) {
+            throw new ValidationException("rewritten index id " + newId + " already exists");
+        }
     }
 
     /** Absorbs a winner's coverage invalidation over this index's fields. */

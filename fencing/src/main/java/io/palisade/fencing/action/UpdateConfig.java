@@ -1,5 +1,7 @@
 package io.palisade.fencing.action;
 
+import io.palisade.fencing.ValidationException;
+
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +50,11 @@ public record UpdateConfig(List<ConfigUpdate> updates, boolean replace) implemen
 
     @Override
     public void validate(Manifest base, TxnContext ctx) {
-        // every key update is valid
+        for (ConfigUpdate u : updates) {
+            if (u.target() == null || u.key() == null || u.key().isEmpty() || u.value() == null) {
+                throw new ValidationException("config update " + u + " needs a target, a non-empty key and a value or removal");
+            }
+        }
     }
 
     @Override
