@@ -29,7 +29,8 @@ public final class SplitBlockBloomFilter {
     /** Upstream {@code BLOOM_FILTER_DEFAULT_PROBABILITY}. */
     public static final double LANCE_DEFAULT_FPP = 0.00057;
     /** The size upstream's sizing gives for its defaults: 2^15 bytes = 32 KiB (262,144 bits). */
-    public static final int LANCE_DEFAULT_BYTES = 1 << minLog2Bytes(LANCE_DEFAULT_ITEMS, LANCE_DEFAULT_FPP);
+    public static final int LANCE_DEFAULT_BYTES =
+            1 << Math.max(5, Math.min(27, minLog2Bytes(LANCE_DEFAULT_ITEMS, LANCE_DEFAULT_FPP)));
 
     /** The Parquet spec's salt constants. */
     private static final int[] SALT = {
@@ -143,7 +144,8 @@ public final class SplitBlockBloomFilter {
     /**
      * The smallest power-of-two byte size whose SBBF false-positive probability for {@code ndv} items is
      * at most {@code fpp}: Putze et al., "Cache-, hash- and space-efficient Bloom filters", eq. 3, as
-     * in the Parquet SBBF and Lance's {@code min_log2_bytes}, clamped to [32 B, 128 MiB].
+     * in the Parquet SBBF and Lance's {@code min_log2_bytes} (unclamped; upstream clamps the result to
+     * [2^5, 2^27] bytes when it allocates).
      */
     public static int minLog2Bytes(long ndv, double fpp) {
         int low = 0;
@@ -156,7 +158,7 @@ public final class SplitBlockBloomFilter {
                 low = mid;
             }
         }
-        return Math.max(5, Math.min(27, high));
+        return high;
     }
 
     /** Putze eq. 3: the false-positive probability of a {@code 2^log2Bytes}-byte SBBF holding {@code ndv} items. */

@@ -77,6 +77,19 @@ class FalseConflictRateTest {
     }
 
     @Test
+    void sizingMatchesUpstreamTestVectors() {
+        // (fpp, ndv, log2 bytes) from upstream's test_num_of_bits_from_ndv_fpp
+        double[][] vectors = {
+            {0.1, 10, 3}, {0.01, 10, 4}, {0.001, 10, 5}, {0.1, 100, 7}, {0.01, 100, 8}, {0.001, 100, 8},
+            {0.1, 1000, 10}, {0.01, 1000, 11}, {0.001, 1000, 12},
+        };
+        for (double[] v : vectors) {
+            assertThat(SplitBlockBloomFilter.minLog2Bytes((long) v[1], v[0])).as("ndv %s fpp %s", v[1], v[0])
+                    .isEqualTo((int) v[2]);
+        }
+    }
+
+    @Test
     void modelMatchesTheObviousLimits() {
         int m = SplitBlockBloomFilter.LANCE_DEFAULT_BYTES * 8;
         assertThat(FalseConflictRate.modelRate(0, m)).isZero();

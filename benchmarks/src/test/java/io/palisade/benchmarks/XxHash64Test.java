@@ -17,7 +17,7 @@ class XxHash64Test {
 
     @Test
     void referenceVectorsWithSeedZero() {
-        assertThat(h("")).isEqualTo(0xEF46DB3751D8E999L);
+        assertThat(h("")).isEqualTo(0xEF46DB3751D8E999L);   // = 17241709254077376921, upstream test_hash_bytes
         assertThat(h("a")).isEqualTo(0xD24EC4F1A98C6E5BL);
         assertThat(h("abc")).isEqualTo(0x44BC2CF5AD770999L);
         // 39 bytes: one 32-byte stripe, then a 4-byte and three 1-byte tail steps
