@@ -1,0 +1,272 @@
+package io.palisade.coordinator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.palisade.fencing.TableClass;
+import io.palisade.fencing.ValidationException;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The declared tables of a graph: node and edge tables (keyed on a non-null {@code id}; edges also have
+ * non-null {@code src} and {@code dst}) and append-only tables (keyless). Readable from and writable to
+ * JSON:
+ * <pre>{"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
+ *   {"name": "age", "type": "int64", "nullable": true}]}, ...]}</pre>
+ * Types: {@code string, int32, int64, float32, float64, bool, timestamp} and
+ * {@code {"vector": "float32", "dim": N}}. Any mistake is a {@link ValidationException} naming the
+ * table and column.
+ */
+public record Catalog(List<TableDef> tables) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public Catalog {
+        tables = List.copyOf(tables);
+        Set<String> names = new HashSet<>();
+        for (TableDef t : tables) {
+            if (!names.add(t.name())) {
+                throw new ValidationException("catalog declares table '" + t.name() + "' twice");
+            }
+        }
+    }
+
+    /** What a table is: its kind decides its key contract (RFC-023 §4). */
+    public enum Kind {
+        NODE("node"), EDGE("edge"), APPEND_ONLY("append-only");
+
+        private final String json;
+
+        Kind(String json) {
+            this.json = json;
+        }
+
+        public String json() {
+            return json;
+        }
+
+        public boolean keyed() {
+            return this != APPEND_ONLY;
+        }
+
+        static Kind parse(String s, String table) {
+            for (Kind k : values()) {
+                if (k.json.equals(s)) {
+                    return k;
+                }
+            }
+            throw new ValidationException("table '" + table + "': unknown kind '" + s + "' (node, edge or append-only)");
+        }
+    }
+
+    /** A column type of the catalog. */
+    public sealed interface ColumnType {
+        enum Scalar implements ColumnType { STRING, INT32, INT64, FLOAT32, FLOAT64, BOOL, TIMESTAMP }
+
+        /** A fixed-size float32 embedding. */
+        record Vector(int dim) implements ColumnType {
+            public Vector {
+                if (dim <= 0) {
+                    throw new ValidationException("vector dimension must be positive, was " + dim);
+                }
+            }
+        }
+    }
+
+    public record ColumnDef(String name, ColumnType type, boolean nullable) {
+    }
+
+    public record TableDef(String name, Kind kind, List<ColumnDef> columns) {
+        public TableDef {
+            if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_-]{0,127}")) {
+                throw new ValidationException("table name '" + name + "' must match [A-Za-z_][A-Za-z0-9_-]*");
+            }
+            columns = List.copyOf(columns);
+            Set<String> seen = new HashSet<>();
+            for (ColumnDef c : columns) {
+                if (!seen.add(c.name())) {
+                    throw new ValidationException("table '" + name + "' declares column '" + c.name() + "' twice");
+                }
+            }
+            if (kind.keyed()) {
+                requireKeyColumn(name, columns, "id", true);
+                if (kind == Kind.EDGE) {
+                    requireKeyColumn(name, columns, "src", false);
+                    requireKeyColumn(name, columns, "dst", false);
+                }
+            }
+        }
+
+        private static void requireKeyColumn(String table, List<ColumnDef> columns, String col, boolean key) {
+            ColumnDef c = columns.stream().filter(x -> x.name().equals(col)).findFirst().orElseThrow(
+                    () -> new ValidationException("table '" + table + "' needs a column '" + col + "'"));
+            if (c.nullable()) {
+                throw new ValidationException("table '" + table + "': column '" + col + "' must be non-null");
+            }
+            if (key && c.type() != ColumnType.Scalar.STRING && c.type() != ColumnType.Scalar.INT64) {
+                throw new ValidationException("table '" + table + "': key column 'id' must be string or int64, not "
+                        + c.type());
+            }
+        }
+
+        public Optional<ColumnDef> column(String name) {
+            return columns.stream().filter(c -> c.name().equals(name)).findFirst();
+        }
+
+        /** The Arrow schema of the table (without PK metadata; the substrate adds it to keyed tables). */
+        public Schema arrowSchema() {
+            List<Field> fields = new ArrayList<>();
+            for (ColumnDef c : columns) {
+                fields.add(arrowField(c));
+            }
+            return new Schema(fields);
+        }
+
+        /** The table's key class for write routing; the key field id is the position of {@code id}. */
+        public TableClass tableClass(int idFieldId) {
+            return kind.keyed() ? TableClass.Keyed.onId(name, idFieldId) : new TableClass.Keyless(name);
+        }
+    }
+
+    public Optional<TableDef> table(String name) {
+        return tables.stream().filter(t -> t.name().equals(name)).findFirst();
+    }
+
+    /** The table named {@code name}; an unknown table is a {@link ValidationException} listing the known ones. */
+    public TableDef require(String name) {
+        return table(name).orElseThrow(() -> new ValidationException("unknown table '" + name + "'; the catalog declares "
+                + tables.stream().map(TableDef::name).toList()));
+    }
+
+    static Field arrowField(ColumnDef c) {
+        return switch (c.type()) {
+            case ColumnType.Scalar s -> new Field(c.name(), new FieldType(c.nullable(), switch (s) {
+                case STRING -> ArrowType.Utf8.INSTANCE;
+                case INT32 -> new ArrowType.Int(32, true);
+                case INT64 -> new ArrowType.Int(64, true);
+                case FLOAT32 -> new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
+                case FLOAT64 -> new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
+                case BOOL -> ArrowType.Bool.INSTANCE;
+                case TIMESTAMP -> new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC");
+            }, null), null);
+            case ColumnType.Vector v -> new Field(c.name(),
+                    new FieldType(c.nullable(), new ArrowType.FixedSizeList(v.dim()), null),
+                    List.of(new Field("item", new FieldType(false,
+                            new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE), null), null)));
+        };
+    }
+
+    // ------------------------------------------------------------------ JSON
+
+    public static Catalog fromJson(String json) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(json);
+        } catch (IOException e) {
+            throw new ValidationException("catalog is not valid JSON: " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
+        }
+        if (root == null || !root.isObject() || !root.path("tables").isArray()) {
+            throw new ValidationException("catalog must be an object with a \"tables\" array");
+        }
+        List<TableDef> tables = new ArrayList<>();
+        for (JsonNode t : root.get("tables")) {
+            String name = text(t, "name", "a table");
+            Kind kind = Kind.parse(text(t, "kind", "table '" + name + "'"), name);
+            if (!t.path("columns").isArray()) {
+                throw new ValidationException("table '" + name + "' needs a \"columns\" array");
+            }
+            List<ColumnDef> columns = new ArrayList<>();
+            for (JsonNode c : t.get("columns")) {
+                String col = text(c, "name", "a column of table '" + name + "'");
+                ColumnType type = type(c.get("type"), name, col);
+                boolean implied = kind.keyed() && (col.equals("id") || (kind == Kind.EDGE && (col.equals("src") || col.equals("dst"))));
+                boolean nullable = c.has("nullable") ? c.get("nullable").asBoolean() : !implied;
+                if (implied && c.has("nullable") && nullable) {
+                    throw new ValidationException("table '" + name + "': column '" + col + "' must be non-null");
+                }
+                columns.add(new ColumnDef(col, type, nullable));
+            }
+            tables.add(new TableDef(name, kind, columns));
+        }
+        return new Catalog(tables);
+    }
+
+    public static Catalog read(Path file) {
+        try {
+            return fromJson(Files.readString(file));
+        } catch (IOException e) {
+            throw new ValidationException("cannot read catalog " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String text(JsonNode n, String field, String what) {
+        JsonNode v = n.get(field);
+        if (v == null || !v.isTextual() || v.asText().isEmpty()) {
+            throw new ValidationException(what + " needs a non-empty string \"" + field + "\"");
+        }
+        return v.asText();
+    }
+
+    private static ColumnType type(JsonNode t, String table, String col) {
+        if (t == null) {
+            throw new ValidationException("table '" + table + "': column '" + col + "' needs a \"type\"");
+        }
+        if (t.isTextual()) {
+            try {
+                return ColumnType.Scalar.valueOf(t.asText().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new ValidationException("table '" + table + "': column '" + col + "' has unknown type '" + t.asText()
+                        + "' (string, int32, int64, float32, float64, bool, timestamp or {\"vector\": \"float32\", \"dim\": N})");
+            }
+        }
+        if (t.isObject() && "float32".equals(t.path("vector").asText()) && t.path("dim").canConvertToInt()) {
+            return new ColumnType.Vector(t.get("dim").asInt());
+        }
+        throw new ValidationException("table '" + table + "': column '" + col + "' has an unsupported type " + t);
+    }
+
+    public String toJson() {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode ts = root.putArray("tables");
+        for (TableDef t : tables) {
+            ObjectNode tn = ts.addObject();
+            tn.put("name", t.name());
+            tn.put("kind", t.kind().json());
+            ArrayNode cs = tn.putArray("columns");
+            for (ColumnDef c : t.columns()) {
+                ObjectNode cn = cs.addObject();
+                cn.put("name", c.name());
+                switch (c.type()) {
+                    case ColumnType.Scalar s -> cn.put("type", s.name().toLowerCase(Locale.ROOT));
+                    case ColumnType.Vector v -> {
+                        ObjectNode vn = cn.putObject("type");
+                        vn.put("vector", "float32");
+                        vn.put("dim", v.dim());
+                    }
+                }
+                cn.put("nullable", c.nullable());
+            }
+        }
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
