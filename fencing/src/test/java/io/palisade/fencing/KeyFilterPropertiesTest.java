@@ -1,11 +1,10 @@
 package io.palisade.fencing;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import io.palisade.fencing.conflict.ActionGens;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,6 +19,13 @@ import static io.palisade.fencing.KeyFilterTestSupport.sortedLongKeys;
 import static io.palisade.fencing.KeyFilterTestSupport.sortedStringKeys;
 import static io.palisade.fencing.KeyFilterTestSupport.toArray;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.arbitrary;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
+import static org.quicktheories.generators.SourceDSL.strings;
 
 /**
  * Properties of the exact key filter (issue 2): no false conflicts for disjoint key sets up to 100k
@@ -31,18 +37,26 @@ class KeyFilterPropertiesTest {
 
     // ------------------------------------------------------------------ (a) no false conflicts
 
-    @Property(tries = 20)
-    void disjointRandomLongSetsNeverConflict(@ForAll @IntRange(max = 100_000) int sizeA,
-                                             @ForAll @IntRange(max = 100_000) int sizeB, @ForAll long seed) {
+    @Test
+    void disjointRandomLongSetsNeverConflict() {
+        qt().withExamples(20).forAll(integers().between(0, 100_000), integers().between(0, 100_000), longs().all())
+                .checkAssert(KeyFilterPropertiesTest::disjointRandomLongSetsNeverConflict);
+    }
+
+    private static void disjointRandomLongSetsNeverConflict(int sizeA, int sizeB, long seed) {
         Random rnd = new Random(seed);
         Set<Long> a = randomLongs(rnd, sizeA, Set.of());
         Set<Long> b = randomLongs(rnd, sizeB, a);
         assertDisjoint(KeyFilter.ofLongs(ID, toArray(a)), KeyFilter.ofLongs(ID, toArray(b)));
     }
 
-    @Property(tries = 20)
-    void disjointInterleavedLongSetsNeverConflict(@ForAll @IntRange(max = 100_000) int size, @ForAll long base,
-                                                  @ForAll long seed) {
+    @Test
+    void disjointInterleavedLongSetsNeverConflict() {
+        qt().withExamples(20).forAll(integers().between(0, 100_000), longs().all(), longs().all())
+                .checkAssert(KeyFilterPropertiesTest::disjointInterleavedLongSetsNeverConflict);
+    }
+
+    private static void disjointInterleavedLongSetsNeverConflict(int size, long base, long seed) {
         // every key of the range goes to exactly one side: neighbours (k, k+1) land on different sides
         Random rnd = new Random(seed);
         List<Long> a = new ArrayList<>();
@@ -53,19 +67,26 @@ class KeyFilterPropertiesTest {
         assertDisjoint(KeyFilter.ofLongs(ID, toArray(a)), KeyFilter.ofLongs(ID, toArray(b)));
     }
 
-    @Property(tries = 20)
-    void disjointRandomStringSetsNeverConflict(@ForAll @IntRange(max = 100_000) int sizeA,
-                                               @ForAll @IntRange(max = 100_000) int sizeB, @ForAll long seed) {
+    @Test
+    void disjointRandomStringSetsNeverConflict() {
+        qt().withExamples(20).forAll(integers().between(0, 100_000), integers().between(0, 100_000), longs().all())
+                .checkAssert(KeyFilterPropertiesTest::disjointRandomStringSetsNeverConflict);
+    }
+
+    private static void disjointRandomStringSetsNeverConflict(int sizeA, int sizeB, long seed) {
         Random rnd = new Random(seed);
         Set<String> a = randomStrings(rnd, sizeA, Set.of());
         Set<String> b = randomStrings(rnd, sizeB, a);
         assertDisjoint(KeyFilter.ofStrings(ID, a), KeyFilter.ofStrings(ID, b));
     }
 
-    @Property(tries = 20)
-    void smallFilterAgainstLargeDisjointFilterNeverConflicts(@ForAll @IntRange(max = 20) int small,
-                                                             @ForAll @IntRange(min = 1_000, max = 100_000) int large,
-                                                             @ForAll long seed) {
+    @Test
+    void smallFilterAgainstLargeDisjointFilterNeverConflicts() {
+        qt().withExamples(20).forAll(integers().between(0, 20), integers().between(1_000, 100_000), longs().all())
+                .checkAssert(KeyFilterPropertiesTest::smallFilterAgainstLargeDisjointFilterNeverConflicts);
+    }
+
+    private static void smallFilterAgainstLargeDisjointFilterNeverConflicts(int small, int large, long seed) {
         // the size skew selects the binary-search probe instead of the merge walk
         Random rnd = new Random(seed);
         Set<Long> bigLongs = randomLongs(rnd, large, Set.of());
@@ -76,8 +97,13 @@ class KeyFilterPropertiesTest {
         assertDisjoint(KeyFilter.ofStrings(ID, smallStrings), KeyFilter.ofStrings(ID, bigStrings));
     }
 
-    @Property(tries = 200)
-    void disjointGeneratedStringSetsNeverConflict(@ForAll("stringKeys") List<String> a, @ForAll("stringKeys") List<String> b) {
+    @Test
+    void disjointGeneratedStringSetsNeverConflict() {
+        qt().withExamples(200).forAll(stringKeys(), stringKeys())
+                .checkAssert(KeyFilterPropertiesTest::disjointGeneratedStringSetsNeverConflict);
+    }
+
+    private static void disjointGeneratedStringSetsNeverConflict(List<String> a, List<String> b) {
         List<String> onlyB = new ArrayList<>(b);
         onlyB.removeAll(new HashSet<>(a));
         assertDisjoint(KeyFilter.ofStrings(ID, a), KeyFilter.ofStrings(ID, onlyB));
@@ -96,9 +122,13 @@ class KeyFilterPropertiesTest {
 
     // ------------------------------------------------------------------ (b) every overlap detected
 
-    @Property(tries = 300)
-    void everyLongOverlapIsDetectedAndCounted(@ForAll("denseLongs") List<Long> a, @ForAll("denseLongs") List<Long> b,
-                                              @ForAll("denseLongs") List<Long> shared) {
+    @Test
+    void everyLongOverlapIsDetectedAndCounted() {
+        qt().withExamples(300).forAll(denseLongs(), denseLongs(), denseLongs())
+                .checkAssert(KeyFilterPropertiesTest::everyLongOverlapIsDetectedAndCounted);
+    }
+
+    private static void everyLongOverlapIsDetectedAndCounted(List<Long> a, List<Long> b, List<Long> shared) {
         List<Long> withA = new ArrayList<>(a);
         withA.addAll(shared);
         List<Long> withB = new ArrayList<>(b);
@@ -107,10 +137,13 @@ class KeyFilterPropertiesTest {
         assertOverlapIsExact(KeyFilter.ofLongs(ID, toArray(withA)), KeyFilter.ofLongs(ID, toArray(withB)), truth);
     }
 
-    @Property(tries = 300)
-    void everyStringOverlapIsDetectedAndCounted(@ForAll("denseStrings") List<String> a,
-                                                @ForAll("denseStrings") List<String> b,
-                                                @ForAll("denseStrings") List<String> shared) {
+    @Test
+    void everyStringOverlapIsDetectedAndCounted() {
+        qt().withExamples(300).forAll(denseStrings(), denseStrings(), denseStrings())
+                .checkAssert(KeyFilterPropertiesTest::everyStringOverlapIsDetectedAndCounted);
+    }
+
+    private static void everyStringOverlapIsDetectedAndCounted(List<String> a, List<String> b, List<String> shared) {
         List<String> withA = new ArrayList<>(a);
         withA.addAll(shared);
         List<String> withB = new ArrayList<>(b);
@@ -118,10 +151,15 @@ class KeyFilterPropertiesTest {
         assertOverlapIsExact(KeyFilter.ofStrings(ID, withA), KeyFilter.ofStrings(ID, withB), intersection(withA, withB));
     }
 
-    @Property(tries = 15)
-    void injectedSharedKeysAreAllFoundInLargeFilters(@ForAll @IntRange(max = 100_000) int sizeA,
-                                                     @ForAll @IntRange(max = 100_000) int sizeB,
-                                                     @ForAll @IntRange(max = 2_000) int sharedCount, @ForAll long seed) {
+    @Test
+    void injectedSharedKeysAreAllFoundInLargeFilters() {
+        qt().withExamples(15)
+                .forAll(integers().between(0, 100_000), integers().between(0, 100_000), integers().between(0, 2_000),
+                        longs().all())
+                .checkAssert(KeyFilterPropertiesTest::injectedSharedKeysAreAllFoundInLargeFilters);
+    }
+
+    private static void injectedSharedKeysAreAllFoundInLargeFilters(int sizeA, int sizeB, int sharedCount, long seed) {
         Random rnd = new Random(seed);
         Set<Long> shared = randomLongs(rnd, sharedCount, Set.of());
         Set<Long> a = randomLongs(rnd, sizeA, shared);
@@ -139,10 +177,13 @@ class KeyFilterPropertiesTest {
         assertOverlapIsExact(KeyFilter.ofStrings(ID, as), KeyFilter.ofStrings(ID, bs), intersection(as, bs));
     }
 
-    @Property(tries = 20)
-    void sharedKeysBetweenSmallAndLargeFiltersAreAllFound(@ForAll @IntRange(min = 1, max = 20) int small,
-                                                         @ForAll @IntRange(min = 1_000, max = 100_000) int large,
-                                                         @ForAll long seed) {
+    @Test
+    void sharedKeysBetweenSmallAndLargeFiltersAreAllFound() {
+        qt().withExamples(20).forAll(integers().between(1, 20), integers().between(1_000, 100_000), longs().all())
+                .checkAssert(KeyFilterPropertiesTest::sharedKeysBetweenSmallAndLargeFiltersAreAllFound);
+    }
+
+    private static void sharedKeysBetweenSmallAndLargeFiltersAreAllFound(int small, int large, long seed) {
         Random rnd = new Random(seed);
         List<Long> big = new ArrayList<>(randomLongs(rnd, large, Set.of()));
         Set<Long> few = randomLongs(rnd, small, new HashSet<>(big));
@@ -176,8 +217,13 @@ class KeyFilterPropertiesTest {
 
     // ------------------------------------------------------------------ (c) encoding round trips
 
-    @Property(tries = 300)
-    void stringFiltersRoundTripThroughTheEncoding(@ForAll("stringKeys") List<String> keys) {
+    @Test
+    void stringFiltersRoundTripThroughTheEncoding() {
+        qt().withExamples(300).forAll(stringKeys())
+                .checkAssert(KeyFilterPropertiesTest::stringFiltersRoundTripThroughTheEncoding);
+    }
+
+    private static void stringFiltersRoundTripThroughTheEncoding(List<String> keys) {
         KeyFilter f = KeyFilter.ofStrings(ID, keys);
         KeyFilter back = KeyFilter.decode(f.encode());
         assertThat(back).isEqualTo(f);
@@ -190,9 +236,13 @@ class KeyFilterPropertiesTest {
         }
     }
 
-    @Property(tries = 300)
-    void longFiltersRoundTripThroughTheEncoding(@ForAll("longKeys") List<Long> keys,
-                                                @ForAll @IntRange(max = 1_000) int fieldId) {
+    @Test
+    void longFiltersRoundTripThroughTheEncoding() {
+        qt().withExamples(300).forAll(longKeys(), integers().between(0, 1_000))
+                .checkAssert(KeyFilterPropertiesTest::longFiltersRoundTripThroughTheEncoding);
+    }
+
+    private static void longFiltersRoundTripThroughTheEncoding(List<Long> keys, int fieldId) {
         KeyFilter f = KeyFilter.ofLongs(new int[] {fieldId, fieldId + 7}, toArray(keys));
         KeyFilter back = KeyFilter.decode(f.encode());
         assertThat(back).isEqualTo(f);
@@ -203,8 +253,13 @@ class KeyFilterPropertiesTest {
         }
     }
 
-    @Property(tries = 10)
-    void largeFiltersRoundTripThroughTheEncoding(@ForAll @IntRange(max = 100_000) int size, @ForAll long seed) {
+    @Test
+    void largeFiltersRoundTripThroughTheEncoding() {
+        qt().withExamples(10).forAll(integers().between(0, 100_000), longs().all())
+                .checkAssert(KeyFilterPropertiesTest::largeFiltersRoundTripThroughTheEncoding);
+    }
+
+    private static void largeFiltersRoundTripThroughTheEncoding(int size, long seed) {
         Random rnd = new Random(seed);
         KeyFilter longs = KeyFilter.ofLongs(ID, toArray(randomLongs(rnd, size, Set.of())));
         assertThat(KeyFilter.decode(longs.encode())).isEqualTo(longs);
@@ -216,8 +271,13 @@ class KeyFilterPropertiesTest {
 
     // ------------------------------------------------------------------ (d) union, (e) symmetry
 
-    @Property(tries = 300)
-    void longUnionIsTheSetUnion(@ForAll("longKeys") List<Long> a, @ForAll("longKeys") List<Long> b) {
+    @Test
+    void longUnionIsTheSetUnion() {
+        qt().withExamples(300).forAll(longKeys(), longKeys())
+                .checkAssert(KeyFilterPropertiesTest::longUnionIsTheSetUnion);
+    }
+
+    private static void longUnionIsTheSetUnion(List<Long> a, List<Long> b) {
         Set<Long> all = new HashSet<>(a);
         all.addAll(b);
         KeyFilter u = KeyFilter.ofLongs(ID, toArray(a)).union(KeyFilter.ofLongs(ID, toArray(b)));
@@ -226,8 +286,13 @@ class KeyFilterPropertiesTest {
         assertThat(KeyFilter.ofLongs(ID, toArray(b)).union(KeyFilter.ofLongs(ID, toArray(a)))).isEqualTo(u);
     }
 
-    @Property(tries = 200)
-    void stringUnionIsTheSetUnion(@ForAll("stringKeys") List<String> a, @ForAll("denseStrings") List<String> b) {
+    @Test
+    void stringUnionIsTheSetUnion() {
+        qt().withExamples(200).forAll(stringKeys(), denseStrings())
+                .checkAssert(KeyFilterPropertiesTest::stringUnionIsTheSetUnion);
+    }
+
+    private static void stringUnionIsTheSetUnion(List<String> a, List<String> b) {
         Set<String> all = new HashSet<>(a);
         all.addAll(b);
         KeyFilter u = KeyFilter.ofStrings(ID, a).union(KeyFilter.ofStrings(ID, b));
@@ -237,9 +302,13 @@ class KeyFilterPropertiesTest {
         assertThat(KeyFilter.decode(u.encode())).isEqualTo(u);
     }
 
-    @Property(tries = 300)
-    void overlapIsSymmetric(@ForAll("denseLongs") List<Long> a, @ForAll("denseLongs") List<Long> b,
-                            @ForAll("denseStrings") List<String> c, @ForAll("denseStrings") List<String> d) {
+    @Test
+    void overlapIsSymmetric() {
+        qt().withExamples(300).forAll(denseLongs(), denseLongs(), denseStrings(), denseStrings())
+                .checkAssert(KeyFilterPropertiesTest::overlapIsSymmetric);
+    }
+
+    private static void overlapIsSymmetric(List<Long> a, List<Long> b, List<String> c, List<String> d) {
         KeyFilter la = KeyFilter.ofLongs(ID, toArray(a));
         KeyFilter lb = KeyFilter.ofLongs(ID, toArray(b));
         assertThat(la.overlap(lb).count()).isEqualTo(lb.overlap(la).count());
@@ -253,10 +322,14 @@ class KeyFilterPropertiesTest {
 
     // ------------------------------------------------------------------ decoding hostile bytes
 
-    @Property(tries = 500)
-    void mutatedEncodingsAreRejectedOnlyWithValidationException(@ForAll("denseStrings") List<String> keys,
-                                                               @ForAll("denseLongs") List<Long> longs,
-                                                               @ForAll boolean strings, @ForAll long seed) {
+    @Test
+    void mutatedEncodingsAreRejectedOnlyWithValidationException() {
+        qt().withExamples(500).forAll(denseStrings(), denseLongs(), booleans().all(), longs().all())
+                .checkAssert(KeyFilterPropertiesTest::mutatedEncodingsAreRejectedOnlyWithValidationException);
+    }
+
+    private static void mutatedEncodingsAreRejectedOnlyWithValidationException(List<String> keys, List<Long> longs,
+                                                                               boolean strings, long seed) {
         byte[] enc = strings ? KeyFilter.ofStrings(ID, keys).encode() : KeyFilter.ofLongs(ID, toArray(longs)).encode();
         Random rnd = new Random(seed);
         int flips = 1 + rnd.nextInt(3);
@@ -274,42 +347,52 @@ class KeyFilterPropertiesTest {
 
     // ------------------------------------------------------------------ generators
 
-    @Provide
-    Arbitrary<List<String>> stringKeys() {
-        Arbitrary<String> unicode = Arbitraries.integers().between(0, Character.MAX_CODE_POINT)
-                .filter(cp -> cp < Character.MIN_SURROGATE || cp > Character.MAX_SURROGATE)
-                .list().ofMaxSize(8)
-                .map(cps -> cps.stream().collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
-                        .toString());
-        Arbitrary<String> ascii = Arbitraries.strings().ascii().ofMaxLength(12);
-        Arbitrary<String> prefixed = Arbitraries.integers().between(0, 5_000).map(i -> "node/person/" + i);
-        Arbitrary<String> longStrings = Arbitraries.strings().alpha().ofMinLength(200).ofMaxLength(1_000);
-        Arbitrary<String> empty = Arbitraries.just("");
-        return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(3, unicode), net.jqwik.api.Tuple.of(3, ascii), net.jqwik.api.Tuple.of(3, prefixed),
-                net.jqwik.api.Tuple.of(1, longStrings), net.jqwik.api.Tuple.of(1, empty)).list().ofMaxSize(100);
+    private static final int SURROGATES = Character.MAX_SURROGATE - Character.MIN_SURROGATE + 1;
+
+    /** Strings of up to {@code maxLength} characters drawn from {@code chars}. */
+    private static Gen<String> stringsOf(String chars, int minLength, int maxLength) {
+        List<Character> alphabet = chars.chars().mapToObj(c -> (char) c).toList();
+        return lists().of(arbitrary().pick(alphabet)).ofSizeBetween(minLength, maxLength).map(cs -> {
+            StringBuilder sb = new StringBuilder(cs.size());
+            cs.forEach(sb::append);
+            return sb.toString();
+        });
     }
 
-    @Provide
-    Arbitrary<List<Long>> longKeys() {
-        return Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.longs().between(-1_000, 1_000),
-                        Arbitraries.of(Long.MIN_VALUE, Long.MIN_VALUE + 1, -1L, 0L, 1L, Long.MAX_VALUE - 1, Long.MAX_VALUE))
-                .list().ofMaxSize(300);
+    private static Gen<List<String>> stringKeys() {
+        // any code point but a surrogate: the generated index skips the surrogate block
+        Gen<Integer> codePoint = integers().between(0, Character.MAX_CODE_POINT - SURROGATES)
+                .map(cp -> cp < Character.MIN_SURROGATE ? cp : cp + SURROGATES);
+        Gen<String> unicode = lists().of(codePoint).ofSizeBetween(0, 8)
+                .map(cps -> cps.stream().collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+                        .toString());
+        Gen<String> ascii = strings().betweenCodePoints(0, 127).ofLengthBetween(0, 12);
+        Gen<String> prefixed = integers().between(0, 5_000).map(i -> "node/person/" + i);
+        Gen<String> longStrings = stringsOf("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", 200, 1_000);
+        Gen<String> empty = Generate.constant("");
+        Gen<String> key = Generate.frequency(List.of(Pair.of(3, unicode), Pair.of(3, ascii), Pair.of(3, prefixed),
+                Pair.of(1, longStrings), Pair.of(1, empty)));
+        return lists().of(key).ofSizeBetween(0, 100);
+    }
+
+    private static Gen<List<Long>> longKeys() {
+        return lists().of(ActionGens.oneOf(List.of(longs().all(), longs().between(-1_000, 1_000),
+                        arbitrary().pick(List.of(Long.MIN_VALUE, Long.MIN_VALUE + 1, -1L, 0L, 1L, Long.MAX_VALUE - 1,
+                                Long.MAX_VALUE)))))
+                .ofSizeBetween(0, 300);
     }
 
     /** Keys from a small domain, so that independent lists share keys by chance too. */
-    @Provide
-    Arbitrary<List<Long>> denseLongs() {
-        return Arbitraries.oneOf(Arbitraries.longs().between(-300, 300),
-                        Arbitraries.of(Long.MIN_VALUE, Long.MAX_VALUE))
-                .list().ofMaxSize(200);
+    private static Gen<List<Long>> denseLongs() {
+        return lists().of(ActionGens.oneOf(List.of(longs().between(-300, 300),
+                        arbitrary().pick(List.of(Long.MIN_VALUE, Long.MAX_VALUE)))))
+                .ofSizeBetween(0, 200);
     }
 
-    @Provide
-    Arbitrary<List<String>> denseStrings() {
-        return Arbitraries.oneOf(
-                        Arbitraries.integers().between(0, 300).map(i -> "k" + i),
-                        Arbitraries.strings().withChars("ab\u00e9\u4e2d").ofMaxLength(3))
-                .list().ofMaxSize(200);
+    private static Gen<List<String>> denseStrings() {
+        return lists().of(ActionGens.oneOf(List.of(
+                        integers().between(0, 300).map(i -> "k" + i),
+                        stringsOf("ab\u00e9\u4e2d", 0, 3))))
+                .ofSizeBetween(0, 200);
     }
 }

@@ -1,9 +1,8 @@
 package io.palisade.fencing.action;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.SourceDSL;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,6 +12,10 @@ import java.util.Set;
 
 import static io.palisade.fencing.action.Fixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 /** Manifest invariants under random valid transactions, and order independence of rebases and criteria. */
 class ManifestPropertiesTest {
@@ -61,8 +64,26 @@ class ManifestPropertiesTest {
         }
     }
 
-    @Property(tries = 200)
-    void randomTransactionsKeepIdsUniqueAndCountersAhead(@ForAll long seed, @ForAll @IntRange(min = 1, max = 30) int steps) {
+    /** Every subset of {@code 0..n-1}, each equally likely; shrinks towards the empty set. */
+    private static Gen<Set<Integer>> subsetsOf(int n) {
+        return lists().of(booleans().all()).ofSize(n).map(in -> {
+            Set<Integer> out = new HashSet<>();
+            for (int i = 0; i < n; i++) {
+                if (in.get(i)) {
+                    out.add(i);
+                }
+            }
+            return out;
+        });
+    }
+
+    @Test
+    void randomTransactionsKeepIdsUniqueAndCountersAhead() {
+        qt().withExamples(200).forAll(SourceDSL.longs().all(), integers().between(1, 30))
+                .checkAssert(ManifestPropertiesTest::randomTransactionsKeepIdsUniqueAndCountersAhead);
+    }
+
+    private static void randomTransactionsKeepIdsUniqueAndCountersAhead(long seed, int steps) {
         Random rnd = new Random(seed);
         Manifest m = Manifest.empty(KEYED);
         for (int s = 0; s < steps; s++) {
@@ -105,9 +126,13 @@ class ManifestPropertiesTest {
         }
     }
 
-    @Property(tries = 300)
-    void concurrentDeletionsMergeToTheSameVectorInEitherCommitOrder(@ForAll @Size(max = 10) Set<@IntRange(max = 9) Integer> a,
-                                                                   @ForAll @Size(max = 10) Set<@IntRange(max = 9) Integer> b) {
+    @Test
+    void concurrentDeletionsMergeToTheSameVectorInEitherCommitOrder() {
+        qt().withExamples(300).forAll(subsetsOf(10), subsetsOf(10))
+                .checkAssert(ManifestPropertiesTest::concurrentDeletionsMergeToTheSameVectorInEitherCommitOrder);
+    }
+
+    private static void concurrentDeletionsMergeToTheSameVectorInEitherCommitOrder(Set<Integer> a, Set<Integer> b) {
         Manifest base = keyedWith(10);
         UpdateDeletionVector da = delete(0, RowOffsets.of(a.stream().mapToInt(Integer::intValue).toArray()));
         UpdateDeletionVector db = delete(0, RowOffsets.of(b.stream().mapToInt(Integer::intValue).toArray()));
@@ -121,9 +146,13 @@ class ManifestPropertiesTest {
         assertThat(aFirst.liveRows()).isEqualTo(10 - union.size());
     }
 
-    @Property(tries = 300)
-    void rebasedAddIndexNeverCoversAnInvalidatedFragment(@ForAll @Size(max = 6) Set<@IntRange(max = 5) Integer> covered,
-                                                         @ForAll @Size(max = 6) Set<@IntRange(max = 5) Integer> invalidated) {
+    @Test
+    void rebasedAddIndexNeverCoversAnInvalidatedFragment() {
+        qt().withExamples(300).forAll(subsetsOf(6), subsetsOf(6))
+                .checkAssert(ManifestPropertiesTest::rebasedAddIndexNeverCoversAnInvalidatedFragment);
+    }
+
+    private static void rebasedAddIndexNeverCoversAnInvalidatedFragment(Set<Integer> covered, Set<Integer> invalidated) {
         Manifest base = keyedWith(1, 1, 1, 1, 1, 1);
         Set<FragmentRef> refs = new HashSet<>();
         covered.forEach(c -> refs.add(new FragmentRef.Id(c)));
@@ -139,11 +168,14 @@ class ManifestPropertiesTest {
         assertThat(java.util.Collections.disjoint(rebasedAfterWinner.indices().get(uuid(1)).fragmentBitmap(), inv)).isTrue();
     }
 
-    @Property(tries = 200)
-    void invalidationsCommute(@ForAll @Size(max = 4) Set<@IntRange(max = 3) Integer> fragsA,
-                              @ForAll @Size(max = 3) Set<@IntRange(max = 2) Integer> fieldsA,
-                              @ForAll @Size(max = 4) Set<@IntRange(max = 3) Integer> fragsB,
-                              @ForAll @Size(max = 3) Set<@IntRange(max = 2) Integer> fieldsB) {
+    @Test
+    void invalidationsCommute() {
+        qt().withExamples(200).forAll(subsetsOf(4), subsetsOf(3), subsetsOf(4), subsetsOf(3))
+                .checkAssert(ManifestPropertiesTest::invalidationsCommute);
+    }
+
+    private static void invalidationsCommute(Set<Integer> fragsA, Set<Integer> fieldsA, Set<Integer> fragsB,
+                                             Set<Integer> fieldsB) {
         Manifest base = keyedWith(1, 1, 1, 1).apply(List.of(
                 index(uuid(1), "by_name", Set.of(NAME), ids(0, 1, 2, 3)),
                 index(uuid(2), "by_age", Set.of(AGE), ids(0, 1, 2, 3)),

@@ -4,33 +4,27 @@ import io.palisade.fencing.ValidationException;
 import io.palisade.fencing.action.Action;
 import io.palisade.fencing.action.ActionCodec;
 import io.palisade.fencing.action.ActionKind;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.QuickTheory.qt;
 
 class ActionCodecProperties {
 
-    @Provide
-    Arbitrary<List<Action>> transaction() {
-        return ActionArbitraries.transactions();
+    @Test
+    void everyActionListRoundTrips() {
+        qt().withExamples(2000).forAll(ActionGens.transactions()).checkAssert(actions -> {
+            byte[] bytes = ActionCodec.encode(actions);
+            assertThat(ActionCodec.decode(bytes)).isEqualTo(actions);
+            assertThat(ActionCodec.encode(ActionCodec.decode(bytes))).as("deterministic encoding").isEqualTo(bytes);
+        });
     }
 
-    @Property(tries = 2000)
-    void everyActionListRoundTrips(@ForAll("transaction") List<Action> actions) {
-        byte[] bytes = ActionCodec.encode(actions);
-        assertThat(ActionCodec.decode(bytes)).isEqualTo(actions);
-        assertThat(ActionCodec.encode(ActionCodec.decode(bytes))).as("deterministic encoding").isEqualTo(bytes);
-    }
-
-    @Example
+    @Test
     void everyCatalogActionIsCoveredBySampleRoundTrips() {
         for (ActionKind k : ActionKind.values()) {
             List<Action> one = List.of(ConflictMatrixTest.sample(k));
@@ -38,7 +32,7 @@ class ActionCodecProperties {
         }
     }
 
-    @Example
+    @Test
     void anUnknownActionTagIsRefusedNotSkipped() {
         byte[] bytes = ActionCodec.encode(List.of(ConflictMatrixTest.sample(ActionKind.RESERVE_FRAGMENT_IDS)));
         bytes[2] = 42; // the tag of the only action
@@ -46,7 +40,7 @@ class ActionCodecProperties {
                 .hasMessageContaining("unknown action tag 42");
     }
 
-    @Example
+    @Test
     void aNewerEncodingVersionIsRefused() {
         byte[] bytes = ActionCodec.encode(List.of());
         bytes[0] = 2;
@@ -54,18 +48,20 @@ class ActionCodecProperties {
                 .hasMessageContaining("version 2");
     }
 
-    @Property(tries = 300)
-    void everyTruncationIsAValidationError(@ForAll("transaction") List<Action> actions) {
-        byte[] bytes = ActionCodec.encode(actions);
-        for (int cut = 0; cut < bytes.length; cut++) {
-            byte[] truncated = Arrays.copyOf(bytes, cut);
-            try {
-                ActionCodec.decode(truncated);
-                // a prefix can only decode if it is itself a complete, shorter list: never for a cut list
-                throw new AssertionError("decoded a truncated encoding at " + cut + " of " + bytes.length);
-            } catch (ValidationException expected) {
-                // refused loudly
+    @Test
+    void everyTruncationIsAValidationError() {
+        qt().withExamples(300).forAll(ActionGens.transactions()).checkAssert(actions -> {
+            byte[] bytes = ActionCodec.encode(actions);
+            for (int cut = 0; cut < bytes.length; cut++) {
+                byte[] truncated = Arrays.copyOf(bytes, cut);
+                try {
+                    ActionCodec.decode(truncated);
+                    // a prefix can only decode if it is itself a complete, shorter list: never for a cut list
+                    throw new AssertionError("decoded a truncated encoding at " + cut + " of " + bytes.length);
+                } catch (ValidationException expected) {
+                    // refused loudly
+                }
             }
-        }
+        });
     }
 }
