@@ -537,20 +537,17 @@ public final class HeadsState {
             }
             PMap<String, Pin> pp = pins.get(p);
             if (pp != null) {
-                PMap<String, Pin>[] child = new PMap[] {PMap.<String, Pin>empty()};
-                String[] moved = {null};
-                pp.forEach((table, pin) -> {
+                PMap<String, Pin> child = PMap.empty();
+                for (Map.Entry<String, Pin> en : pp.sortedEntries(Comparator.naturalOrder())) {
+                    Pin pin = en.getValue();
                     if (pin.since() > from) {
-                        moved[0] = table;
+                        throw fail(b, en.getKey(), "graph branch created from '" + p + "' as of sequence " + from
+                                + ", but the parent's head of this table changed after it (at " + pin.since()
+                                + "); the inherited head is unknown");
                     }
-                    child[0] = child[0].put(table, new Pin(pin.head(), p, seq));
-                });
-                if (moved[0] != null) {
-                    throw fail(b, moved[0], "graph branch created from '" + p + "' as of sequence " + from
-                            + ", but the parent's head of this table changed after it (at "
-                            + pp.get(moved[0]).since() + "); the inherited head is unknown");
+                    child = child.put(en.getKey(), new Pin(pin.head(), p, seq));
                 }
-                pins = pins.put(b, child[0]);
+                pins = pins.put(b, child);
             }
             branches = branches.put(b, new GraphBranch(b, p, from, seq));
         }
