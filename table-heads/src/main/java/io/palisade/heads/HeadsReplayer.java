@@ -29,6 +29,9 @@ import java.util.OptionalLong;
 public final class HeadsReplayer {
     private static final Logger LOG = LoggerFactory.getLogger(HeadsReplayer.class);
 
+    private static final Instant EARLIEST_STAMP = Instant.ofEpochSecond(Long.MIN_VALUE / 1_000_000_000L + 1);
+    private static final Instant LATEST_STAMP = Instant.ofEpochSecond(Long.MAX_VALUE / 1_000_000_000L - 1);
+
     private final JournalReader reader;
     private final Checkpoints checkpoints;
 
@@ -84,6 +87,13 @@ public final class HeadsReplayer {
 
     /** The state as of {@code time}: every record appended at or before it folded (the empty state when none). */
     public HeadsState headsAt(Instant time) {
+        // record timestamps are int64 epoch nanoseconds: outside that range every record is after or before
+        if (time.isBefore(EARLIEST_STAMP)) {
+            return HeadsState.empty();
+        }
+        if (!time.isBefore(LATEST_STAMP)) {
+            return headsAt(reader.endSequence() - 1);
+        }
         // the journal looks up the first record at or after a time; the first one strictly after is at time + 1 ns
         OptionalLong after = reader.sequenceAt(time.plusNanos(1));
         long target = after.isPresent() ? after.getAsLong() - 1 : reader.endSequence() - 1;
