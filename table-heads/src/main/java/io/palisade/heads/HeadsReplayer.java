@@ -63,7 +63,23 @@ public final class HeadsReplayer {
 
     /** The current state: newest usable checkpoint + journal tail. */
     public Replay replay() {
-        return replayTo(reader.endSequence() - 1);
+        long end = reader.endSequence();
+        List<Checkpoints.Skipped> beyond = new ArrayList<>();
+        for (Path p : checkpoints.list()) {
+            long seq = CheckpointDescriptor.sequenceOf(p.getFileName().toString());
+            if (seq >= end) {
+                String why = "covers sequence " + seq + " beyond the journal end " + (end - 1)
+                        + " (the journal was cut back after it was written, or it belongs to another journal)";
+                LOG.warn("skipping checkpoint {}: {}", p, why);
+                beyond.add(0, new Checkpoints.Skipped(p, seq, why));
+            }
+        }
+        Replay r = replayTo(end - 1);
+        if (beyond.isEmpty()) {
+            return r;
+        }
+        beyond.addAll(r.skippedCheckpoints());
+        return new Replay(r.state(), r.checkpointSequence(), beyond, r.recordsReplayed());
     }
 
     /** The current state by folding every journal record from sequence 0. */
