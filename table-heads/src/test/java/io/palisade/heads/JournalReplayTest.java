@@ -74,7 +74,7 @@ class JournalReplayTest {
     }
 
     @Test
-    void checkpointPlusTailEqualsFullReplayAfterCloseAndReopen() {
+    void checkpointPlusTailEqualsFullReplayAfterCloseAndReopen() throws IOException {
         Clock clock = ticking();
         Scenario sc = new Scenario(5, 1, true);
         try (Journal j = Journal.open(palisade(), options(clock))) {
@@ -118,6 +118,20 @@ class JournalReplayTest {
         assertThat(replayer.headsAt(Instant.MIN)).isEqualTo(HeadsState.empty());
         assertThat(replayer.headsAt(Instant.MAX.minusSeconds(1))).isEqualTo(full);
         assertThatThrownBy(() -> replayer.headsAt(end)).isInstanceOf(ValidationException.class);
+
+        // a newer checkpoint damaged on disk: skipped and reported, the previous one used, same result
+        Path newer = Checkpoints.of(palisade()).write(replayer.headsAt(end - 5)).file();
+        byte[] b = Files.readAllBytes(newer);
+        b[40] ^= 1;
+        Files.write(newer, b);
+        HeadsReplayer reopened = HeadsReplayer.of(palisade());
+        HeadsReplayer.Replay again = reopened.replay();
+        assertThat(again.checkpointSequence()).isEqualTo(written.sequence());
+        assertThat(again.skippedCheckpoints()).singleElement().satisfies(s -> {
+            assertThat(s.file()).isEqualTo(newer);
+            assertThat(s.reason()).contains("CRC32C");
+        });
+        assertThat(again.state()).isEqualTo(full);
     }
 
     /**
