@@ -1,0 +1,31 @@
+package io.palisade.journal;
+
+/** How an intent ended (DESIGN §3 phase D, §5 recovery). Stable wire codes, never reused. */
+public enum IntentOutcome {
+    COMMITTED(1),
+    KEY_CONFLICT(2),
+    WRITE_CONFLICT(3),
+    VALIDATION_FAILED(4),
+    ABORTED(5),
+    ROLLED_FORWARD(6);
+
+    private final int code;
+
+    IntentOutcome(int code) {
+        this.code = code;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    /** The constant for a wire code, or {@code null} when this build does not know it. */
+    public static IntentOutcome ofCode(int code) {
+        for (IntentOutcome o : values()) {
+            if (o.code == code) {
+                return o;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,273 @@
+package io.palisade.journal;
+
+import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.journal.codec.RecordCodec;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.agrona.ExpandableArrayBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The journal writer of one graph: the only appender, holding the writer lease.
+ *
+ * <p>Layout: {@code <graph>/_palisade/writer.lease} and {@code <graph>/_palisade/journal/}, which holds
+ * one Chronicle queue per writer session (see {@link Segments}).
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>Sequences are dense: 0, 1, 2, ... across sessions; each record carries the SHA-256 of the one
+ *       before it and the writer's lease epoch.</li>
+ *   <li>{@link #open} verifies the whole journal first. Mid-log corruption refuses the open with
+ *       {@link io.palisade.fencing.JournalCorruptedException}; a torn tail is cut back: the new session
+ *       continues after the last good record in its own segment, and journals {@link JournalEvent.TornTailCut}.</li>
+ *   <li>An append returns only when the record is durable in the requested {@link Durability}. If an
+ *       append fails part-way the journal refuses further appends ({@link CommitStateUnknownException}):
+ *       reopen it, which re-verifies the tail.</li>
+ * </ul>
+ * Appends are serialised by this object's monitor; readers use their own cursors.
+ */
+public final class Journal implements AutoCloseable {
+    static {
+        ChronicleSupport.disableAnalytics();
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(Journal.class);
+
+    /** The journal directory inside {@code _palisade/}. */
+    public static final String DIRECTORY = "journal";
+
+    private final Path palisadeDir;
+    private final Path journalDir;
+    private final JournalOptions options;
+    private final WriterLease lease;
+    private final SingleChronicleQueue queue;
+    private final ExcerptAppender appender;
+    private final RecordCodec codec = new RecordCodec();
+    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(1024);
+    private final List<TornTail> cutTails;
+    private final TornTail cutAtOpen;
+
+    private long nextSequence;
+    private final byte[] lastHash;
+    private long lastTimestamp;
+    private boolean failed;
+    private boolean closed;
+
+    private Journal(Path palisadeDir, JournalOptions options, WriterLease lease, SingleChronicleQueue queue,
+                    ChainReader scan) {
+        this.palisadeDir = palisadeDir;
+        this.journalDir = palisadeDir.resolve(DIRECTORY);
+        this.options = options;
+        this.lease = lease;
+        this.queue = queue;
+        this.appender = queue.createAppender();
+        this.appender.singleThreadedCheckDisabled(true);
+        this.nextSequence = scan.expectedSequence();
+        this.lastHash = scan.lastHash();
+        this.lastTimestamp = scan.lastTimestamp();
+        this.cutTails = scan.cutTails();
+        this.cutAtOpen = scan.openTail();
+    }
+
+    /**
+     * Opens the journal of the graph whose {@code _palisade/} directory is {@code palisadeDir} for writing:
+     * takes the writer lease, verifies the journal, cuts a torn tail, starts a segment for this session
+     * and appends {@link JournalEvent.WriterStarted} (and {@link JournalEvent.TornTailCut} when a tail was cut).
+     *
+     * @throws io.palisade.fencing.GraphRefusedException     when another live writer holds the lease
+     * @throws io.palisade.fencing.JournalCorruptedException on mid-log corruption (the lease is released)
+     */
+    public static Journal open(Path palisadeDir, JournalOptions options) {
+        Path journalDir = palisadeDir.resolve(DIRECTORY);
+        try {
+            Files.createDirectories(journalDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + journalDir, e);
+        }
+        WriterLease lease = WriterLease.acquire(palisadeDir, Segments.maxEpoch(journalDir), options.clock());
+        SingleChronicleQueue queue = null;
+        try {
+            long epoch = lease.owner().epoch();
+            Journal journal;
+            try (ChainReader scan = new ChainReader(journalDir, 0, false)) {
+                while (scan.poll() != null) {
+                    // verifying every record
+                }
+                scan.checkLastSegmentClosed();
+                Segments.deleteUnready(journalDir, epoch);
+                queue = ChronicleSupport.open(Segments.dir(journalDir, epoch), false);
+                journal = new Journal(palisadeDir, options, lease, queue, scan);
+            }
+            journal.start();
+            return journal;
+        } catch (RuntimeException e) {
+            if (queue != null) {
+                queue.close();
+            }
+            lease.close();
+            throw e;
+        }
+    }
+
+    private void start() {
+        LeaseOwner o = lease.owner();
+        List<JournalEvent> first = new ArrayList<>(2);
+        first.add(new JournalEvent.WriterStarted(o.epoch(), o.token(), o.pid(), o.host(), options.binaryVersion(),
+                options.formatStamp()));
+        if (cutAtOpen != null) {
+            LOG.warn("journal {}: torn tail cut back to sequence {}: {} excerpt(s) of segment {} failed their check ({})",
+                    journalDir, cutAtOpen.lastGoodSequence(), cutAtOpen.excerpts(), cutAtOpen.segmentEpoch(),
+                    cutAtOpen.reason());
+            first.add(new JournalEvent.TornTailCut(cutAtOpen.segmentEpoch(), cutAtOpen.lastGoodSequence(),
+                    cutAtOpen.excerpts(), cutAtOpen.reason()));
+        }
+        appendBatch(first, Durability.POWER_LOSS);
+        Segments.markReady(journalDir, o.epoch());
+    }
+
+    /** Appends with the default durability; returns the record's sequence. */
+    public long append(JournalEvent event) {
+        return append(event, options.defaultDurability());
+    }
+
+    /** Appends one record; returns its sequence once it is durable in {@code durability}. */
+    public synchronized long append(JournalEvent event, Durability durability) {
+        checkWritable();
+        long seq = write(event);
+        if (durability == Durability.POWER_LOSS) {
+            sync();
+        }
+        return seq;
+    }
+
+    /**
+     * Appends the events as consecutive records with one sync for all of them (group commit); returns the
+     * first sequence. Empty input appends nothing and returns the next sequence.
+     */
+    public synchronized long appendBatch(List<? extends JournalEvent> events, Durability durability) {
+        checkWritable();
+        long first = nextSequence;
+        for (JournalEvent e : events) {
+            write(e);
+        }
+        if (durability == Durability.POWER_LOSS && !events.isEmpty()) {
+            sync();
+        }
+        return first;
+    }
+
+    private long write(JournalEvent event) {
+        long seq = nextSequence;
+        long now = JournalRecord.nanos(options.clock().instant());
+        long ts = Math.max(now, lastTimestamp);
+        int length;
+        try {
+            length = codec.encode(event, seq, ts, lease.owner().epoch(), lastHash, buffer);
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("event cannot be journaled: " + e.getMessage(), e);
+        }
+        try {
+            try (DocumentContext dc = appender.writingDocument()) {
+                dc.wire().bytes().write(buffer.byteArray(), 0, length);
+            }
+        } catch (RuntimeException e) {
+            failed = true;
+            throw new CommitStateUnknownException("journal append of sequence " + seq + " failed", e);
+        }
+        codec.hash(buffer.byteArray(), 0, length, lastHash);
+        lastTimestamp = ts;
+        nextSequence = seq + 1;
+        return seq;
+    }
+
+    private void sync() {
+        try {
+            appender.sync();
+        } catch (RuntimeException e) {
+            failed = true;
+            throw new CommitStateUnknownException("journal sync failed; records up to sequence " + (nextSequence - 1)
+                    + " may not be durable", e);
+        }
+    }
+
+    private void checkWritable() {
+        if (closed) {
+            throw new IllegalStateException("journal " + journalDir + " is closed");
+        }
+        if (failed) {
+            throw new CommitStateUnknownException("journal " + journalDir + " failed earlier; reopen it", null);
+        }
+    }
+
+    /** One past the last appended sequence. */
+    public synchronized long endSequence() {
+        return nextSequence;
+    }
+
+    /** This writer's lease epoch, stamped on every record it appends. */
+    public long epoch() {
+        return lease.owner().epoch();
+    }
+
+    public LeaseOwner owner() {
+        return lease.owner();
+    }
+
+    /** The owner this writer took the lease over from, if any. */
+    public Optional<LeaseOwner> previousOwner() {
+        return lease.previousOwner();
+    }
+
+    /** The torn tail this open cut back, if any. */
+    public Optional<TornTail> tornTailCutAtOpen() {
+        return Optional.ofNullable(cutAtOpen);
+    }
+
+    /** Earlier torn tails (cut by earlier writers) seen while verifying at open. */
+    public List<TornTail> earlierCutTails() {
+        return cutTails;
+    }
+
+    /** SHA-256 (hex) of the last appended record: the head of the hash chain. */
+    public synchronized String chainHead() {
+        return java.util.HexFormat.of().formatHex(lastHash);
+    }
+
+    /** A read-only view of this journal (its own Chronicle handles; safe while appending). */
+    public JournalReader reader() {
+        return JournalReader.open(palisadeDir);
+    }
+
+    public Path palisadeDirectory() {
+        return palisadeDir;
+    }
+
+    /** Syncs, closes the queue and releases the lease. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (!failed) {
+                appender.sync();
+            }
+        } finally {
+            appender.close();
+            queue.close();
+            lease.close();
+        }
+    }
+}

@@ -1,0 +1,265 @@
+package io.palisade.journal;
+
+import io.palisade.fencing.KeyFilter;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Event vocabulary v1 of the journal: one record per event. Every consumer switches over this sealed
+ * type exhaustively and without a default branch, so a new event type fails the compilation of every
+ * reducer that would ignore it.
+ *
+ * <p>Each type has a stable wire type code ({@code io.palisade.journal.codec.EventCodec#typeCode});
+ * a reader that meets a code it does not know, or a newer record format version, throws
+ * {@link io.palisade.fencing.JournalCorruptedException} and never skips the record.
+ *
+ * <p>Nullability: fields documented "nullable" may be {@code null}; every other reference field is
+ * non-null (checked at construction). Lists are copied and immutable.
+ */
+public sealed interface JournalEvent {
+
+    /**
+     * The first record of every writer session (one per journal segment): the lease epoch of the
+     * writer, its owner token, process id and host, the binary version and the graph format stamp.
+     */
+    record WriterStarted(long epoch, String ownerToken, long pid, String host, String binaryVersion, int formatStamp)
+            implements JournalEvent {
+        public WriterStarted {
+            Objects.requireNonNull(ownerToken, "ownerToken");
+            Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(binaryVersion, "binaryVersion");
+        }
+    }
+
+    /**
+     * Phase A: the sidecar intent of one logical write, journaled before any substrate effect.
+     *
+     * @param intentId           unique id of the intent
+     * @param idempotencyKey     nullable: the client's idempotency key
+     * @param operation          the logical operation
+     * @param graphBranch        the graph branch written
+     * @param table              the table written
+     * @param expectedBase       the base the transaction was planned against
+     * @param actions            the encoded catalog action list (fencing's {@code ActionCodec}); opaque to the
+     *                           journal until the typed action list replaces it
+     * @param keyFilter          nullable: the exact key filter attached to the transaction's AddFragments
+     *                           (null for keyless tables and for operations that touch no key)
+     * @param intendedTransition the head transition the intent will publish
+     */
+    record IntentRecorded(String intentId, String idempotencyKey, LogicalOperation operation, String graphBranch,
+                          String table, ExpectedBase expectedBase, byte[] actions, KeyFilter keyFilter,
+                          HeadTransition intendedTransition) implements JournalEvent {
+        public IntentRecorded {
+            Objects.requireNonNull(intentId, "intentId");
+            Objects.requireNonNull(operation, "operation");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(expectedBase, "expectedBase");
+            actions = Objects.requireNonNull(actions, "actions").clone();
+            Objects.requireNonNull(intendedTransition, "intendedTransition");
+        }
+
+        /** A copy of the encoded action list. */
+        @Override
+        public byte[] actions() {
+            return actions.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof IntentRecorded r && intentId.equals(r.intentId)
+                    && Objects.equals(idempotencyKey, r.idempotencyKey) && operation == r.operation
+                    && graphBranch.equals(r.graphBranch) && table.equals(r.table)
+                    && expectedBase.equals(r.expectedBase) && Arrays.equals(actions, r.actions)
+                    && Objects.equals(keyFilter, r.keyFilter) && intendedTransition.equals(r.intendedTransition);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(intentId, idempotencyKey, operation, graphBranch, table, expectedBase,
+                    Arrays.hashCode(actions), keyFilter, intendedTransition);
+        }
+
+        @Override
+        public String toString() {
+            return "IntentRecorded[intentId=" + intentId + ", idempotencyKey=" + idempotencyKey + ", operation="
+                    + operation + ", graphBranch=" + graphBranch + ", table=" + table + ", expectedBase=" + expectedBase
+                    + ", actions=" + actions.length + " bytes, keyFilter=" + keyFilter + ", intendedTransition="
+                    + intendedTransition + "]";
+        }
+    }
+
+    /** Phase B observed: one substrate commit for a group of intents reached {@code achievedVersion}. */
+    record TableCommitted(List<String> intentIds, String graphBranch, String table, String tableBranch,
+                          long achievedVersion) implements JournalEvent {
+        public TableCommitted {
+            intentIds = List.copyOf(intentIds);
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(tableBranch, "tableBranch");
+        }
+    }
+
+    /** Phase C: the head transitions are published (atomically, as one record). */
+    record HeadPublished(List<HeadTransition> transitions) implements JournalEvent {
+        public HeadPublished {
+            transitions = List.copyOf(transitions);
+        }
+    }
+
+    /**
+     * Phase D: the intent's outcome.
+     *
+     * @param reason            human-readable reason ("" when committed)
+     * @param conflictingIntent nullable: the winning intent of a conflict
+     * @param conflictingKeys   the first few conflicting keys (empty when none)
+     */
+    record IntentCompleted(String intentId, IntentOutcome outcome, String reason, String conflictingIntent,
+                           List<String> conflictingKeys) implements JournalEvent {
+        public IntentCompleted {
+            Objects.requireNonNull(intentId, "intentId");
+            Objects.requireNonNull(outcome, "outcome");
+            Objects.requireNonNull(reason, "reason");
+            conflictingKeys = List.copyOf(conflictingKeys);
+        }
+    }
+
+    /** A graph branch was created from {@code fromBranch} as of journal sequence {@code fromSequence}. */
+    record GraphBranchCreated(String branch, String fromBranch, long fromSequence) implements JournalEvent {
+        public GraphBranchCreated {
+            Objects.requireNonNull(branch, "branch");
+            Objects.requireNonNull(fromBranch, "fromBranch");
+        }
+    }
+
+    /** A graph branch was deleted. */
+    record GraphBranchDeleted(String branch) implements JournalEvent {
+        public GraphBranchDeleted {
+            Objects.requireNonNull(branch, "branch");
+        }
+    }
+
+    /** A heads checkpoint covering every record up to {@code coveredSequence} was written durably. */
+    record CheckpointWritten(long coveredSequence, String file, String headsDigest) implements JournalEvent {
+        public CheckpointWritten {
+            Objects.requireNonNull(file, "file");
+            Objects.requireNonNull(headsDigest, "headsDigest");
+        }
+    }
+
+    /** RFC-023 §8: the migration claim (create-if-absent, random owner token). */
+    record MigrationClaimed(String migrationId, String ownerToken, int fromStamp, int toStamp) implements JournalEvent {
+        public MigrationClaimed {
+            Objects.requireNonNull(migrationId, "migrationId");
+            Objects.requireNonNull(ownerToken, "ownerToken");
+        }
+    }
+
+    /** RFC-023 §8 step 5: a unit's sidecar, journaled before its fork or PK effect. */
+    record MigrationUnitPlanned(String migrationId, String unitId, String graphBranch, String table,
+                                String pinnedTableBranch, long pinnedVersion, boolean lazyInherited)
+            implements JournalEvent {
+        public MigrationUnitPlanned {
+            Objects.requireNonNull(migrationId, "migrationId");
+            Objects.requireNonNull(unitId, "unitId");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(pinnedTableBranch, "pinnedTableBranch");
+        }
+    }
+
+    /** RFC-023 §8 steps 7-8: a lazy-inherited state was forked into {@code tableBranch} at the exact pinned version. */
+    record MigrationUnitForked(String migrationId, String unitId, String tableBranch, long forkedFromVersion,
+                               long achievedVersion) implements JournalEvent {
+        public MigrationUnitForked {
+            Objects.requireNonNull(migrationId, "migrationId");
+            Objects.requireNonNull(unitId, "unitId");
+            Objects.requireNonNull(tableBranch, "tableBranch");
+        }
+    }
+
+    /** RFC-023 §8 step 6: the PK metadata is installed (or was already correct: {@code alreadyPresent}). */
+    record MigrationPkInstalled(String migrationId, String unitId, String table, String tableBranch,
+                                long achievedVersion, boolean alreadyPresent) implements JournalEvent {
+        public MigrationPkInstalled {
+            Objects.requireNonNull(migrationId, "migrationId");
+            Objects.requireNonNull(unitId, "unitId");
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(tableBranch, "tableBranch");
+        }
+    }
+
+    /** RFC-023 §8 steps 9-10: the unit's head transition is published with its completion digest. */
+    record MigrationUnitPublished(String migrationId, String unitId, HeadTransition transition, String digest)
+            implements JournalEvent {
+        public MigrationUnitPublished {
+            Objects.requireNonNull(migrationId, "migrationId");
+            Objects.requireNonNull(unitId, "unitId");
+            Objects.requireNonNull(transition, "transition");
+            Objects.requireNonNull(digest, "digest");
+        }
+    }
+
+    /** RFC-023 §8 step 11: a re-enumerated live branch verified. */
+    record MigrationBranchVerified(String migrationId, String graphBranch, String digest) implements JournalEvent {
+        public MigrationBranchVerified {
+            Objects.requireNonNull(migrationId, "migrationId");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(digest, "digest");
+        }
+    }
+
+    /** RFC-023 §8: the fencing-compatible format stamp was written, last. */
+    record MigrationStampWritten(String migrationId, int stamp) implements JournalEvent {
+        public MigrationStampWritten {
+            Objects.requireNonNull(migrationId, "migrationId");
+        }
+    }
+
+    /**
+     * RFC-023 §8: the migration refused (duplicate or null ids, a different PK already set, ...).
+     *
+     * @param graphBranch nullable
+     * @param table       nullable
+     * @param keys        the first few offending keys (empty when none)
+     */
+    record MigrationRefused(String migrationId, String reason, String graphBranch, String table, List<String> keys)
+            implements JournalEvent {
+        public MigrationRefused {
+            Objects.requireNonNull(migrationId, "migrationId");
+            Objects.requireNonNull(reason, "reason");
+            keys = List.copyOf(keys);
+        }
+    }
+
+    /** Recovery began from the checkpoint at {@code checkpointSequence} (-1: none) with the journal ending at {@code lastSequence}. */
+    record RecoveryStarted(String recoveryId, long checkpointSequence, long lastSequence) implements JournalEvent {
+        public RecoveryStarted {
+            Objects.requireNonNull(recoveryId, "recoveryId");
+        }
+    }
+
+    /** Recovery finished: what it found and did, and the digest of the heads it converged to. */
+    record RecoveryFinished(String recoveryId, List<RecoveryClassification> classifications, String headsDigest)
+            implements JournalEvent {
+        public RecoveryFinished {
+            Objects.requireNonNull(recoveryId, "recoveryId");
+            classifications = List.copyOf(classifications);
+            Objects.requireNonNull(headsDigest, "headsDigest");
+        }
+    }
+
+    /**
+     * Written by the journal itself, right after {@link WriterStarted}, when the previous writer session
+     * left a torn tail: the records after {@code lastGoodSequence} in the segment of
+     * {@code previousEpoch} failed their check and were cut ({@code excerptsCut} storage excerpts).
+     */
+    record TornTailCut(long previousEpoch, long lastGoodSequence, long excerptsCut, String reason)
+            implements JournalEvent {
+        public TornTailCut {
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+}

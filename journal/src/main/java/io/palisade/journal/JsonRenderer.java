@@ -1,0 +1,274 @@
+package io.palisade.journal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.palisade.fencing.KeyFilter;
+import io.palisade.journal.JournalEvent.CheckpointWritten;
+import io.palisade.journal.JournalEvent.GraphBranchCreated;
+import io.palisade.journal.JournalEvent.GraphBranchDeleted;
+import io.palisade.journal.JournalEvent.HeadPublished;
+import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.JournalEvent.MigrationBranchVerified;
+import io.palisade.journal.JournalEvent.MigrationClaimed;
+import io.palisade.journal.JournalEvent.MigrationPkInstalled;
+import io.palisade.journal.JournalEvent.MigrationRefused;
+import io.palisade.journal.JournalEvent.MigrationStampWritten;
+import io.palisade.journal.JournalEvent.MigrationUnitForked;
+import io.palisade.journal.JournalEvent.MigrationUnitPlanned;
+import io.palisade.journal.JournalEvent.MigrationUnitPublished;
+import io.palisade.journal.JournalEvent.RecoveryFinished;
+import io.palisade.journal.JournalEvent.RecoveryStarted;
+import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.JournalEvent.TornTailCut;
+import io.palisade.journal.JournalEvent.WriterStarted;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * Renders records as JSON with stable snake_case field names: {@code seq}, {@code time} (ISO-8601),
+ * {@code epoch}, {@code type} (the event name in snake_case), then the event's fields. One object per
+ * line for JSON Lines. Field names are part of the audit format: renaming one is a breaking change.
+ * Thread-safe.
+ */
+public final class JsonRenderer {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private JsonRenderer() {
+    }
+
+    /** One record as a single-line JSON object. */
+    public static String toJson(JournalRecord record) {
+        try {
+            return MAPPER.writeValueAsString(toTree(record));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot render journal record " + record.sequence(), e);
+        }
+    }
+
+    /** Writes each record as one JSON line. */
+    public static void writeJsonl(Iterable<JournalRecord> records, Writer out) {
+        try {
+            for (JournalRecord r : records) {
+                out.write(toJson(r));
+                out.write('\n');
+            }
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The snake_case type name of an event, as rendered in {@code type}. */
+    public static String typeName(JournalEvent event) {
+        return switch (event) {
+            case WriterStarted e -> "writer_started";
+            case IntentRecorded e -> "intent_recorded";
+            case TableCommitted e -> "table_committed";
+            case HeadPublished e -> "head_published";
+            case IntentCompleted e -> "intent_completed";
+            case GraphBranchCreated e -> "graph_branch_created";
+            case GraphBranchDeleted e -> "graph_branch_deleted";
+            case CheckpointWritten e -> "checkpoint_written";
+            case MigrationClaimed e -> "migration_claimed";
+            case MigrationUnitPlanned e -> "migration_unit_planned";
+            case MigrationUnitForked e -> "migration_unit_forked";
+            case MigrationPkInstalled e -> "migration_pk_installed";
+            case MigrationUnitPublished e -> "migration_unit_published";
+            case MigrationBranchVerified e -> "migration_branch_verified";
+            case MigrationStampWritten e -> "migration_stamp_written";
+            case MigrationRefused e -> "migration_refused";
+            case RecoveryStarted e -> "recovery_started";
+            case RecoveryFinished e -> "recovery_finished";
+            case TornTailCut e -> "torn_tail_cut";
+        };
+    }
+
+    /** The JSON tree of one record. */
+    public static ObjectNode toTree(JournalRecord record) {
+        ObjectNode n = MAPPER.createObjectNode();
+        n.put("seq", record.sequence());
+        n.put("time", record.time().toString());
+        n.put("epoch", record.writerEpoch());
+        n.put("type", typeName(record.event()));
+        switch (record.event()) {
+            case WriterStarted e -> {
+                n.put("writer_epoch", e.epoch());
+                n.put("owner_token", e.ownerToken());
+                n.put("pid", e.pid());
+                n.put("host", e.host());
+                n.put("binary_version", e.binaryVersion());
+                n.put("format_stamp", e.formatStamp());
+            }
+            case IntentRecorded e -> {
+                n.put("intent_id", e.intentId());
+                n.put("idempotency_key", e.idempotencyKey());
+                n.put("operation", e.operation().name().toLowerCase(java.util.Locale.ROOT));
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                ObjectNode b = n.putObject("expected_base");
+                b.put("table_branch", e.expectedBase().tableBranch());
+                b.put("version", e.expectedBase().version());
+                b.put("schema_id", e.expectedBase().schemaId());
+                b.put("graph_sequence", e.expectedBase().graphSequence());
+                byte[] actions = e.actions();
+                n.put("actions_bytes", actions.length);
+                n.put("actions_base64", Base64.getEncoder().encodeToString(actions));
+                if (e.keyFilter() == null) {
+                    n.putNull("key_filter");
+                } else {
+                    keyFilter(n.putObject("key_filter"), e.keyFilter());
+                }
+                transition(n.putObject("intended_transition"), e.intendedTransition());
+            }
+            case TableCommitted e -> {
+                strings(n.putArray("intent_ids"), e.intentIds());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                n.put("table_branch", e.tableBranch());
+                n.put("achieved_version", e.achievedVersion());
+            }
+            case HeadPublished e -> {
+                ArrayNode a = n.putArray("transitions");
+                for (HeadTransition t : e.transitions()) {
+                    transition(a.addObject(), t);
+                }
+            }
+            case IntentCompleted e -> {
+                n.put("intent_id", e.intentId());
+                n.put("outcome", e.outcome().name());
+                n.put("reason", e.reason());
+                n.put("conflicting_intent", e.conflictingIntent());
+                strings(n.putArray("conflicting_keys"), e.conflictingKeys());
+            }
+            case GraphBranchCreated e -> {
+                n.put("branch", e.branch());
+                n.put("from_branch", e.fromBranch());
+                n.put("from_sequence", e.fromSequence());
+            }
+            case GraphBranchDeleted e -> n.put("branch", e.branch());
+            case CheckpointWritten e -> {
+                n.put("covered_sequence", e.coveredSequence());
+                n.put("file", e.file());
+                n.put("heads_digest", e.headsDigest());
+            }
+            case MigrationClaimed e -> {
+                n.put("migration_id", e.migrationId());
+                n.put("owner_token", e.ownerToken());
+                n.put("from_stamp", e.fromStamp());
+                n.put("to_stamp", e.toStamp());
+            }
+            case MigrationUnitPlanned e -> {
+                n.put("migration_id", e.migrationId());
+                n.put("unit_id", e.unitId());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                n.put("pinned_table_branch", e.pinnedTableBranch());
+                n.put("pinned_version", e.pinnedVersion());
+                n.put("lazy_inherited", e.lazyInherited());
+            }
+            case MigrationUnitForked e -> {
+                n.put("migration_id", e.migrationId());
+                n.put("unit_id", e.unitId());
+                n.put("table_branch", e.tableBranch());
+                n.put("forked_from_version", e.forkedFromVersion());
+                n.put("achieved_version", e.achievedVersion());
+            }
+            case MigrationPkInstalled e -> {
+                n.put("migration_id", e.migrationId());
+                n.put("unit_id", e.unitId());
+                n.put("table", e.table());
+                n.put("table_branch", e.tableBranch());
+                n.put("achieved_version", e.achievedVersion());
+                n.put("already_present", e.alreadyPresent());
+            }
+            case MigrationUnitPublished e -> {
+                n.put("migration_id", e.migrationId());
+                n.put("unit_id", e.unitId());
+                transition(n.putObject("transition"), e.transition());
+                n.put("digest", e.digest());
+            }
+            case MigrationBranchVerified e -> {
+                n.put("migration_id", e.migrationId());
+                n.put("graph_branch", e.graphBranch());
+                n.put("digest", e.digest());
+            }
+            case MigrationStampWritten e -> {
+                n.put("migration_id", e.migrationId());
+                n.put("stamp", e.stamp());
+            }
+            case MigrationRefused e -> {
+                n.put("migration_id", e.migrationId());
+                n.put("reason", e.reason());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                strings(n.putArray("keys"), e.keys());
+            }
+            case RecoveryStarted e -> {
+                n.put("recovery_id", e.recoveryId());
+                n.put("checkpoint_sequence", e.checkpointSequence());
+                n.put("last_sequence", e.lastSequence());
+            }
+            case RecoveryFinished e -> {
+                n.put("recovery_id", e.recoveryId());
+                ArrayNode a = n.putArray("classifications");
+                for (RecoveryClassification c : e.classifications()) {
+                    ObjectNode o = a.addObject();
+                    o.put("subject_id", c.subjectId());
+                    o.put("kind", c.kind().name());
+                    o.put("table", c.table());
+                    o.put("detail", c.detail());
+                }
+                n.put("heads_digest", e.headsDigest());
+            }
+            case TornTailCut e -> {
+                n.put("previous_epoch", e.previousEpoch());
+                n.put("last_good_sequence", e.lastGoodSequence());
+                n.put("excerpts_cut", e.excerptsCut());
+                n.put("reason", e.reason());
+            }
+        }
+        return n;
+    }
+
+    private static void strings(ArrayNode a, List<String> values) {
+        for (String s : values) {
+            a.add(s);
+        }
+    }
+
+    private static void head(ObjectNode parent, String field, TableHead h) {
+        if (h == null) {
+            parent.putNull(field);
+            return;
+        }
+        ObjectNode o = parent.putObject(field);
+        o.put("table_branch", h.tableBranch());
+        o.put("version", h.version());
+        o.put("schema_id", h.schemaId());
+        o.put("incarnation", h.incarnation());
+    }
+
+    private static void transition(ObjectNode o, HeadTransition t) {
+        o.put("graph_branch", t.graphBranch());
+        o.put("table", t.table());
+        head(o, "from", t.from());
+        head(o, "to", t.to());
+    }
+
+    private static void keyFilter(ObjectNode o, KeyFilter f) {
+        o.put("key_type", f.keyType().name());
+        ArrayNode ids = o.putArray("field_ids");
+        for (int id : f.fieldIds()) {
+            ids.add(id);
+        }
+        o.put("count", f.size());
+        strings(o.putArray("keys"), f.keys());
+    }
+}

@@ -1,0 +1,101 @@
+package io.palisade.journal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * Journal segments: one Chronicle queue directory per writer session, named after the writer's lease
+ * epoch ({@code epoch-0000000000000000007}), so a queue file is only ever appended to by the process
+ * that created it. A segment becomes part of the journal when its {@code .ready} marker exists; the
+ * writer creates the marker after the segment's first record ({@code WriterStarted}) is durable.
+ * Directories without a marker are leftovers of a writer that died while opening and hold no
+ * acknowledged record.
+ */
+final class Segments {
+    static final String PREFIX = "epoch-";
+    static final String READY = ".ready";
+
+    private Segments() {
+    }
+
+    static Path dir(Path journalDir, long epoch) {
+        return journalDir.resolve(String.format("%s%019d", PREFIX, epoch));
+    }
+
+    static Path marker(Path journalDir, long epoch) {
+        return journalDir.resolve(String.format("%s%019d%s", PREFIX, epoch, READY));
+    }
+
+    /** Epochs of the ready segments, ascending. */
+    static long[] ready(Path journalDir) {
+        if (!Files.isDirectory(journalDir)) {
+            return new long[0];
+        }
+        try (Stream<Path> s = Files.list(journalDir)) {
+            long[] out = s.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith(PREFIX) && n.endsWith(READY))
+                    .mapToLong(n -> Long.parseLong(n.substring(PREFIX.length(), n.length() - READY.length())))
+                    .toArray();
+            Arrays.sort(out);
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list journal " + journalDir, e);
+        }
+    }
+
+    /** The highest epoch with a segment directory or marker, ready or not; 0 when none. */
+    static long maxEpoch(Path journalDir) {
+        if (!Files.isDirectory(journalDir)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(journalDir)) {
+            return s.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith(PREFIX))
+                    .mapToLong(n -> Long.parseLong(n.substring(PREFIX.length(), PREFIX.length() + 19)))
+                    .max().orElse(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list journal " + journalDir, e);
+        }
+    }
+
+    /** Creates the ready marker of a segment durably (file, then the directory entry). */
+    static void markReady(Path journalDir, long epoch) {
+        try {
+            Path m = marker(journalDir, epoch);
+            try (FileChannel ch = FileChannel.open(m, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+                ch.force(true);
+            }
+            fsyncDirectory(journalDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot mark journal segment " + epoch + " ready", e);
+        }
+    }
+
+    /** Removes a leftover segment directory without a marker. */
+    static void deleteUnready(Path journalDir, long epoch) {
+        Path d = dir(journalDir, epoch);
+        if (!Files.exists(d)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(d)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove unready journal segment " + d, e);
+        }
+    }
+
+    static void fsyncDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+}

@@ -1,0 +1,304 @@
+package io.palisade.journal.codec;
+
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.ValidationException;
+import io.palisade.journal.ExpectedBase;
+import io.palisade.journal.HeadTransition;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.CheckpointWritten;
+import io.palisade.journal.JournalEvent.GraphBranchCreated;
+import io.palisade.journal.JournalEvent.GraphBranchDeleted;
+import io.palisade.journal.JournalEvent.HeadPublished;
+import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.JournalEvent.MigrationBranchVerified;
+import io.palisade.journal.JournalEvent.MigrationClaimed;
+import io.palisade.journal.JournalEvent.MigrationPkInstalled;
+import io.palisade.journal.JournalEvent.MigrationRefused;
+import io.palisade.journal.JournalEvent.MigrationStampWritten;
+import io.palisade.journal.JournalEvent.MigrationUnitForked;
+import io.palisade.journal.JournalEvent.MigrationUnitPlanned;
+import io.palisade.journal.JournalEvent.MigrationUnitPublished;
+import io.palisade.journal.JournalEvent.RecoveryFinished;
+import io.palisade.journal.JournalEvent.RecoveryStarted;
+import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.JournalEvent.TornTailCut;
+import io.palisade.journal.JournalEvent.WriterStarted;
+import io.palisade.journal.LogicalOperation;
+import io.palisade.journal.RecoveryClassification;
+import io.palisade.journal.TableHead;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Hand-written payload codec of {@link JournalEvent} (format version 1). Type codes are stable and
+ * never reused; field order within a payload is fixed per type code. A payload must be consumed
+ * exactly: bytes left over are malformed.
+ */
+public final class EventCodec {
+    public static final short WRITER_STARTED = 1;
+    public static final short INTENT_RECORDED = 2;
+    public static final short TABLE_COMMITTED = 3;
+    public static final short HEAD_PUBLISHED = 4;
+    public static final short INTENT_COMPLETED = 5;
+    public static final short GRAPH_BRANCH_CREATED = 6;
+    public static final short GRAPH_BRANCH_DELETED = 7;
+    public static final short CHECKPOINT_WRITTEN = 8;
+    public static final short MIGRATION_CLAIMED = 20;
+    public static final short MIGRATION_UNIT_PLANNED = 21;
+    public static final short MIGRATION_UNIT_FORKED = 22;
+    public static final short MIGRATION_PK_INSTALLED = 23;
+    public static final short MIGRATION_UNIT_PUBLISHED = 24;
+    public static final short MIGRATION_BRANCH_VERIFIED = 25;
+    public static final short MIGRATION_STAMP_WRITTEN = 26;
+    public static final short MIGRATION_REFUSED = 27;
+    public static final short RECOVERY_STARTED = 40;
+    public static final short RECOVERY_FINISHED = 41;
+    public static final short TORN_TAIL_CUT = 60;
+
+    private EventCodec() {
+    }
+
+    /** The stable wire type code of an event. */
+    public static short typeCode(JournalEvent event) {
+        return switch (event) {
+            case WriterStarted e -> WRITER_STARTED;
+            case IntentRecorded e -> INTENT_RECORDED;
+            case TableCommitted e -> TABLE_COMMITTED;
+            case HeadPublished e -> HEAD_PUBLISHED;
+            case IntentCompleted e -> INTENT_COMPLETED;
+            case GraphBranchCreated e -> GRAPH_BRANCH_CREATED;
+            case GraphBranchDeleted e -> GRAPH_BRANCH_DELETED;
+            case CheckpointWritten e -> CHECKPOINT_WRITTEN;
+            case MigrationClaimed e -> MIGRATION_CLAIMED;
+            case MigrationUnitPlanned e -> MIGRATION_UNIT_PLANNED;
+            case MigrationUnitForked e -> MIGRATION_UNIT_FORKED;
+            case MigrationPkInstalled e -> MIGRATION_PK_INSTALLED;
+            case MigrationUnitPublished e -> MIGRATION_UNIT_PUBLISHED;
+            case MigrationBranchVerified e -> MIGRATION_BRANCH_VERIFIED;
+            case MigrationStampWritten e -> MIGRATION_STAMP_WRITTEN;
+            case MigrationRefused e -> MIGRATION_REFUSED;
+            case RecoveryStarted e -> RECOVERY_STARTED;
+            case RecoveryFinished e -> RECOVERY_FINISHED;
+            case TornTailCut e -> TORN_TAIL_CUT;
+        };
+    }
+
+    /** Writes the payload of {@code event} at {@code offset}; returns the payload length. */
+    public static int encode(JournalEvent event, ExpandableArrayBuffer buffer, int offset) {
+        PayloadWriter w = new PayloadWriter(buffer, offset);
+        switch (event) {
+            case WriterStarted e -> w.putLong(e.epoch()).putString(e.ownerToken()).putLong(e.pid()).putString(e.host())
+                    .putString(e.binaryVersion()).putInt(e.formatStamp());
+            case IntentRecorded e -> {
+                w.putString(e.intentId()).putString(e.idempotencyKey()).putShort(e.operation().code())
+                        .putString(e.graphBranch()).putString(e.table());
+                putBase(w, e.expectedBase());
+                w.putBytes(e.actions()).putBytes(e.keyFilter() == null ? null : e.keyFilter().encode());
+                putTransition(w, e.intendedTransition());
+            }
+            case TableCommitted e -> {
+                putStrings(w, e.intentIds());
+                w.putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch()).putLong(e.achievedVersion());
+            }
+            case HeadPublished e -> {
+                w.putInt(e.transitions().size());
+                for (HeadTransition t : e.transitions()) {
+                    putTransition(w, t);
+                }
+            }
+            case IntentCompleted e -> {
+                w.putString(e.intentId()).putShort(e.outcome().code()).putString(e.reason())
+                        .putString(e.conflictingIntent());
+                putStrings(w, e.conflictingKeys());
+            }
+            case GraphBranchCreated e -> w.putString(e.branch()).putString(e.fromBranch()).putLong(e.fromSequence());
+            case GraphBranchDeleted e -> w.putString(e.branch());
+            case CheckpointWritten e -> w.putLong(e.coveredSequence()).putString(e.file()).putString(e.headsDigest());
+            case MigrationClaimed e -> w.putString(e.migrationId()).putString(e.ownerToken()).putInt(e.fromStamp())
+                    .putInt(e.toStamp());
+            case MigrationUnitPlanned e -> w.putString(e.migrationId()).putString(e.unitId()).putString(e.graphBranch())
+                    .putString(e.table()).putString(e.pinnedTableBranch()).putLong(e.pinnedVersion())
+                    .putBoolean(e.lazyInherited());
+            case MigrationUnitForked e -> w.putString(e.migrationId()).putString(e.unitId()).putString(e.tableBranch())
+                    .putLong(e.forkedFromVersion()).putLong(e.achievedVersion());
+            case MigrationPkInstalled e -> w.putString(e.migrationId()).putString(e.unitId()).putString(e.table())
+                    .putString(e.tableBranch()).putLong(e.achievedVersion()).putBoolean(e.alreadyPresent());
+            case MigrationUnitPublished e -> {
+                w.putString(e.migrationId()).putString(e.unitId());
+                putTransition(w, e.transition());
+                w.putString(e.digest());
+            }
+            case MigrationBranchVerified e -> w.putString(e.migrationId()).putString(e.graphBranch())
+                    .putString(e.digest());
+            case MigrationStampWritten e -> w.putString(e.migrationId()).putInt(e.stamp());
+            case MigrationRefused e -> {
+                w.putString(e.migrationId()).putString(e.reason()).putString(e.graphBranch()).putString(e.table());
+                putStrings(w, e.keys());
+            }
+            case RecoveryStarted e -> w.putString(e.recoveryId()).putLong(e.checkpointSequence())
+                    .putLong(e.lastSequence());
+            case RecoveryFinished e -> {
+                w.putString(e.recoveryId()).putInt(e.classifications().size());
+                for (RecoveryClassification c : e.classifications()) {
+                    w.putString(c.subjectId()).putShort(c.kind().code()).putString(c.table()).putString(c.detail());
+                }
+                w.putString(e.headsDigest());
+            }
+            case TornTailCut e -> w.putLong(e.previousEpoch()).putLong(e.lastGoodSequence()).putLong(e.excerptsCut())
+                    .putString(e.reason());
+        }
+        return w.position() - offset;
+    }
+
+    /**
+     * Decodes a payload of type {@code type}. An unknown type code, an unknown enum code or a payload
+     * that does not decode exactly throws {@link MalformedPayloadException}.
+     */
+    public static JournalEvent decode(short type, DirectBuffer buffer, int offset, int length) {
+        PayloadReader r = new PayloadReader(buffer, offset, length);
+        JournalEvent event;
+        try {
+            event = decode0(type, r);
+        } catch (NullPointerException | IllegalArgumentException | ValidationException e) {
+            throw new MalformedPayloadException("payload of type " + type + " does not form a valid event: " + e, e);
+        }
+        if (r.remaining() != 0) {
+            throw new MalformedPayloadException(r.remaining() + " bytes left over after a type " + type + " payload");
+        }
+        return event;
+    }
+
+    private static JournalEvent decode0(short type, PayloadReader r) {
+        return switch (type) {
+            case WRITER_STARTED -> new WriterStarted(r.getLong(), r.getString(), r.getLong(), r.getString(),
+                    r.getString(), r.getInt());
+            case INTENT_RECORDED -> {
+                String intentId = r.getString();
+                String idem = r.getNullableString();
+                LogicalOperation op = LogicalOperation.ofCode(r.getShort());
+                if (op == null) {
+                    throw new MalformedPayloadException("unknown logical operation code");
+                }
+                String graphBranch = r.getString();
+                String table = r.getString();
+                ExpectedBase base = getBase(r);
+                byte[] actions = r.getBytes();
+                byte[] kf = r.getNullableBytes();
+                HeadTransition t = getTransition(r);
+                yield new IntentRecorded(intentId, idem, op, graphBranch, table, base, actions,
+                        kf == null ? null : KeyFilter.decode(kf), t);
+            }
+            case TABLE_COMMITTED -> new TableCommitted(getStrings(r), r.getString(), r.getString(), r.getString(),
+                    r.getLong());
+            case HEAD_PUBLISHED -> {
+                int n = r.getCount();
+                List<HeadTransition> ts = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    ts.add(getTransition(r));
+                }
+                yield new HeadPublished(ts);
+            }
+            case INTENT_COMPLETED -> {
+                String intentId = r.getString();
+                IntentOutcome outcome = IntentOutcome.ofCode(r.getShort());
+                if (outcome == null) {
+                    throw new MalformedPayloadException("unknown intent outcome code");
+                }
+                yield new IntentCompleted(intentId, outcome, r.getString(), r.getNullableString(), getStrings(r));
+            }
+            case GRAPH_BRANCH_CREATED -> new GraphBranchCreated(r.getString(), r.getString(), r.getLong());
+            case GRAPH_BRANCH_DELETED -> new GraphBranchDeleted(r.getString());
+            case CHECKPOINT_WRITTEN -> new CheckpointWritten(r.getLong(), r.getString(), r.getString());
+            case MIGRATION_CLAIMED -> new MigrationClaimed(r.getString(), r.getString(), r.getInt(), r.getInt());
+            case MIGRATION_UNIT_PLANNED -> new MigrationUnitPlanned(r.getString(), r.getString(), r.getString(),
+                    r.getString(), r.getString(), r.getLong(), r.getBoolean());
+            case MIGRATION_UNIT_FORKED -> new MigrationUnitForked(r.getString(), r.getString(), r.getString(),
+                    r.getLong(), r.getLong());
+            case MIGRATION_PK_INSTALLED -> new MigrationPkInstalled(r.getString(), r.getString(), r.getString(),
+                    r.getString(), r.getLong(), r.getBoolean());
+            case MIGRATION_UNIT_PUBLISHED -> new MigrationUnitPublished(r.getString(), r.getString(),
+                    getTransition(r), r.getString());
+            case MIGRATION_BRANCH_VERIFIED -> new MigrationBranchVerified(r.getString(), r.getString(), r.getString());
+            case MIGRATION_STAMP_WRITTEN -> new MigrationStampWritten(r.getString(), r.getInt());
+            case MIGRATION_REFUSED -> new MigrationRefused(r.getString(), r.getString(), r.getNullableString(),
+                    r.getNullableString(), getStrings(r));
+            case RECOVERY_STARTED -> new RecoveryStarted(r.getString(), r.getLong(), r.getLong());
+            case RECOVERY_FINISHED -> {
+                String id = r.getString();
+                int n = r.getCount();
+                List<RecoveryClassification> cs = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    String subject = r.getString();
+                    RecoveryClassification.Kind kind = RecoveryClassification.Kind.ofCode(r.getShort());
+                    if (kind == null) {
+                        throw new MalformedPayloadException("unknown recovery classification code");
+                    }
+                    cs.add(new RecoveryClassification(subject, kind, r.getString(), r.getString()));
+                }
+                yield new RecoveryFinished(id, cs, r.getString());
+            }
+            case TORN_TAIL_CUT -> new TornTailCut(r.getLong(), r.getLong(), r.getLong(), r.getString());
+            default -> throw new MalformedPayloadException("record type code " + type
+                    + " is unknown to this build (journal format " + RecordDescriptor.FORMAT_VERSION
+                    + "); it was written by a newer Palisade and is refused, never skipped");
+        };
+    }
+
+    private static void putStrings(PayloadWriter w, List<String> list) {
+        w.putInt(list.size());
+        for (String s : list) {
+            w.putString(s);
+        }
+    }
+
+    private static List<String> getStrings(PayloadReader r) {
+        int n = r.getCount();
+        List<String> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(r.getString());
+        }
+        return out;
+    }
+
+    private static void putBase(PayloadWriter w, ExpectedBase b) {
+        w.putString(b.tableBranch()).putLong(b.version()).putLong(b.schemaId()).putLong(b.graphSequence());
+    }
+
+    private static ExpectedBase getBase(PayloadReader r) {
+        return new ExpectedBase(r.getString(), r.getLong(), r.getLong(), r.getLong());
+    }
+
+    private static void putHead(PayloadWriter w, TableHead h) {
+        if (h == null) {
+            w.putBoolean(false);
+            return;
+        }
+        w.putBoolean(true).putString(h.tableBranch()).putLong(h.version()).putLong(h.schemaId()).putLong(h.incarnation());
+    }
+
+    private static TableHead getHead(PayloadReader r) {
+        if (!r.getBoolean()) {
+            return null;
+        }
+        return new TableHead(r.getString(), r.getLong(), r.getLong(), r.getLong());
+    }
+
+    private static void putTransition(PayloadWriter w, HeadTransition t) {
+        w.putString(t.graphBranch()).putString(t.table());
+        putHead(w, t.from());
+        putHead(w, t.to());
+    }
+
+    private static HeadTransition getTransition(PayloadReader r) {
+        String gb = r.getString();
+        String table = r.getString();
+        TableHead from = getHead(r);
+        TableHead to = getHead(r);
+        return new HeadTransition(gb, table, from, to);
+    }
+}

@@ -1,0 +1,322 @@
+package io.palisade.heads;
+
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.TableHead;
+import io.palisade.journal.codec.EventCodec;
+import io.palisade.journal.codec.MalformedPayloadException;
+import io.palisade.journal.codec.PayloadReader;
+import io.palisade.journal.codec.PayloadWriter;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+
+import static io.palisade.heads.CheckpointDescriptor.BODY_LENGTH_OFFSET;
+import static io.palisade.heads.CheckpointDescriptor.FORMAT_VERSION;
+import static io.palisade.heads.CheckpointDescriptor.HEADER_LENGTH;
+import static io.palisade.heads.CheckpointDescriptor.MAGIC;
+import static io.palisade.heads.CheckpointDescriptor.MAGIC_OFFSET;
+import static io.palisade.heads.CheckpointDescriptor.RESERVED_OFFSET;
+import static io.palisade.heads.CheckpointDescriptor.SEQUENCE_OFFSET;
+import static io.palisade.heads.CheckpointDescriptor.TRAILER_LENGTH;
+import static io.palisade.heads.CheckpointDescriptor.VERSION_OFFSET;
+
+/**
+ * Encodes a {@link HeadsState} as a checkpoint file image ({@link CheckpointDescriptor}) and back.
+ * Deterministic: every map is written sorted by key, so equal states give identical bytes. Open
+ * intents keep their Phase A payload in the journal's own payload encoding ({@link EventCodec}).
+ */
+final class CheckpointCodec {
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final Comparator<String> BY_NAME = Comparator.naturalOrder();
+
+    private CheckpointCodec() {
+    }
+
+    /** The complete file image of {@code state}, CRC included. */
+    static byte[] encode(HeadsState s) {
+        ExpandableArrayBuffer buf = new ExpandableArrayBuffer(4096);
+        PayloadWriter w = new PayloadWriter(buf, HEADER_LENGTH);
+        w.putLong(s.lastSequence).putLong(s.writerEpoch).putInt(s.formatStamp).putLong(s.lastCheckpointSequence)
+                .putString(s.openRecovery);
+
+        var branches = s.branches.sortedEntries(BY_NAME);
+        w.putInt(branches.size());
+        for (Map.Entry<String, GraphBranch> e : branches) {
+            GraphBranch b = e.getValue();
+            w.putString(b.name()).putString(b.parent()).putLong(b.fromSequence()).putLong(b.createdAt());
+        }
+
+        var pins = s.pins.sortedEntries(BY_NAME);
+        w.putInt(pins.size());
+        for (Map.Entry<String, PMap<String, Pin>> e : pins) {
+            var tables = e.getValue().sortedEntries(BY_NAME);
+            w.putString(e.getKey()).putInt(tables.size());
+            for (Map.Entry<String, Pin> t : tables) {
+                Pin p = t.getValue();
+                w.putString(t.getKey());
+                putHead(w, p.head());
+                w.putString(p.inheritedFrom()).putLong(p.since());
+            }
+        }
+
+        var open = s.open.sortedEntries(BY_NAME);
+        w.putInt(open.size());
+        ExpandableArrayBuffer payload = new ExpandableArrayBuffer(512);
+        for (Map.Entry<String, OpenIntent> e : open) {
+            OpenIntent o = e.getValue();
+            int n = EventCodec.encode(o.recorded(), payload, 0);
+            byte[] bytes = new byte[n];
+            payload.getBytes(0, bytes);
+            w.putBytes(bytes).putLong(o.recordedAt()).putShort(o.phase().code()).putString(o.committedTableBranch())
+                    .putLong(o.committedVersion()).putLong(o.committedAt());
+            putNullableHead(w, o.publishedHead());
+            w.putLong(o.publishedAt());
+        }
+
+        var completed = s.completed.sortedEntries(BY_NAME);
+        w.putInt(completed.size());
+        for (Map.Entry<String, CompletedIntent> e : completed) {
+            CompletedIntent c = e.getValue();
+            w.putString(c.intentId()).putShort(c.outcome().code()).putString(c.graphBranch()).putString(c.table())
+                    .putString(c.idempotencyKey()).putLong(c.completedAt());
+            putNullableHead(w, c.publishedHead());
+        }
+
+        var receipts = s.receipts.sortedEntries(BY_NAME);
+        w.putInt(receipts.size());
+        for (Map.Entry<String, Receipt> e : receipts) {
+            Receipt r = e.getValue();
+            w.putString(e.getKey()).putString(r.intentId()).putLong(r.completionSequence()).putString(r.graphBranch())
+                    .putString(r.table()).putString(r.tableBranch()).putLong(r.version()).putShort(r.outcome().code());
+        }
+
+        var migrations = s.migrations.sortedEntries(BY_NAME);
+        w.putInt(migrations.size());
+        for (Map.Entry<String, MigrationProgress> e : migrations) {
+            MigrationProgress m = e.getValue();
+            w.putString(m.migrationId()).putString(m.ownerToken()).putInt(m.fromStamp()).putInt(m.toStamp())
+                    .putLong(m.claimedAt()).putInt(m.stampWritten()).putString(m.refusedReason());
+            w.putInt(m.units().size());
+            for (MigrationUnit u : m.units().values()) {
+                w.putString(u.unitId()).putString(u.graphBranch()).putString(u.table()).putString(u.pinnedTableBranch())
+                        .putLong(u.pinnedVersion()).putBoolean(u.lazyInherited()).putShort(u.phase().code())
+                        .putString(u.forkedTableBranch()).putLong(u.installedVersion());
+                putNullableHead(w, u.publishedHead());
+            }
+            w.putInt(m.verifiedBranches().size());
+            for (Map.Entry<String, String> v : m.verifiedBranches().entrySet()) {
+                w.putString(v.getKey()).putString(v.getValue());
+            }
+        }
+
+        int bodyLength = w.position() - HEADER_LENGTH;
+        buf.putInt(MAGIC_OFFSET, MAGIC, LE);
+        buf.putInt(VERSION_OFFSET, FORMAT_VERSION, LE);
+        buf.putLong(SEQUENCE_OFFSET, s.lastSequence, LE);
+        buf.putInt(BODY_LENGTH_OFFSET, bodyLength, LE);
+        buf.putInt(RESERVED_OFFSET, 0, LE);
+        int crcAt = HEADER_LENGTH + bodyLength;
+        buf.putInt(crcAt, crc(buf.byteArray(), crcAt), LE); // written last
+        byte[] out = new byte[crcAt + TRAILER_LENGTH];
+        buf.getBytes(0, out);
+        return out;
+    }
+
+    private static int crc(byte[] b, int length) {
+        CRC32C c = new CRC32C();
+        c.update(b, 0, length);
+        return (int) c.getValue();
+    }
+
+    private static void putHead(PayloadWriter w, TableHead h) {
+        w.putString(h.tableBranch()).putLong(h.version()).putLong(h.schemaId()).putLong(h.incarnation());
+    }
+
+    private static void putNullableHead(PayloadWriter w, TableHead h) {
+        w.putBoolean(h != null);
+        if (h != null) {
+            putHead(w, h);
+        }
+    }
+
+    /**
+     * Verifies and decodes a file image.
+     *
+     * @param expectedSequence the sequence named by the file name, or -1 not to check it
+     * @throws CheckpointDamagedException when the image does not verify or decode
+     */
+    static HeadsState decode(byte[] image, Path file, long expectedSequence) {
+        if (image.length < HEADER_LENGTH + TRAILER_LENGTH) {
+            throw new CheckpointDamagedException(file, "short file: " + image.length + " bytes");
+        }
+        UnsafeBuffer buf = new UnsafeBuffer(image);
+        if (buf.getInt(MAGIC_OFFSET, LE) != MAGIC) {
+            throw new CheckpointDamagedException(file, "bad magic");
+        }
+        int version = buf.getInt(VERSION_OFFSET, LE);
+        if (version != FORMAT_VERSION) {
+            throw new CheckpointDamagedException(file, "unsupported format version " + version);
+        }
+        int bodyLength = buf.getInt(BODY_LENGTH_OFFSET, LE);
+        if (bodyLength < 0 || (long) HEADER_LENGTH + bodyLength + TRAILER_LENGTH != image.length) {
+            throw new CheckpointDamagedException(file, "length mismatch: body length " + bodyLength + " in a file of "
+                    + image.length + " bytes (short or torn write)");
+        }
+        int crcAt = HEADER_LENGTH + bodyLength;
+        if (buf.getInt(crcAt, LE) != crc(image, crcAt)) {
+            throw new CheckpointDamagedException(file, "CRC32C mismatch");
+        }
+        long seq = buf.getLong(SEQUENCE_OFFSET, LE);
+        if (expectedSequence >= 0 && seq != expectedSequence) {
+            throw new CheckpointDamagedException(file, "covers sequence " + seq + " but is named for " + expectedSequence);
+        }
+        if (buf.getInt(RESERVED_OFFSET, LE) != 0) {
+            throw new CheckpointDamagedException(file, "reserved header word is not zero");
+        }
+        HeadsState s;
+        try {
+            PayloadReader r = new PayloadReader(buf, HEADER_LENGTH, bodyLength);
+            s = decodeBody(r);
+            if (r.remaining() != 0) {
+                throw new CheckpointDamagedException(file, r.remaining() + " body bytes left over");
+            }
+        } catch (MalformedPayloadException | IllegalArgumentException | NullPointerException e) {
+            throw new CheckpointDamagedException(file, "body does not decode: " + e.getMessage(), e);
+        }
+        if (s.lastSequence != seq) {
+            throw new CheckpointDamagedException(file, "body covers sequence " + s.lastSequence + ", header " + seq);
+        }
+        if (!s.branches.containsKey(HeadsState.MAIN)) {
+            throw new CheckpointDamagedException(file, "no main branch");
+        }
+        s.pins.forEach((b, p) -> {
+            if (!s.branches.containsKey(b) || p.isEmpty()) {
+                throw new CheckpointDamagedException(file, "pins of a branch that is not live: " + b);
+            }
+        });
+        return s;
+    }
+
+    private static HeadsState decodeBody(PayloadReader r) {
+        long lastSequence = r.getLong();
+        long writerEpoch = r.getLong();
+        int formatStamp = r.getInt();
+        long lastCheckpoint = r.getLong();
+        String openRecovery = r.getNullableString();
+
+        PMap<String, GraphBranch> branches = PMap.empty();
+        for (int i = 0, n = r.getCount(); i < n; i++) {
+            GraphBranch b = new GraphBranch(r.getString(), r.getNullableString(), r.getLong(), r.getLong());
+            branches = putNew(branches, b.name(), b);
+        }
+
+        PMap<String, PMap<String, Pin>> pins = PMap.empty();
+        for (int i = 0, n = r.getCount(); i < n; i++) {
+            String branch = r.getString();
+            PMap<String, Pin> tables = PMap.empty();
+            for (int j = 0, m = r.getCount(); j < m; j++) {
+                String table = r.getString();
+                tables = putNew(tables, table, new Pin(getHead(r), r.getNullableString(), r.getLong()));
+            }
+            pins = putNew(pins, branch, tables);
+        }
+
+        PMap<String, OpenIntent> open = PMap.empty();
+        for (int i = 0, n = r.getCount(); i < n; i++) {
+            byte[] payload = r.getBytes();
+            JournalEvent e = EventCodec.decode(EventCodec.INTENT_RECORDED, new UnsafeBuffer(payload), 0, payload.length);
+            IntentRecorded rec = (IntentRecorded) e;
+            long recordedAt = r.getLong();
+            IntentPhase phase = IntentPhase.ofCode(r.getShort());
+            if (phase == null) {
+                throw new MalformedPayloadException("unknown intent phase");
+            }
+            OpenIntent o = new OpenIntent(rec, recordedAt, phase, r.getNullableString(), r.getLong(), r.getLong(),
+                    getNullableHead(r), r.getLong());
+            open = putNew(open, o.intentId(), o);
+        }
+
+        PMap<String, CompletedIntent> completed = PMap.empty();
+        for (int i = 0, n = r.getCount(); i < n; i++) {
+            CompletedIntent c = new CompletedIntent(r.getString(), outcome(r.getShort()), r.getString(), r.getString(),
+                    r.getNullableString(), r.getLong(), getNullableHead(r));
+            completed = putNew(completed, c.intentId(), c);
+        }
+
+        PMap<String, Receipt> receipts = PMap.empty();
+        for (int i = 0, n = r.getCount(); i < n; i++) {
+            String key = r.getString();
+            Receipt rc = new Receipt(r.getString(), r.getLong(), r.getString(), r.getString(), r.getString(), r.getLong(),
+                    outcome(r.getShort()));
+            receipts = putNew(receipts, key, rc);
+        }
+
+        PMap<String, MigrationProgress> migrations = PMap.empty();
+        for (int i = 0, n = r.getCount(); i < n; i++) {
+            String id = r.getString();
+            String owner = r.getString();
+            int from = r.getInt();
+            int to = r.getInt();
+            long claimedAt = r.getLong();
+            int stamp = r.getInt();
+            String refused = r.getNullableString();
+            TreeMap<String, MigrationUnit> units = new TreeMap<>();
+            for (int j = 0, m = r.getCount(); j < m; j++) {
+                String unitId = r.getString();
+                String gb = r.getString();
+                String table = r.getString();
+                String pinned = r.getString();
+                long pinnedVersion = r.getLong();
+                boolean lazy = r.getBoolean();
+                MigrationUnit.Phase phase = MigrationUnit.Phase.ofCode(r.getShort());
+                if (phase == null) {
+                    throw new MalformedPayloadException("unknown migration unit phase");
+                }
+                MigrationUnit u = new MigrationUnit(unitId, gb, table, pinned, pinnedVersion, lazy, phase,
+                        r.getNullableString(), r.getLong(), getNullableHead(r));
+                if (units.put(unitId, u) != null) {
+                    throw new MalformedPayloadException("duplicate unit " + unitId);
+                }
+            }
+            TreeMap<String, String> verified = new TreeMap<>();
+            for (int j = 0, m = r.getCount(); j < m; j++) {
+                verified.put(r.getString(), r.getString());
+            }
+            migrations = putNew(migrations, id,
+                    new MigrationProgress(id, owner, from, to, claimedAt, units, verified, stamp, refused));
+        }
+        return new HeadsState(lastSequence, writerEpoch, formatStamp, lastCheckpoint, openRecovery, branches, pins,
+                open, completed, receipts, migrations);
+    }
+
+    private static <V> PMap<String, V> putNew(PMap<String, V> m, String key, V value) {
+        if (m.containsKey(key)) {
+            throw new MalformedPayloadException("duplicate key " + key);
+        }
+        return m.put(key, value);
+    }
+
+    private static IntentOutcome outcome(short code) {
+        IntentOutcome o = IntentOutcome.ofCode(code);
+        if (o == null) {
+            throw new MalformedPayloadException("unknown intent outcome " + code);
+        }
+        return o;
+    }
+
+    private static TableHead getHead(PayloadReader r) {
+        return new TableHead(r.getString(), r.getLong(), r.getLong(), r.getLong());
+    }
+
+    private static TableHead getNullableHead(PayloadReader r) {
+        return r.getBoolean() ? getHead(r) : null;
+    }
+}

@@ -1,0 +1,650 @@
+package io.palisade.heads;
+
+import io.palisade.journal.HeadTransition;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.CheckpointWritten;
+import io.palisade.journal.JournalEvent.GraphBranchCreated;
+import io.palisade.journal.JournalEvent.GraphBranchDeleted;
+import io.palisade.journal.JournalEvent.HeadPublished;
+import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.JournalEvent.MigrationBranchVerified;
+import io.palisade.journal.JournalEvent.MigrationClaimed;
+import io.palisade.journal.JournalEvent.MigrationPkInstalled;
+import io.palisade.journal.JournalEvent.MigrationRefused;
+import io.palisade.journal.JournalEvent.MigrationStampWritten;
+import io.palisade.journal.JournalEvent.MigrationUnitForked;
+import io.palisade.journal.JournalEvent.MigrationUnitPlanned;
+import io.palisade.journal.JournalEvent.MigrationUnitPublished;
+import io.palisade.journal.JournalEvent.RecoveryFinished;
+import io.palisade.journal.JournalEvent.RecoveryStarted;
+import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.JournalEvent.TornTailCut;
+import io.palisade.journal.JournalEvent.WriterStarted;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.TableHead;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The state of a graph as a pure fold of its journal records (DESIGN §2 {@code table-heads}).
+ *
+ * <p>Holds: per (graph branch, table) the published head as a {@link Pin} (owned or lazily inherited);
+ * the live graph branches with their creation point; open intents with their Phase A payload and the
+ * phase reached; completed intents' outcomes; idempotency keys → first {@link Receipt}; PK migration
+ * progress; the format stamp; the last sequence folded.
+ *
+ * <p>Immutable: {@link #apply} returns a new state and shares every unchanged part with this one
+ * (persistent hash tries), so folding a long journal costs O(log n) per record.
+ *
+ * <p>Invariants enforced by {@link #apply} (a violation throws {@link IllegalTransitionException} naming
+ * the sequence, and the branch and table where there is one):
+ * <ul>
+ *   <li>records are folded densely: each sequence is {@code lastSequence() + 1};</li>
+ *   <li>a head transition's {@code from} equals the current head of (branch, table) ({@code null} when none),
+ *       the branch is live, the version never decreases on the same table branch and incarnation, and the
+ *       incarnation never decreases;</li>
+ *   <li>a branch is created once from a live parent, inheriting the parent's pins as of {@code fromSequence},
+ *       which must not be older than the last head change of any inherited table; {@code main} is never deleted;</li>
+ *   <li>an intent id is recorded once and completed once; a {@code TableCommitted} names only open,
+ *       uncommitted intents of its (branch, table); {@code COMMITTED}/{@code ROLLED_FORWARD} require the
+ *       head to have been published, every other outcome requires that no table commit was seen;</li>
+ *   <li>an idempotency key that issued a receipt, or that an open intent carries, is never recorded again;</li>
+ *   <li>migration units move forward only: planned, [forked,] installed, published.</li>
+ * </ul>
+ */
+public final class HeadsState {
+    /** The graph branch that exists before the first record. */
+    public static final String MAIN = "main";
+
+    private static final HeadsState EMPTY = new HeadsState(-1, -1, -1, -1, null,
+            PMap.<String, GraphBranch>empty().put(MAIN, new GraphBranch(MAIN, null, -1, -1)),
+            PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty());
+
+    final long lastSequence;
+    final long writerEpoch;
+    final int formatStamp;
+    final long lastCheckpointSequence;
+    final String openRecovery;
+    final PMap<String, GraphBranch> branches;
+    final PMap<String, PMap<String, Pin>> pins; // only branches with at least one pin
+    final PMap<String, OpenIntent> open;
+    final PMap<String, CompletedIntent> completed;
+    final PMap<String, Receipt> receipts;
+    final PMap<String, MigrationProgress> migrations;
+
+    private volatile String digest;
+
+    HeadsState(long lastSequence, long writerEpoch, int formatStamp, long lastCheckpointSequence, String openRecovery,
+               PMap<String, GraphBranch> branches, PMap<String, PMap<String, Pin>> pins,
+               PMap<String, OpenIntent> open, PMap<String, CompletedIntent> completed,
+               PMap<String, Receipt> receipts, PMap<String, MigrationProgress> migrations) {
+        this.lastSequence = lastSequence;
+        this.writerEpoch = writerEpoch;
+        this.formatStamp = formatStamp;
+        this.lastCheckpointSequence = lastCheckpointSequence;
+        this.openRecovery = openRecovery;
+        this.branches = branches;
+        this.pins = pins;
+        this.open = open;
+        this.completed = completed;
+        this.receipts = receipts;
+        this.migrations = migrations;
+    }
+
+    /** The state before the first record: only {@code main}, no heads, stamp and epoch unknown (-1). */
+    public static HeadsState empty() {
+        return EMPTY;
+    }
+
+    /** Folds {@code records} (in sequence order) into {@code state}. */
+    public static HeadsState fold(HeadsState state, Iterable<JournalRecord> records) {
+        HeadsState s = state;
+        for (JournalRecord r : records) {
+            s = s.apply(r);
+        }
+        return s;
+    }
+
+    /**
+     * This state with {@code record} folded in.
+     *
+     * @throws IllegalTransitionException when the record cannot follow this state
+     */
+    public HeadsState apply(JournalRecord record) {
+        long seq = record.sequence();
+        if (seq != lastSequence + 1) {
+            throw new IllegalTransitionException(seq, null, null,
+                    "record out of order: expected sequence " + (lastSequence + 1));
+        }
+        Fold f = new Fold(this, seq);
+        JournalEvent event = record.event();
+        switch (event) {
+            case WriterStarted e -> f.writerStarted(e);
+            case IntentRecorded e -> f.intentRecorded(e);
+            case TableCommitted e -> f.tableCommitted(e);
+            case HeadPublished e -> f.headPublished(e);
+            case IntentCompleted e -> f.intentCompleted(e);
+            case GraphBranchCreated e -> f.branchCreated(e);
+            case GraphBranchDeleted e -> f.branchDeleted(e);
+            case CheckpointWritten e -> f.checkpointWritten(e);
+            case MigrationClaimed e -> f.migrationClaimed(e);
+            case MigrationUnitPlanned e -> f.unitPlanned(e);
+            case MigrationUnitForked e -> f.unitForked(e);
+            case MigrationPkInstalled e -> f.pkInstalled(e);
+            case MigrationUnitPublished e -> f.unitPublished(e);
+            case MigrationBranchVerified e -> f.branchVerified(e);
+            case MigrationStampWritten e -> f.stampWritten(e);
+            case MigrationRefused e -> f.migrationRefused(e);
+            case RecoveryStarted e -> f.openRecovery = e.recoveryId();
+            case RecoveryFinished e -> f.openRecovery = null;
+            case TornTailCut e -> {
+                // the journal's own bookkeeping: nothing in the heads changes
+            }
+        }
+        return f.result();
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    /** The sequence of the last record folded (-1 for the empty state). */
+    public long lastSequence() {
+        return lastSequence;
+    }
+
+    /** The lease epoch of the last {@code WriterStarted} (-1 when none). */
+    public long writerEpoch() {
+        return writerEpoch;
+    }
+
+    /** The format stamp of the last {@code WriterStarted} or {@code MigrationStampWritten} (-1 when none). */
+    public int formatStamp() {
+        return formatStamp;
+    }
+
+    /** Covered sequence of the last {@code CheckpointWritten} (-1 when none). */
+    public long lastCheckpointSequence() {
+        return lastCheckpointSequence;
+    }
+
+    /** The id of a recovery started and not finished, if any. */
+    public Optional<String> openRecovery() {
+        return Optional.ofNullable(openRecovery);
+    }
+
+    public boolean branchLive(String branch) {
+        return branches.containsKey(branch);
+    }
+
+    public Optional<GraphBranch> branch(String name) {
+        return Optional.ofNullable(branches.get(name));
+    }
+
+    /** The live branches by name. */
+    public SortedMap<String, GraphBranch> branches() {
+        return sorted(branches);
+    }
+
+    /** The pin of (branch, table), if the branch has a head for the table. */
+    public Optional<Pin> pin(String branch, String table) {
+        PMap<String, Pin> p = pins.get(branch);
+        return p == null ? Optional.empty() : Optional.ofNullable(p.get(table));
+    }
+
+    /** The published head of (branch, table), owned or inherited. */
+    public Optional<TableHead> head(String branch, String table) {
+        return pin(branch, table).map(Pin::head);
+    }
+
+    /** Every pin of a branch by table (empty for an unknown branch). */
+    public SortedMap<String, Pin> pins(String branch) {
+        PMap<String, Pin> p = pins.get(branch);
+        return p == null ? Collections.emptySortedMap() : sorted(p);
+    }
+
+    public Optional<OpenIntent> openIntent(String intentId) {
+        return Optional.ofNullable(open.get(intentId));
+    }
+
+    /** The open intents in the order they were recorded. */
+    public List<OpenIntent> openIntents() {
+        List<OpenIntent> out = new ArrayList<>(open.size());
+        open.forEach((k, v) -> out.add(v));
+        out.sort(Comparator.comparingLong(OpenIntent::recordedAt));
+        return out;
+    }
+
+    public Optional<CompletedIntent> completedIntent(String intentId) {
+        return Optional.ofNullable(completed.get(intentId));
+    }
+
+    public int completedCount() {
+        return completed.size();
+    }
+
+    /** The first receipt issued for an idempotency key, if an applied intent carried it. */
+    public Optional<Receipt> receipt(String idempotencyKey) {
+        return Optional.ofNullable(receipts.get(idempotencyKey));
+    }
+
+    public Optional<MigrationProgress> migration(String migrationId) {
+        return Optional.ofNullable(migrations.get(migrationId));
+    }
+
+    public SortedMap<String, MigrationProgress> migrations() {
+        return sorted(migrations);
+    }
+
+    private static <V> SortedMap<String, V> sorted(PMap<String, V> m) {
+        TreeMap<String, V> t = new TreeMap<>();
+        m.forEach(t::put);
+        return Collections.unmodifiableSortedMap(t);
+    }
+
+    /**
+     * SHA-256 (hex) of the canonical rendering of the live branches (name, parent, from sequence) and
+     * every pin (branch, table, table branch, version, schema id, incarnation, inherited-from), sorted by
+     * name. Independent of sequences at which things happened and of intents, so that checkpoint + tail
+     * replay, full replay and a re-run recovery agree exactly when the heads agree.
+     */
+    public String digest() {
+        String d = digest;
+        if (d == null) {
+            d = computeDigest();
+            digest = d;
+        }
+        return d;
+    }
+
+    private String computeDigest() {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeUTF("palisade-heads-digest-v1");
+            List<Map.Entry<String, GraphBranch>> bs = branches.sortedEntries(Comparator.naturalOrder());
+            out.writeInt(bs.size());
+            for (Map.Entry<String, GraphBranch> b : bs) {
+                GraphBranch g = b.getValue();
+                out.writeUTF(g.name());
+                writeNullable(out, g.parent());
+                out.writeLong(g.fromSequence());
+                PMap<String, Pin> p = pins.get(g.name());
+                List<Map.Entry<String, Pin>> ps = p == null ? List.of() : p.sortedEntries(Comparator.naturalOrder());
+                out.writeInt(ps.size());
+                for (Map.Entry<String, Pin> e : ps) {
+                    TableHead h = e.getValue().head();
+                    out.writeUTF(e.getKey());
+                    out.writeUTF(h.tableBranch());
+                    out.writeLong(h.version());
+                    out.writeLong(h.schemaId());
+                    out.writeLong(h.incarnation());
+                    writeNullable(out, e.getValue().inheritedFrom());
+                }
+            }
+            out.flush();
+            return java.util.HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes.toByteArray()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // in-memory stream: cannot happen
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JDK", e);
+        }
+    }
+
+    private static void writeNullable(DataOutputStream out, String s) throws IOException {
+        out.writeBoolean(s != null);
+        if (s != null) {
+            out.writeUTF(s);
+        }
+    }
+
+    /** Equal when every part of the state is equal (heads, branches, intents, receipts, migrations, marks). */
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        return o instanceof HeadsState s && lastSequence == s.lastSequence && writerEpoch == s.writerEpoch
+                && formatStamp == s.formatStamp && lastCheckpointSequence == s.lastCheckpointSequence
+                && Objects.equals(openRecovery, s.openRecovery) && branches.equals(s.branches)
+                && pins.equals(s.pins) && open.equals(s.open) && completed.equals(s.completed)
+                && receipts.equals(s.receipts) && migrations.equals(s.migrations);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(lastSequence, branches, pins, open.size(), completed.size(), receipts.size());
+    }
+
+    @Override
+    public String toString() {
+        return "HeadsState[lastSequence=" + lastSequence + ", branches=" + branches.size() + ", open intents="
+                + open.size() + ", completed=" + completed.size() + ", receipts=" + receipts.size() + ", stamp="
+                + formatStamp + ", digest=" + digest() + "]";
+    }
+
+    // ------------------------------------------------------------------ the reducer
+
+    /** One step of the fold: a mutable copy of the parts (persistent maps shared) that a record changes. */
+    private static final class Fold {
+        final long seq;
+        long writerEpoch;
+        int formatStamp;
+        long lastCheckpointSequence;
+        String openRecovery;
+        PMap<String, GraphBranch> branches;
+        PMap<String, PMap<String, Pin>> pins;
+        PMap<String, OpenIntent> open;
+        PMap<String, CompletedIntent> completed;
+        PMap<String, Receipt> receipts;
+        PMap<String, MigrationProgress> migrations;
+
+        Fold(HeadsState s, long seq) {
+            this.seq = seq;
+            writerEpoch = s.writerEpoch;
+            formatStamp = s.formatStamp;
+            lastCheckpointSequence = s.lastCheckpointSequence;
+            openRecovery = s.openRecovery;
+            branches = s.branches;
+            pins = s.pins;
+            open = s.open;
+            completed = s.completed;
+            receipts = s.receipts;
+            migrations = s.migrations;
+        }
+
+        HeadsState result() {
+            return new HeadsState(seq, writerEpoch, formatStamp, lastCheckpointSequence, openRecovery, branches, pins,
+                    open, completed, receipts, migrations);
+        }
+
+        IllegalTransitionException fail(String branch, String table, String message) {
+            return new IllegalTransitionException(seq, branch, table, message);
+        }
+
+        void writerStarted(WriterStarted e) {
+            if (e.epoch() < writerEpoch) {
+                throw fail(null, null, "writer epoch goes backwards: " + e.epoch() + " after " + writerEpoch);
+            }
+            writerEpoch = e.epoch();
+            formatStamp = e.formatStamp();
+        }
+
+        void intentRecorded(IntentRecorded e) {
+            String id = e.intentId();
+            if (open.containsKey(id) || completed.containsKey(id)) {
+                throw fail(e.graphBranch(), e.table(), "intent " + id + " recorded twice");
+            }
+            if (!branches.containsKey(e.graphBranch())) {
+                throw fail(e.graphBranch(), e.table(), "intent " + id + " on a graph branch that is not live");
+            }
+            String key = e.idempotencyKey();
+            if (key != null) {
+                Receipt r = receipts.get(key);
+                if (r != null) {
+                    throw fail(e.graphBranch(), e.table(), "intent " + id + " reuses idempotency key '" + key
+                            + "' that already has the receipt of intent " + r.intentId());
+                }
+                String[] holder = {null};
+                open.forEach((k, o) -> {
+                    if (key.equals(o.recorded().idempotencyKey())) {
+                        holder[0] = k;
+                    }
+                });
+                if (holder[0] != null) {
+                    throw fail(e.graphBranch(), e.table(), "intent " + id + " reuses idempotency key '" + key
+                            + "' of the open intent " + holder[0]);
+                }
+            }
+            open = open.put(id, OpenIntent.recorded(e, seq));
+        }
+
+        void tableCommitted(TableCommitted e) {
+            if (e.intentIds().isEmpty()) {
+                throw fail(e.graphBranch(), e.table(), "table commit at version " + e.achievedVersion()
+                        + " names no intent");
+            }
+            for (String id : e.intentIds()) {
+                OpenIntent o = open.get(id);
+                if (o == null) {
+                    throw fail(e.graphBranch(), e.table(), "table commit names intent " + id + ", which is not open");
+                }
+                if (!o.graphBranch().equals(e.graphBranch()) || !o.table().equals(e.table())) {
+                    throw fail(e.graphBranch(), e.table(), "table commit names intent " + id + " of branch '"
+                            + o.graphBranch() + "', table '" + o.table() + "'");
+                }
+                if (o.phase() != IntentPhase.RECORDED) {
+                    throw fail(e.graphBranch(), e.table(), "intent " + id + " committed twice (already " + o.phase()
+                            + ")");
+                }
+                open = open.put(id, o.committed(e.tableBranch(), e.achievedVersion(), seq));
+            }
+        }
+
+        void headPublished(HeadPublished e) {
+            for (HeadTransition t : e.transitions()) {
+                publish(t);
+                attribute(t);
+            }
+        }
+
+        /** Marks phase C on the open intents whose effect the transition publishes. */
+        private void attribute(HeadTransition t) {
+            List<OpenIntent> hits = new ArrayList<>();
+            open.forEach((id, o) -> {
+                if (!o.graphBranch().equals(t.graphBranch()) || !o.table().equals(t.table())) {
+                    return;
+                }
+                boolean hit = switch (o.phase()) {
+                    case RECORDED -> o.recorded().intendedTransition().to().equals(t.to());
+                    case TABLE_COMMITTED -> o.committedTableBranch().equals(t.to().tableBranch())
+                            && o.committedVersion() == t.to().version();
+                    case HEAD_PUBLISHED -> false;
+                };
+                if (hit) {
+                    hits.add(o);
+                }
+            });
+            for (OpenIntent o : hits) {
+                open = open.put(o.intentId(), o.published(t.to(), seq));
+            }
+        }
+
+        private void publish(HeadTransition t) {
+            String b = t.graphBranch();
+            String table = t.table();
+            if (!branches.containsKey(b)) {
+                throw fail(b, table, "head published on a graph branch that is not live");
+            }
+            PMap<String, Pin> bp = pins.get(b);
+            Pin cur = bp == null ? null : bp.get(table);
+            TableHead now = cur == null ? null : cur.head();
+            TableHead to = t.to();
+            if (!Objects.equals(now, t.from())) {
+                throw fail(b, table, "head transition from " + t.from() + " does not match the current head " + now);
+            }
+            if (now != null) {
+                if (to.incarnation() < now.incarnation()) {
+                    throw fail(b, table, "incarnation goes backwards: " + now + " -> " + to);
+                }
+                if (to.incarnation() == now.incarnation() && to.tableBranch().equals(now.tableBranch())
+                        && to.version() < now.version()) {
+                    throw fail(b, table, "head version goes backwards on table branch '" + to.tableBranch() + "': "
+                            + now.version() + " -> " + to.version());
+                }
+            }
+            bp = (bp == null ? PMap.<String, Pin>empty() : bp).put(table, new Pin(to, null, seq));
+            pins = pins.put(b, bp);
+        }
+
+        void intentCompleted(IntentCompleted e) {
+            OpenIntent o = open.get(e.intentId());
+            if (o == null) {
+                CompletedIntent c = completed.get(e.intentId());
+                throw fail(c == null ? null : c.graphBranch(), c == null ? null : c.table(), "intent " + e.intentId()
+                        + (c == null ? " completed but never recorded" : " completed twice (already " + c.outcome()
+                        + " at sequence " + c.completedAt() + ")"));
+            }
+            IntentOutcome outcome = e.outcome();
+            boolean applied = outcome == IntentOutcome.COMMITTED || outcome == IntentOutcome.ROLLED_FORWARD;
+            if (applied && o.phase() != IntentPhase.HEAD_PUBLISHED) {
+                throw fail(o.graphBranch(), o.table(), "intent " + o.intentId() + " completed " + outcome
+                        + " but its head was never published (phase " + o.phase() + ")");
+            }
+            if (!applied && o.phase() != IntentPhase.RECORDED) {
+                throw fail(o.graphBranch(), o.table(), "intent " + o.intentId() + " completed " + outcome
+                        + " after its substrate effect was journaled (phase " + o.phase() + ")");
+            }
+            open = open.remove(o.intentId());
+            String key = o.recorded().idempotencyKey();
+            completed = completed.put(o.intentId(), new CompletedIntent(o.intentId(), outcome, o.graphBranch(),
+                    o.table(), key, seq, applied ? o.publishedHead() : null));
+            if (applied && key != null) {
+                TableHead h = o.publishedHead();
+                receipts = receipts.put(key, new Receipt(o.intentId(), seq, o.graphBranch(), o.table(),
+                        h.tableBranch(), h.version(), outcome));
+            }
+        }
+
+        void branchCreated(GraphBranchCreated e) {
+            String b = e.branch();
+            String p = e.fromBranch();
+            if (branches.containsKey(b)) {
+                throw fail(b, null, "graph branch created twice");
+            }
+            GraphBranch parent = branches.get(p);
+            if (parent == null) {
+                throw fail(b, null, "graph branch created from '" + p + "', which is not live");
+            }
+            long from = e.fromSequence();
+            if (from >= seq || from < parent.createdAt()) {
+                throw fail(b, null, "graph branch created from '" + p + "' as of sequence " + from
+                        + ", outside the parent's life [" + parent.createdAt() + ", " + seq + ")");
+            }
+            PMap<String, Pin> pp = pins.get(p);
+            if (pp != null) {
+                PMap<String, Pin> child = PMap.empty();
+                for (Map.Entry<String, Pin> en : pp.sortedEntries(Comparator.naturalOrder())) {
+                    Pin pin = en.getValue();
+                    if (pin.since() > from) {
+                        throw fail(b, en.getKey(), "graph branch created from '" + p + "' as of sequence " + from
+                                + ", but the parent's head of this table changed after it (at " + pin.since()
+                                + "); the inherited head is unknown");
+                    }
+                    child = child.put(en.getKey(), new Pin(pin.head(), p, seq));
+                }
+                pins = pins.put(b, child);
+            }
+            branches = branches.put(b, new GraphBranch(b, p, from, seq));
+        }
+
+        void branchDeleted(GraphBranchDeleted e) {
+            String b = e.branch();
+            if (MAIN.equals(b)) {
+                throw fail(b, null, "the main graph branch cannot be deleted");
+            }
+            if (!branches.containsKey(b)) {
+                throw fail(b, null, "deleted graph branch is not live");
+            }
+            branches = branches.remove(b);
+            pins = pins.remove(b);
+        }
+
+        void checkpointWritten(CheckpointWritten e) {
+            if (e.coveredSequence() >= seq || e.coveredSequence() < 0) {
+                throw fail(null, null, "checkpoint written covering sequence " + e.coveredSequence());
+            }
+            lastCheckpointSequence = e.coveredSequence();
+        }
+
+        private MigrationProgress migration(String id, String branch, String table) {
+            MigrationProgress m = migrations.get(id);
+            if (m == null) {
+                throw fail(branch, table, "migration " + id + " was never claimed");
+            }
+            return m;
+        }
+
+        private MigrationUnit unit(MigrationProgress m, String unitId, MigrationUnit.Phase... allowed) {
+            MigrationUnit u = m.units().get(unitId);
+            if (u == null) {
+                throw fail(null, null, "migration " + m.migrationId() + " unit " + unitId + " was never planned");
+            }
+            for (MigrationUnit.Phase a : allowed) {
+                if (u.phase() == a) {
+                    return u;
+                }
+            }
+            throw fail(u.graphBranch(), u.table(), "migration " + m.migrationId() + " unit " + unitId + " is "
+                    + u.phase() + ", expected one of " + List.of(allowed));
+        }
+
+        void migrationClaimed(MigrationClaimed e) {
+            if (migrations.containsKey(e.migrationId())) {
+                throw fail(null, null, "migration " + e.migrationId() + " claimed twice");
+            }
+            migrations = migrations.put(e.migrationId(), MigrationProgress.claimed(e.migrationId(), e.ownerToken(),
+                    e.fromStamp(), e.toStamp(), seq));
+        }
+
+        void unitPlanned(MigrationUnitPlanned e) {
+            MigrationProgress m = migration(e.migrationId(), e.graphBranch(), e.table());
+            if (m.units().containsKey(e.unitId())) {
+                throw fail(e.graphBranch(), e.table(), "migration " + e.migrationId() + " unit " + e.unitId()
+                        + " planned twice");
+            }
+            migrations = migrations.put(m.migrationId(), m.withUnit(new MigrationUnit(e.unitId(), e.graphBranch(),
+                    e.table(), e.pinnedTableBranch(), e.pinnedVersion(), e.lazyInherited(), MigrationUnit.Phase.PLANNED,
+                    null, -1, null)));
+        }
+
+        void unitForked(MigrationUnitForked e) {
+            MigrationProgress m = migration(e.migrationId(), null, null);
+            MigrationUnit u = unit(m, e.unitId(), MigrationUnit.Phase.PLANNED);
+            migrations = migrations.put(m.migrationId(), m.withUnit(u.forked(e.tableBranch())));
+        }
+
+        void pkInstalled(MigrationPkInstalled e) {
+            MigrationProgress m = migration(e.migrationId(), null, e.table());
+            MigrationUnit u = unit(m, e.unitId(), MigrationUnit.Phase.PLANNED, MigrationUnit.Phase.FORKED);
+            migrations = migrations.put(m.migrationId(), m.withUnit(u.installed(e.achievedVersion())));
+        }
+
+        void unitPublished(MigrationUnitPublished e) {
+            MigrationProgress m = migration(e.migrationId(), e.transition().graphBranch(), e.transition().table());
+            MigrationUnit u = unit(m, e.unitId(), MigrationUnit.Phase.INSTALLED);
+            publish(e.transition());
+            migrations = migrations.put(m.migrationId(), m.withUnit(u.published(e.transition().to())));
+        }
+
+        void branchVerified(MigrationBranchVerified e) {
+            MigrationProgress m = migration(e.migrationId(), e.graphBranch(), null);
+            migrations = migrations.put(m.migrationId(), m.withVerified(e.graphBranch(), e.digest()));
+        }
+
+        void stampWritten(MigrationStampWritten e) {
+            MigrationProgress m = migration(e.migrationId(), null, null);
+            migrations = migrations.put(m.migrationId(), m.withStamp(e.stamp()));
+            formatStamp = e.stamp();
+        }
+
+        void migrationRefused(MigrationRefused e) {
+            MigrationProgress m = migration(e.migrationId(), e.graphBranch(), e.table());
+            migrations = migrations.put(m.migrationId(), m.refused(e.reason()));
+        }
+    }
+}

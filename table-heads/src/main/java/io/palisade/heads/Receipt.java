@@ -1,0 +1,28 @@
+package io.palisade.heads;
+
+import io.palisade.journal.IntentOutcome;
+
+import java.util.Objects;
+
+/**
+ * The first receipt issued for an idempotency key: what a repeated request with the same key gets back
+ * instead of a second write. Only applied intents ({@code COMMITTED}, {@code ROLLED_FORWARD}) issue one.
+ *
+ * @param intentId           the intent that applied the write
+ * @param completionSequence sequence of its {@code IntentCompleted}
+ * @param graphBranch        the branch written
+ * @param table              the table written
+ * @param tableBranch        the Lance table branch of the published head
+ * @param version            the table version of the published head
+ * @param outcome            {@code COMMITTED} or {@code ROLLED_FORWARD}
+ */
+public record Receipt(String intentId, long completionSequence, String graphBranch, String table, String tableBranch,
+                      long version, IntentOutcome outcome) {
+    public Receipt {
+        Objects.requireNonNull(intentId, "intentId");
+        Objects.requireNonNull(graphBranch, "graphBranch");
+        Objects.requireNonNull(table, "table");
+        Objects.requireNonNull(tableBranch, "tableBranch");
+        Objects.requireNonNull(outcome, "outcome");
+    }
+}

@@ -1,0 +1,71 @@
+package io.palisade.heads;
+
+import io.palisade.journal.JournalRecord;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Fold properties over random consistent journals ({@link Scenario}). */
+class HeadsPropertiesTest {
+
+    @Property(tries = 150)
+    void incrementalStateMatchesTheIndependentModelAndFullReplay(@ForAll long seed,
+                                                                 @ForAll @IntRange(min = 1, max = 600) int steps) {
+        Scenario sc = Scenario.inMemory(seed);
+        sc.generate(steps);
+        List<JournalRecord> all = sc.toRecords(0);
+        HeadsState running = HeadsState.empty();
+        for (JournalRecord r : all) {
+            running = running.apply(r);
+        }
+        HeadsState incremental = running;
+        assertThat(Scenario.actualHeads(incremental)).isEqualTo(sc.expectedHeads());
+        assertThat(incremental.openIntents()).extracting(OpenIntent::intentId)
+                .containsExactlyInAnyOrderElementsOf(sc.openIntentIds());
+        sc.receipts.forEach((key, intent) ->
+                assertThat(incremental.receipt(key)).get().extracting(Receipt::intentId).isEqualTo(intent));
+        HeadsState full = HeadsState.fold(HeadsState.empty(), all);
+        assertThat(full).isEqualTo(incremental);
+        assertThat(full.digest()).isEqualTo(incremental.digest());
+    }
+
+    @Property(tries = 150)
+    void checkpointAtARandomPointPlusTailEqualsFullReplay(@ForAll long seed,
+                                                          @ForAll @IntRange(min = 1, max = 600) int steps,
+                                                          @ForAll @IntRange(min = 0, max = 1000) int cutPermille) {
+        List<JournalRecord> records = Scenario.records(seed, steps);
+        HeadsState full = HeadsState.fold(HeadsState.empty(), records);
+        int cut = (int) ((long) (records.size() - 1) * cutPermille / 1000); // checkpoint covers [0, cut]
+        HeadsState prefix = HeadsState.fold(HeadsState.empty(), records.subList(0, cut + 1));
+        byte[] image = CheckpointCodec.encode(prefix);
+        HeadsState restored = CheckpointCodec.decode(image, java.nio.file.Path.of("mem"), cut);
+        assertThat(restored).isEqualTo(prefix);
+        assertThat(CheckpointCodec.encode(restored)).isEqualTo(image); // canonical bytes
+        HeadsState resumed = HeadsState.fold(restored, records.subList(cut + 1, records.size()));
+        assertThat(resumed.digest()).isEqualTo(full.digest());
+        assertThat(resumed).isEqualTo(full);
+    }
+
+    @Test
+    void foldsOneHundredThousandRecords() {
+        List<JournalRecord> records = Scenario.records(7, 120_000);
+        assertThat(records.size()).isGreaterThanOrEqualTo(100_000);
+        HeadsState s = null;
+        for (int round = 0; round < 3; round++) { // logged for information only: tests never assert timings
+            long t0 = System.nanoTime();
+            s = HeadsState.fold(HeadsState.empty(), records);
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+            org.slf4j.LoggerFactory.getLogger(HeadsPropertiesTest.class)
+                    .info("round {}: folded {} records in {} ms: {}", round, records.size(), millis, s);
+        }
+        assertThat(s.lastSequence()).isEqualTo(records.size() - 1);
+        assertThat(s.completedCount()).isGreaterThan(10_000);
+        HeadsState again = CheckpointCodec.decode(CheckpointCodec.encode(s), java.nio.file.Path.of("mem"), s.lastSequence());
+        assertThat(again).isEqualTo(s);
+    }
+}
