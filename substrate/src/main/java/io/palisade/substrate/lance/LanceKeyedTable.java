@@ -17,6 +17,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
 import org.lance.FragmentMetadata;
+import org.lance.index.IndexOptions;
 import org.lance.index.IndexParams;
 import org.lance.index.IndexType;
 import org.lance.index.OptimizeOptions;
@@ -223,8 +224,9 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         }
         try {
             return onWriteDataset(w -> {
-                w.createIndex(List.of(KeyedSchemas.ID), IndexType.BTREE, Optional.of(ID_INDEX),
-                        IndexParams.builder().setScalarIndexParams(ScalarIndexParams.create("btree", "{}")).build(), false);
+                w.createIndex(IndexOptions.builder(List.of(KeyedSchemas.ID), IndexType.BTREE,
+                                IndexParams.builder().setScalarIndexParams(ScalarIndexParams.create("btree", "{}")).build())
+                        .withIndexName(ID_INDEX).replace(false).build());
                 return advanced(w);
             });
         } catch (RuntimeException e) {

@@ -16,7 +16,6 @@ import org.lance.Dataset;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.SourcedTransaction;
-import org.lance.WriteParams;
 import org.lance.index.Index;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
@@ -148,16 +147,28 @@ abstract class LanceSnapshot implements TableSnapshot {
             b.columns(columns);
         }
         List<Map<String, Object>> rows = new ArrayList<>();
-        try (LanceScanner scanner = dataset.newScan(b.build()); ArrowReader reader = scanner.scanBatches()) {
+        LanceScanner scanner = dataset.newScan(b.build());
+        try (ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {
                 rows.addAll(ArrowRows.rows(reader.getVectorSchemaRoot()));
             }
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
             throw LanceErrors.readFailure(name, "scan at " + ref, e);
-        } catch (Exception e) {
-            throw new ValidationException("scan of table '" + name + "' at " + ref + " failed: " + e.getMessage(), e);
+        } finally {
+            closeScanner(scanner);
         }
         return rows;
+    }
+
+    @SuppressWarnings("try")
+    private static void closeScanner(LanceScanner scanner) {
+        try {
+            scanner.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // the scan's result is complete; a failure to release the native scanner is not the caller's
+        }
     }
 
     /** Runs {@code action} on a private dataset at exactly {@link #ref} and closes it. */
@@ -174,9 +185,9 @@ abstract class LanceSnapshot implements TableSnapshot {
 
     /** Writes the batch as new fragment files of {@code w} (with schema {@code target}) and returns them. */
     List<FragmentMetadata> writeFragments(Dataset w, Schema target, VectorSchemaRoot rows) {
-        WriteParams params = new WriteParams.Builder().withStorageOptions(store.storageOptions()).build();
         try (ArrowArrayStream s = ArrowStreams.export(store.allocator(), target, rows)) {
-            return Fragment.create(w.uri(), s, params);
+            return Fragment.write().datasetUri(w.uri()).allocator(store.allocator()).data(s)
+                    .storageOptions(store.storageOptions()).execute();
         }
     }
 

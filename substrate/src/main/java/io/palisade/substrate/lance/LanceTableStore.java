@@ -119,11 +119,8 @@ public final class LanceTableStore implements TableStore {
         if (exists(table)) {
             throw new ValidationException("table '" + table + "' already exists");
         }
-        WriteParams params = new WriteParams.Builder()
-                .withMode(WriteParams.WriteMode.CREATE)
-                .withStorageOptions(storageOptions)
-                .build();
-        try (Dataset ds = Dataset.create(allocator, uri, physical, params)) {
+        try (Dataset ds = Dataset.write().allocator(allocator).uri(uri).schema(physical)
+                .mode(WriteParams.WriteMode.CREATE).storageOptions(storageOptions).execute()) {
             LOG.debug("created table {} at version {}", table, ds.version());
         } catch (RuntimeException e) {
             throw LanceErrors.commitFailure(table, "create", e);
@@ -132,8 +129,8 @@ public final class LanceTableStore implements TableStore {
 
     @Override
     public boolean exists(String table) {
-        try (Dataset ignored = openLatest(table, TableRef.MAIN)) {
-            return true;
+        try (Dataset ds = openLatest(table, TableRef.MAIN)) {
+            return ds.version() >= 1;
         } catch (PalisadeException e) {
             return false;
         }
@@ -185,9 +182,9 @@ public final class LanceTableStore implements TableStore {
         try {
             if (ref.onMain()) {
                 ReadOptions ro = new ReadOptions.Builder().setVersion(ref.version()).setStorageOptions(storageOptions).build();
-                return Dataset.open(allocator, uri, ro);
+                return open(uri, ro);
             }
-            try (Dataset rootDs = Dataset.open(allocator, uri, latestOptions())) {
+            try (Dataset rootDs = open(uri, latestOptions())) {
                 return rootDs.checkout(Ref.ofBranch(ref.branch(), ref.version()));
             }
         } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
@@ -199,7 +196,7 @@ public final class LanceTableStore implements TableStore {
     Dataset openLatest(String table, String branch) {
         String uri = uri(table);
         try {
-            Dataset rootDs = Dataset.open(allocator, uri, latestOptions());
+            Dataset rootDs = open(uri, latestOptions());
             if (TableRef.MAIN.equals(branch)) {
                 return rootDs;
             }
@@ -209,6 +206,10 @@ public final class LanceTableStore implements TableStore {
         } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
             throw LanceErrors.readFailure(table, "open latest of branch " + branch, e);
         }
+    }
+
+    private Dataset open(String uri, ReadOptions options) {
+        return Dataset.open().allocator(allocator).uri(uri).readOptions(options).build();
     }
 
     private ReadOptions latestOptions() {
@@ -269,7 +270,10 @@ public final class LanceTableStore implements TableStore {
         if (listBranches(table).contains(newBranch)) {
             throw new ValidationException("table '" + table + "' already has branch '" + newBranch + "'");
         }
-        try (Dataset check = openDataset(table, from); Dataset rootDs = openLatest(table, TableRef.MAIN)) {
+        try (Dataset source0 = openDataset(table, from); Dataset rootDs = openLatest(table, TableRef.MAIN)) {
+            if (source0.version() != from.version()) {
+                throw new ValidationException("table '" + table + "' has no version " + from);
+            }
             Ref source = from.onMain() ? Ref.ofMain(from.version()) : Ref.ofBranch(from.branch(), from.version());
             try (Dataset forked = rootDs.createBranch(newBranch, source)) {
                 return new TableRef(newBranch, forked.version());

@@ -18,6 +18,7 @@ import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.SourcedTransaction;
 import org.lance.WriteParams;
+import org.lance.index.IndexOptions;
 import org.lance.index.IndexParams;
 import org.lance.index.IndexType;
 import org.lance.index.scalar.ScalarIndexParams;
@@ -31,7 +32,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Raw Lance 7.0.0 plumbing for the surface guards: they pin Lance itself, so they bypass the SPI.
@@ -58,6 +58,9 @@ final class LanceFixture implements AutoCloseable {
     LanceFixture create(boolean pk, String... ids) {
         try (ArrowArrayStream s = stream(schema(pk), 1, ids);
              Dataset ds = Dataset.write().allocator(allocator).stream(s).uri(uri).execute()) {
+            if (ds.version() != 1) {
+                throw new IllegalStateException("new table at version " + ds.version());
+            }
             return this;
         }
     }
@@ -87,7 +90,7 @@ final class LanceFixture implements AutoCloseable {
     }
 
     Dataset open() {
-        return Dataset.open(uri, allocator);
+        return Dataset.open().allocator(allocator).uri(uri).build();
     }
 
     long version() {
@@ -124,7 +127,7 @@ final class LanceFixture implements AutoCloseable {
     long append(Dataset d, String... ids) {
         List<FragmentMetadata> frags;
         try (ArrowArrayStream s = stream(d.getSchema(), 3, ids)) {
-            frags = Fragment.create(uri, s, new WriteParams.Builder().build());
+            frags = Fragment.write().datasetUri(uri).allocator(allocator).data(s).writeParams(new WriteParams.Builder().build()).execute();
         }
         try (SourcedTransaction tx = d.newTransactionBuilder().operation(Append.builder().fragments(frags).build()).build();
              Dataset after = tx.commit()) {
@@ -134,8 +137,9 @@ final class LanceFixture implements AutoCloseable {
 
     void createIdIndex() {
         try (Dataset d = open()) {
-            d.createIndex(List.of("id"), IndexType.BTREE, Optional.of("id_idx"),
-                    IndexParams.builder().setScalarIndexParams(ScalarIndexParams.create("btree", "{}")).build(), false);
+            d.createIndex(IndexOptions.builder(List.of("id"), IndexType.BTREE,
+                    IndexParams.builder().setScalarIndexParams(ScalarIndexParams.create("btree", "{}")).build())
+                    .withIndexName("id_idx").build());
         }
     }
 
