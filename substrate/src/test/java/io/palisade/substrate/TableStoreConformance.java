@@ -274,6 +274,24 @@ public abstract class TableStoreConformance {
         assertThat(ids(open("t", v4))).containsExactly("a");
     }
 
+    @Test
+    void int64KeysAreFencedDeletedAndCountedLikeStringKeys() {
+        Schema schema = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(64, true)),
+                Field.nullable("name", ArrowType.Utf8.INSTANCE)));
+        KeyedTable t = track(store.createKeyed("nums", TableKind.NODE, schema));
+        TableRef v2 = t.insert(batch(schema, List.of(row("id", 1L, "name", "a"), row("id", 2L, "name", "b"))),
+                MergePath.V2_FENCED).ref();
+        KeyedTable at2 = open("nums", v2);
+        assertThatThrownBy(() -> at2.insert(batch(schema, List.of(row("id", 2L), row("id", 3L))), MergePath.V2_FENCED))
+                .isInstanceOfSatisfying(KeyConflictException.class, e -> assertThat(e.keys()).containsExactly("2"));
+        KeyFilter some = KeyFilter.ofLongs(at2.idFieldId(), 2L, 3L);
+        assertThat(at2.keyCounts(some)).containsExactly(Map.entry("2", 1L));
+        TableRef v3 = at2.delete(some).ref();
+        assertThat(open("nums", v3).scan()).extracting(r -> r.get("id")).containsExactly(1L);
+        assertThatThrownBy(() -> at2.delete(KeyFilter.ofStrings(at2.idFieldId(), List.of("2"))))
+                .isInstanceOf(ValidationException.class);
+    }
+
     // ------------------------------------------------------------------ concurrency on the v2 path
 
     @Test
