@@ -22,6 +22,20 @@ import java.util.TreeSet;
  * @param properties           the transaction properties (e.g. the intent id of a PK install); empty if none
  * @param insertedRowsFilter   whether the transaction carried an inserted-rows key filter, if the store
  *                             can see it (Lance 7.0.0's Java API does not expose it: empty)
+ * @param indicesAdded         names of index segments the commit added (CreateIndex; an optimise adds
+ *                             and removes the same name), in transaction order
+ * @param indicesRemoved       names of index segments the commit removed or replaced
+ *
+ * <p>Intended mapping onto the action catalog (done in one place by the coordinator):
+ * {@code UPDATE}: added → AddFragments (key filter from the journal), updated → UpdateDeletionVector,
+ * removed → RemoveFragments, non-empty {@code fieldsModified} → ReplaceFragmentColumns;
+ * {@code APPEND} → AddFragments without a key filter; {@code DELETE} → UpdateDeletionVector /
+ * RemoveFragments; {@code OVERWRITE} → RemoveFragments(all) + AddFragments + ChangeSchema;
+ * {@code MERGE} → AddFields; {@code PROJECT} → DropFields / ChangeSchema; {@code UPDATE_CONFIG} with
+ * the PK field in {@code fieldsModified} → UpdateSchemaMetadata (PK install), else UpdateConfig;
+ * {@code CREATE_INDEX} with nothing removed → AddIndex, with a removed name → RewriteIndex;
+ * {@code REWRITE} → RewriteFragments; {@code RESERVE_FRAGMENTS} → ReserveFragmentIds;
+ * {@code UNKNOWN} → refuse (a commit Palisade cannot name is a foreign commit).
  */
 public record CommitDescription(
         TableRef ref,
@@ -32,7 +46,9 @@ public record CommitDescription(
         List<Long> fragmentsAdded,
         List<Long> fragmentsUpdated,
         List<Integer> fieldsModified,
-        Optional<Boolean> insertedRowsFilter) {
+        Optional<Boolean> insertedRowsFilter,
+        List<String> indicesAdded,
+        List<String> indicesRemoved) {
 
     public CommitDescription {
         properties = Map.copyOf(properties);
@@ -40,6 +56,14 @@ public record CommitDescription(
         fragmentsAdded = List.copyOf(fragmentsAdded);
         fragmentsUpdated = List.copyOf(fragmentsUpdated);
         fieldsModified = List.copyOf(fieldsModified);
+        indicesAdded = List.copyOf(indicesAdded);
+        indicesRemoved = List.copyOf(indicesRemoved);
+    }
+
+    /** The same description for another ref (a fork version describes its parent's commit). */
+    public CommitDescription at(TableRef other) {
+        return new CommitDescription(other, kind, readVersion, properties, fragmentsRemoved, fragmentsAdded,
+                fragmentsUpdated, fieldsModified, insertedRowsFilter, indicesAdded, indicesRemoved);
     }
 
     /**

@@ -28,6 +28,9 @@ import java.util.List;
  */
 public interface KeyedTable extends TableSnapshot {
 
+    /** Name of the BTREE index on {@code id} that {@link #createIdIndex()} creates. */
+    String ID_INDEX_NAME = "palisade_id_btree";
+
     /** Field id of {@code id}, the key filter's field. */
     int idFieldId();
 

@@ -346,7 +346,10 @@ public abstract class TableStoreConformance {
         assertThat(open("t", v2).hasIdIndex()).isFalse();
         assertThatThrownBy(() -> at3.insert(nodes("b"), MergePath.V2_FENCED)).isInstanceOf(ValidationException.class);
         assertThat(store.latest("t", TableRef.MAIN)).isEqualTo(v3);
-        assertThat(store.decompose("t", v3).kind()).isEqualTo(OperationKind.CREATE_INDEX);
+        CommitDescription created = store.decompose("t", v3);
+        assertThat(created.kind()).isEqualTo(OperationKind.CREATE_INDEX);
+        assertThat(created.indicesAdded()).containsExactly(KeyedTable.ID_INDEX_NAME);
+        assertThat(created.indicesRemoved()).isEmpty();
     }
 
     @Test
@@ -372,7 +375,10 @@ public abstract class TableStoreConformance {
         KeyedTable at5 = open("t", v5);
         assertThat(at5.hasIdIndex()).isTrue();
         assertThat(ids(at5)).containsExactly("a", "b");
-        assertThat(store.decompose("t", v5).kind()).isEqualTo(OperationKind.CREATE_INDEX);
+        CommitDescription optimized = store.decompose("t", v5);
+        assertThat(optimized.kind()).isEqualTo(OperationKind.CREATE_INDEX);
+        assertThat(optimized.indicesAdded()).containsExactly(KeyedTable.ID_INDEX_NAME);
+        assertThat(optimized.indicesRemoved()).containsExactly(KeyedTable.ID_INDEX_NAME);
     }
 
     // ------------------------------------------------------------------ overwrite and schema changes
@@ -491,7 +497,11 @@ public abstract class TableStoreConformance {
             assertThat(op.name()).isEqualTo("UpdateConfig");
             assertThat(op.properties()).containsEntry(TableStore.INTENT_ID_PROPERTY, "intent-42");
         });
-        assertThat(open("old", r.ref()).primaryKey()).containsExactly("id");
+        KeyedTable installed = open("old", r.ref());
+        assertThat(installed.primaryKey()).containsExactly("id");
+        assertThat(d.fieldsModified()).containsExactly(installed.idFieldId());
+        assertThat(d.fragmentsAdded()).isEmpty();
+        assertThat(d.fragmentsUpdated()).isEmpty();
     }
 
     @Test

@@ -44,8 +44,6 @@ import java.util.Optional;
  */
 final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
 
-    /** Name of the BTREE index this store creates on {@code id}. */
-    static final String ID_INDEX = "palisade_id_btree";
     private static final int KEY_SAMPLE = 20;
 
     private final int idFieldId;
@@ -226,7 +224,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
             return onWriteDataset(w -> {
                 w.createIndex(IndexOptions.builder(List.of(KeyedSchemas.ID), IndexType.BTREE,
                                 IndexParams.builder().setScalarIndexParams(ScalarIndexParams.create("btree", "{}")).build())
-                        .withIndexName(ID_INDEX).replace(false).build());
+                        .withIndexName(ID_INDEX_NAME).replace(false).build());
                 return advanced(w);
             });
         } catch (RuntimeException e) {

@@ -27,6 +27,8 @@ import org.lance.SourcedTransaction;
 import org.lance.Transaction;
 import org.lance.Version;
 import org.lance.WriteParams;
+import org.lance.index.Index;
+import org.lance.operation.CreateIndex;
 import org.lance.operation.Update;
 import org.lance.operation.UpdateConfig;
 import org.lance.operation.UpdateMap;
@@ -342,11 +344,7 @@ public final class LanceTableStore implements TableStore {
                     new ValidationException("table '" + table + "' has no branch '" + ref.branch() + "'"));
             if (ref.version() <= b.getParentVersion()) {
                 // the fork version is the parent's state: describe the parent's commit
-                CommitDescription parent = decompose(table,
-                        new TableRef(b.getParentBranch().orElse(TableRef.MAIN), ref.version()));
-                return new CommitDescription(ref, parent.kind(), parent.readVersion(), parent.properties(),
-                        parent.fragmentsRemoved(), parent.fragmentsAdded(), parent.fragmentsUpdated(),
-                        parent.fieldsModified(), parent.insertedRowsFilter());
+                return decompose(table, new TableRef(b.getParentBranch().orElse(TableRef.MAIN), ref.version())).at(ref);
             }
         }
         try (Dataset ds = openDataset(table, ref)) {
@@ -363,12 +361,18 @@ public final class LanceTableStore implements TableStore {
             OperationKind kind = OperationKind.UNKNOWN;
             long readVersion = 0;
             Map<String, String> props = Map.of();
+            List<String> indicesAdded = List.of();
+            List<String> indicesRemoved = List.of();
             Optional<Transaction> txn = ds.readTransaction();
             if (txn.isPresent()) {
                 try (Transaction t = txn.get()) {
                     kind = OperationKind.ofLanceName(t.operation().name());
                     readVersion = t.readVersion();
                     props = t.transactionProperties().orElse(Map.of());
+                    if (t.operation() instanceof CreateIndex ci) {
+                        indicesAdded = ci.getNewIndices().stream().map(Index::name).toList();
+                        indicesRemoved = ci.getRemovedIndices().stream().map(Index::name).toList();
+                    }
                     if (t.operation() instanceof Update u && u.fieldsModified() != null) {
                         for (long f : u.fieldsModified()) {
                             fields.add((int) f);
@@ -379,7 +383,7 @@ public final class LanceTableStore implements TableStore {
             }
             FragmentDiff diff = FragmentDiff.of(kind, before, now);
             return new CommitDescription(ref, kind, readVersion, props, diff.removed(), diff.added(), diff.updated(),
-                    List.copyOf(fields), Optional.empty());
+                    List.copyOf(fields), Optional.empty(), indicesAdded, indicesRemoved);
         } catch (RuntimeException e) {
             throw LanceErrors.readFailure(table, "decompose " + ref, e);
         }

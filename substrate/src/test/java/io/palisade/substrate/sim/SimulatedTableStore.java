@@ -375,9 +375,7 @@ public final class SimulatedTableStore implements TableStore {
     public synchronized CommitDescription decompose(String table, TableRef ref) {
         Branch b = branch(table, ref.branch());
         if (b.parent != null && ref.version() <= b.parentVersion) {
-            CommitDescription p = decompose(table, new TableRef(b.parent, ref.version()));
-            return new CommitDescription(ref, p.kind(), p.readVersion(), p.properties(), p.fragmentsRemoved(),
-                    p.fragmentsAdded(), p.fragmentsUpdated(), p.fieldsModified(), p.insertedRowsFilter());
+            return decompose(table, new TableRef(b.parent, ref.version())).at(ref);
         }
         State now = state(table, ref);
         State before = b.versions.get(ref.version() - 1);
@@ -408,7 +406,10 @@ public final class SimulatedTableStore implements TableStore {
         }
         Txn t = now.txn();
         return new CommitDescription(ref, t.kind(), t.readVersion(), t.properties(), diff.removed(), diff.added(), diff.updated(),
-                List.copyOf(fields), t.kind() == OperationKind.UPDATE ? Optional.of(t.filtered()) : Optional.empty());
+                List.copyOf(fields), t.kind() == OperationKind.UPDATE ? Optional.of(t.filtered()) : Optional.empty(),
+                t.kind() == OperationKind.CREATE_INDEX ? List.of(KeyedTable.ID_INDEX_NAME) : List.of(),
+                t.kind() == OperationKind.CREATE_INDEX && before != null && before.idIndex()
+                        ? List.of(KeyedTable.ID_INDEX_NAME) : List.of());
     }
 
     private static boolean sameField(Field a, Field b) {
