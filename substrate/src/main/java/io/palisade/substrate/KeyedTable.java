@@ -40,7 +40,14 @@ public interface KeyedTable extends TableSnapshot {
     /** Merge-insert ON {@code id}, WhenMatched UpdateAll. */
     CommitResult upsert(VectorSchemaRoot rows, MergePath path);
 
-    /** Deletes the rows with the given keys (absent keys are ignored). */
+    /**
+     * Deletes the rows with the given keys (absent keys are ignored). Evaluated at the handle's base;
+     * a delete never fails on a concurrent data write: when a concurrent commit deleted or rewrote one
+     * of the same rows, Lance re-runs the delete at the branch head (so it also removes the rewritten
+     * row), otherwise it rebases (so a row of one of the keys inserted concurrently survives). Both
+     * behaviours are pinned by the differential test. {@link CommitResult#deleted()} counts the rows
+     * this commit removed.
+     */
     CommitResult delete(KeyFilter keys);
 
     /** Replaces all rows; the output schema keeps the exact primary key {@code id}. */
@@ -58,6 +65,10 @@ public interface KeyedTable extends TableSnapshot {
     /** Creates the BTREE index on {@code id}; later merges take {@link MergePath#INDEXED_UNFENCED}. */
     CommitResult createIdIndex();
 
-    /** Brings the {@code id} index up to date with rows written since it was built or last optimised. */
+    /**
+     * Brings the {@code id} index up to date with fragments written since it was built or last
+     * optimised. When the index already covers every fragment of this handle's state nothing is
+     * committed and the result's ref is {@link #ref()} (Lance creates no version then).
+     */
     CommitResult optimizeIdIndex();
 }

@@ -333,6 +333,28 @@ public abstract class TableStoreConformance {
         assertThat(store.decompose("t", r1).readVersion()).isEqualTo(base.version());
     }
 
+    @Test
+    void concurrentWritesToDifferentRowsOfOneFragmentBothCommit() {
+        TableRef base = keyed("t").insert(nodes(1, "a", "b"), MergePath.V2_FENCED).ref();
+        KeyedTable w1 = open("t", base);
+        KeyedTable w2 = open("t", base);
+        w1.delete(keys(w1, "a"));
+        TableRef r2 = w2.upsert(nodes(2, "b"), MergePath.V2_FENCED).ref();
+        KeyedTable head = open("t", r2);
+        assertThat(head.scan()).extracting(r -> r.get("id") + "=" + r.get("score")).containsExactly("b=2");
+    }
+
+    @Test
+    void concurrentUpdateAndDeleteOfTheSameRowConflict() {
+        TableRef base = keyed("t").insert(nodes(1, "a", "b"), MergePath.V2_FENCED).ref();
+        KeyedTable w1 = open("t", base);
+        KeyedTable w2 = open("t", base);
+        TableRef r1 = w1.delete(keys(w1, "a")).ref();
+        assertThatThrownBy(() -> w2.upsert(nodes(2, "a"), MergePath.V2_FENCED)).isInstanceOf(WriteConflictException.class);
+        assertThat(store.latest("t", TableRef.MAIN)).isEqualTo(r1);
+        assertThat(ids(latest("t"))).containsExactly("b");
+    }
+
     // ------------------------------------------------------------------ indexed path
 
     @Test

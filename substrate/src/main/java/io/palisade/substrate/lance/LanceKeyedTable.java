@@ -151,12 +151,18 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         if (intKey != (keys.keyType() == KeyFilter.KeyType.INT64)) {
             throw new ValidationException("delete keys of type " + keys.keyType() + " do not match 'id'");
         }
-        long deleted = keyCounts(keys).values().stream().mapToLong(Long::longValue).sum();
         try {
-            return onWriteDataset(w -> {
+            TableRef after = onWriteDataset(w -> {
                 w.delete(inPredicate(keys, 0, keys.size()));
-                return new CommitResult(new TableRef(ref.branch(), w.version()), 0, 0, deleted);
+                return new TableRef(ref.branch(), w.version());
             });
+            // the delete may have rebased or been re-run at the head: count what this commit removed
+            long deleted;
+            try (Dataset parent = store.openDataset(name, new TableRef(ref.branch(), after.version() - 1));
+                 Dataset now = store.openDataset(name, after)) {
+                deleted = parent.countRows() - now.countRows();
+            }
+            return new CommitResult(after, 0, 0, deleted);
         } catch (RuntimeException e) {
             throw LanceErrors.commitFailure(name, "delete", e);
         }

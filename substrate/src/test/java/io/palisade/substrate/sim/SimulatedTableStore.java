@@ -52,11 +52,17 @@ import java.util.function.UnaryOperator;
  *       exact key sets intersect (Lance compares Bloom bitmaps and may also false-conflict);</li>
  *   <li>filtered Update vs committed unfiltered Update: conflict (conservative arm);</li>
  *   <li>unfiltered Update (indexed path) vs committed filtered Update: rebases (no key check);</li>
- *   <li>any data write vs committed data write touching a fragment it updates or removes: conflict;</li>
+ *   <li>any data write vs committed data write that deleted or rewrote one of the same rows: conflict
+ *       (disjoint rows of one fragment rebase, as Lance merges deletion vectors);</li>
  *   <li>any write vs committed Overwrite/Merge/Project (schema or whole-table change): conflict;</li>
  *   <li>UpdateConfig and CreateIndex commits are compatible with data writes.</li>
  * </ul>
- * All methods are synchronized on the store: commits are totally ordered, results are deterministic.
+ * A delete by keys is evaluated at the handle's base; when a concurrent commit deleted or rewrote one
+ * of the same rows it is re-run at the branch head, as Lance's delete re-runs its predicate on a
+ * conflict (so it never fails on concurrent data writes, and rows of those keys inserted concurrently
+ * as new rows survive a stale delete).
+ *
+ * <p>All methods are synchronized on the store: commits are totally ordered, results are deterministic.
  */
 public final class SimulatedTableStore implements TableStore {
 
@@ -72,16 +78,30 @@ public final class SimulatedTableStore implements TableStore {
         }
     }
 
-    /** What produced a state. {@code insertedKeys} is the key filter (null when the commit attached none). */
+    /**
+     * What produced a state. {@code insertedKeys} is the key filter (null when the commit attached
+     * none); {@code touchedRows} maps fragment id → row offsets the commit deleted or rewrote.
+     */
     record Txn(OperationKind kind, long readVersion, Map<String, String> properties, KeyFilter insertedKeys,
-               Set<Long> touchedFragments, boolean filtered) {
+               Map<Long, Set<Integer>> touchedRows, boolean filtered) {
+        Txn {
+            touchedRows = Map.copyOf(touchedRows);
+        }
     }
 
+    /** {@code indexed}: fragment ids the id index covers (Lance's optimise is a no-op when it covers all). */
     record State(Schema schema, List<Integer> fieldIds, int nextFieldId, List<Fragment> fragments,
-                 long nextFragmentId, boolean idIndex, Txn txn) {
+                 long nextFragmentId, boolean idIndex, Txn txn, Set<Long> indexed) {
         State {
             fieldIds = List.copyOf(fieldIds);
             fragments = List.copyOf(fragments);
+            indexed = Set.copyOf(indexed);
+        }
+
+        Set<Long> fragmentIds() {
+            Set<Long> ids = new TreeSet<>();
+            fragments.forEach(f -> ids.add(f.id()));
+            return ids;
         }
 
         int fieldId(String column) {
@@ -110,7 +130,7 @@ public final class SimulatedTableStore implements TableStore {
         }
 
         State with(List<Fragment> frags, long nextFrag, Txn t) {
-            return new State(schema, fieldIds, nextFieldId, frags, nextFrag, idIndex, t);
+            return new State(schema, fieldIds, nextFieldId, frags, nextFrag, idIndex, t, indexed);
         }
     }
 
@@ -159,7 +179,7 @@ public final class SimulatedTableStore implements TableStore {
         }
         Branch main = new Branch(null, 0);
         main.versions.put(1L, new State(physical, ids, ids.size(), List.of(), 0, false,
-                new Txn(OperationKind.OVERWRITE, 0, Map.of(), null, Set.of(), false)));
+                new Txn(OperationKind.OVERWRITE, 0, Map.of(), null, Map.of(), false), Set.of()));
         Map<String, Branch> branches = new TreeMap<>();
         branches.put(TableRef.MAIN, main);
         tables.put(table, branches);
@@ -292,7 +312,7 @@ public final class SimulatedTableStore implements TableStore {
         if (id.isNullable() || !KeyedSchemas.isKeyType(id.getType())) {
             throw new ValidationException("table '" + table + "': 'id' must be non-null Utf8/LargeUtf8/Int64 to become the primary key");
         }
-        Txn txn = new Txn(OperationKind.UPDATE_CONFIG, base.version(), Map.of(INTENT_ID_PROPERTY, intentId), null, Set.of(), false);
+        Txn txn = new Txn(OperationKind.UPDATE_CONFIG, base.version(), Map.of(INTENT_ID_PROPERTY, intentId), null, Map.of(), false);
         TableRef ref = commit(table, base, txn, latest -> {
             List<Field> fields = new ArrayList<>();
             for (Field f : latest.schema().getFields()) {
@@ -305,7 +325,7 @@ public final class SimulatedTableStore implements TableStore {
                 }
             }
             return new State(new Schema(fields, latest.schema().getCustomMetadata()), latest.fieldIds(),
-                    latest.nextFieldId(), latest.fragments(), latest.nextFragmentId(), latest.idIndex(), txn);
+                    latest.nextFieldId(), latest.fragments(), latest.nextFragmentId(), latest.idIndex(), txn, latest.indexed());
         });
         return new PrimaryKeyInstall(PrimaryKeyInstall.Outcome.INSTALLED, ref);
     }
@@ -328,10 +348,12 @@ public final class SimulatedTableStore implements TableStore {
         long last = b.versions.lastKey();
         State applied = apply.apply(b.versions.lastEntry().getValue());
         // like Lance, the stored transaction records the version it finally committed on top of
+        // (except CreateIndex, which keeps the version it was built from)
         Txn t = applied.txn();
-        Txn recorded = new Txn(t.kind(), last, t.properties(), t.insertedKeys(), t.touchedFragments(), t.filtered());
+        long readVersion = t.kind() == OperationKind.CREATE_INDEX ? t.readVersion() : last;
+        Txn recorded = new Txn(t.kind(), readVersion, t.properties(), t.insertedKeys(), t.touchedRows(), t.filtered());
         b.versions.put(last + 1, new State(applied.schema(), applied.fieldIds(), applied.nextFieldId(),
-                applied.fragments(), applied.nextFragmentId(), applied.idIndex(), recorded));
+                applied.fragments(), applied.nextFragmentId(), applied.idIndex(), recorded, applied.indexed()));
         long next = last + 1;
         return new TableRef(base.branch(), next);
     }
@@ -339,8 +361,11 @@ public final class SimulatedTableStore implements TableStore {
     /** Why {@code current} may not commit after {@code committed}, or null when compatible. */
     static String conflict(Txn current, Txn committed) {
         OperationKind c = committed.kind();
-        if (current.kind() == OperationKind.OVERWRITE || current.kind() == OperationKind.CREATE_INDEX) {
+        if (current.kind() == OperationKind.OVERWRITE) {
             return null;
+        }
+        if (current.kind() == OperationKind.CREATE_INDEX) {
+            return c == OperationKind.CREATE_INDEX ? "concurrent index change" : null;
         }
         if (c == OperationKind.OVERWRITE || c == OperationKind.MERGE || c == OperationKind.PROJECT
                 || c == OperationKind.RESTORE) {
@@ -361,9 +386,15 @@ public final class SimulatedTableStore implements TableStore {
                 return "inserted keys overlap " + current.insertedKeys().overlap(committed.insertedKeys()).sample();
             }
         }
-        for (Long f : current.touchedFragments()) {
-            if (committed.touchedFragments().contains(f)) {
-                return "both modify fragment " + f;
+        // Lance resolves deletions row by row: disjoint rows of one fragment rebase, a shared row conflicts
+        for (Map.Entry<Long, Set<Integer>> e : current.touchedRows().entrySet()) {
+            Set<Integer> other = committed.touchedRows().get(e.getKey());
+            if (other != null) {
+                for (Integer row : e.getValue()) {
+                    if (other.contains(row)) {
+                        return "both modify row " + row + " of fragment " + e.getKey();
+                    }
+                }
             }
         }
         return null;
@@ -494,14 +525,15 @@ public final class SimulatedTableStore implements TableStore {
 
         CommitResult schemaChange(OperationKind kind, Schema schema, List<Integer> ids, int nextFieldId) {
             synchronized (SimulatedTableStore.this) {
-                Txn txn = new Txn(kind, ref.version(), Map.of(), null, Set.of(), false);
+                Txn txn = new Txn(kind, ref.version(), Map.of(), null, Map.of(), false);
                 TableRef r = commit(name, ref, txn, latest -> {
                     List<Fragment> frags = new ArrayList<>();
                     for (Fragment f : latest.fragments()) {
                         frags.add(kind == OperationKind.MERGE
                                 ? new Fragment(f.id(), f.rows(), f.deleted(), f.generation() + 1) : f);
                     }
-                    return new State(schema, ids, nextFieldId, frags, latest.nextFragmentId(), latest.idIndex(), txn);
+                    return new State(schema, ids, nextFieldId, frags, latest.nextFragmentId(), latest.idIndex(), txn,
+                            latest.indexed());
                 });
                 return CommitResult.of(r);
             }
@@ -537,7 +569,7 @@ public final class SimulatedTableStore implements TableStore {
         CommitResult overwriteWith(Schema target, VectorSchemaRoot rows) {
             synchronized (SimulatedTableStore.this) {
                 List<Map<String, Object>> data = ArrowRows.rows(rows);
-                Txn txn = new Txn(OperationKind.OVERWRITE, ref.version(), Map.of(), null, Set.of(), false);
+                Txn txn = new Txn(OperationKind.OVERWRITE, ref.version(), Map.of(), null, Map.of(), false);
                 TableRef r = commit(name, ref, txn, latest -> {
                     List<Integer> ids = new ArrayList<>();
                     for (int i = 0; i < target.getFields().size(); i++) {
@@ -546,7 +578,7 @@ public final class SimulatedTableStore implements TableStore {
                     // like Lance, an Overwrite numbers its fragments from 0 again
                     List<Fragment> frags = data.isEmpty() ? List.of() : List.of(new Fragment(0, data, Set.of(), 0));
                     return new State(target, ids, Math.max(ids.size(), latest.nextFieldId()), frags,
-                            frags.size(), false, txn);
+                            frags.size(), false, txn, Set.of());
                 });
                 return new CommitResult(r, data.size(), 0, 0);
             }
@@ -628,8 +660,8 @@ public final class SimulatedTableStore implements TableStore {
                         inserted.add(k);
                     }
                 }
-                Set<Long> touched = new TreeSet<>();
-                matched.values().forEach(m -> touched.add(m[0]));
+                Map<Long, Set<Integer>> touched = new HashMap<>();
+                matched.values().forEach(m -> touched.computeIfAbsent(m[0], x -> new TreeSet<>()).add((int) m[1]));
                 boolean filtered = path == MergePath.V2_FENCED;
                 KeyFilter insertedKeys = keys.keyType() == KeyFilter.KeyType.INT64
                         ? KeyFilter.ofLongs(keys.fieldIds(), inserted.stream().mapToLong(Long::parseLong).toArray())
@@ -646,7 +678,10 @@ public final class SimulatedTableStore implements TableStore {
                                     del.add((int) m[1]);
                                 }
                             }
-                            frags.add(del.size() == f.deleted().size() ? f : new Fragment(f.id(), f.rows(), del, f.generation()));
+                            Fragment g = del.size() == f.deleted().size() ? f : new Fragment(f.id(), f.rows(), del, f.generation());
+                            if (!g.fullyDeleted()) { // like Lance, a fragment left without live rows is removed
+                                frags.add(g);
+                            }
                         }
                         frags.add(new Fragment(latest.nextFragmentId(), data, Set.of(), 0));
                         return latest.with(frags, latest.nextFragmentId() + 1, txn);
@@ -681,37 +716,47 @@ public final class SimulatedTableStore implements TableStore {
                 throw new ValidationException("delete keys of type " + keys.keyType() + " do not match 'id'");
             }
             synchronized (SimulatedTableStore.this) {
-                Map<Long, Set<Integer>> hits = new HashMap<>();
-                long n = 0;
-                for (Fragment f : state.fragments()) {
-                    for (int i = 0; i < f.rows().size(); i++) {
-                        Object id = f.rows().get(i).get(KeyedSchemas.ID);
-                        if (!f.deleted().contains(i) && id != null && contains(keys, id)) {
-                            hits.computeIfAbsent(f.id(), x -> new TreeSet<>()).add(i);
-                            n++;
-                        }
+                try {
+                    return deleteAt(ref, state, keys);
+                } catch (WriteConflictException e) {
+                    // like Lance's delete, which re-runs its predicate when it meets a conflict
+                    TableRef head = head(name, ref.branch());
+                    return deleteAt(head, state(name, head), keys);
+                }
+            }
+        }
+
+        private CommitResult deleteAt(TableRef base, State at, KeyFilter keys) {
+            Map<Long, Set<Integer>> hits = new HashMap<>();
+            long n = 0;
+            for (Fragment f : at.fragments()) {
+                for (int i = 0; i < f.rows().size(); i++) {
+                    Object id = f.rows().get(i).get(KeyedSchemas.ID);
+                    if (!f.deleted().contains(i) && id != null && contains(keys, id)) {
+                        hits.computeIfAbsent(f.id(), x -> new TreeSet<>()).add(i);
+                        n++;
                     }
                 }
-                Txn txn = new Txn(OperationKind.DELETE, ref.version(), Map.of(), null, Set.copyOf(hits.keySet()), false);
-                TableRef r = commit(name, ref, txn, latest -> {
-                    List<Fragment> frags = new ArrayList<>();
-                    for (Fragment f : latest.fragments()) {
-                        Set<Integer> add = hits.get(f.id());
-                        if (add == null) {
-                            frags.add(f);
-                            continue;
-                        }
-                        Set<Integer> del = new TreeSet<>(f.deleted());
-                        del.addAll(add);
-                        Fragment g = new Fragment(f.id(), f.rows(), del, f.generation());
-                        if (!g.fullyDeleted()) {
-                            frags.add(g);
-                        }
-                    }
-                    return latest.with(frags, latest.nextFragmentId(), txn);
-                });
-                return new CommitResult(r, 0, 0, n);
             }
+            Txn txn = new Txn(OperationKind.DELETE, base.version(), Map.of(), null, hits, false);
+            TableRef r = commit(name, base, txn, latest -> {
+                List<Fragment> frags = new ArrayList<>();
+                for (Fragment f : latest.fragments()) {
+                    Set<Integer> add = hits.get(f.id());
+                    if (add == null) {
+                        frags.add(f);
+                        continue;
+                    }
+                    Set<Integer> del = new TreeSet<>(f.deleted());
+                    del.addAll(add);
+                    Fragment g = new Fragment(f.id(), f.rows(), del, f.generation());
+                    if (!g.fullyDeleted()) {
+                        frags.add(g);
+                    }
+                }
+                return latest.with(frags, latest.nextFragmentId(), txn);
+            });
+            return new CommitResult(r, 0, 0, n);
         }
 
         @Override
@@ -761,10 +806,18 @@ public final class SimulatedTableStore implements TableStore {
         }
 
         private CommitResult indexCommit() {
+            if (state.idIndex() && state.indexed().containsAll(state.fragmentIds())) {
+                return CommitResult.of(ref); // like Lance: nothing to optimise, nothing committed
+            }
             synchronized (SimulatedTableStore.this) {
-                Txn txn = new Txn(OperationKind.CREATE_INDEX, ref.version(), Map.of(), null, Set.of(), false);
-                return CommitResult.of(commit(name, ref, txn, latest -> new State(latest.schema(), latest.fieldIds(),
-                        latest.nextFieldId(), latest.fragments(), latest.nextFragmentId(), true, txn)));
+                Set<Long> covered = state.fragmentIds();
+                Txn txn = new Txn(OperationKind.CREATE_INDEX, ref.version(), Map.of(), null, Map.of(), false);
+                return CommitResult.of(commit(name, ref, txn, latest -> {
+                    Set<Long> now = new TreeSet<>(covered);
+                    now.retainAll(latest.fragmentIds());
+                    return new State(latest.schema(), latest.fieldIds(), latest.nextFieldId(), latest.fragments(),
+                            latest.nextFragmentId(), true, txn, now);
+                }));
             }
         }
     }
@@ -783,7 +836,7 @@ public final class SimulatedTableStore implements TableStore {
             }
             List<Map<String, Object>> data = ArrowRows.rows(rows);
             synchronized (SimulatedTableStore.this) {
-                Txn txn = new Txn(OperationKind.APPEND, ref.version(), Map.of(), null, Set.of(), false);
+                Txn txn = new Txn(OperationKind.APPEND, ref.version(), Map.of(), null, Map.of(), false);
                 TableRef r = commit(name, ref, txn, latest -> {
                     List<Fragment> frags = new ArrayList<>(latest.fragments());
                     frags.add(new Fragment(latest.nextFragmentId(), data, Set.of(), 0));
