@@ -1,5 +1,6 @@
 package io.palisade.substrate.sim;
 
+import io.palisade.fencing.CommitStateUnknownException;
 import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.KeyFilter;
@@ -145,7 +146,24 @@ public final class SimulatedTableStore implements TableStore {
         }
     }
 
+    /** A one-shot fault the next commit on a table meets, for recovery and coordinator simulations. */
+    public enum Fault {
+        /** The commit fails before any effect: {@link CommitStateUnknownException}, the table is unchanged. */
+        FAIL_BEFORE_COMMIT,
+        /**
+         * The commit takes effect (a new version exists), then the caller sees
+         * {@link CommitStateUnknownException}: a crash between Phase B and the acknowledgement.
+         */
+        FAIL_AFTER_COMMIT
+    }
+
     private final Map<String, Map<String, Branch>> tables = new TreeMap<>();
+    private final Map<String, Fault> faults = new HashMap<>();
+
+    /** Arms {@code fault} for the next commit on {@code table} (any branch); it fires once. */
+    public synchronized void injectOnNextCommit(String table, Fault fault) {
+        faults.put(table, fault);
+    }
 
     // ------------------------------------------------------------------ creation
 
@@ -338,6 +356,11 @@ public final class SimulatedTableStore implements TableStore {
      */
     private TableRef commit(String table, TableRef base, Txn txn, UnaryOperator<State> apply) {
         Branch b = branch(table, base.branch());
+        Fault fault = faults.remove(table);
+        if (fault == Fault.FAIL_BEFORE_COMMIT) {
+            throw new CommitStateUnknownException("injected fault before the commit of " + txn.kind().lanceName()
+                    + " on table '" + table + "'", null);
+        }
         for (State committed : b.versions.tailMap(base.version(), false).values()) {
             String why = conflict(txn, committed.txn());
             if (why != null) {
@@ -355,6 +378,10 @@ public final class SimulatedTableStore implements TableStore {
         b.versions.put(last + 1, new State(applied.schema(), applied.fieldIds(), applied.nextFieldId(),
                 applied.fragments(), applied.nextFragmentId(), applied.idIndex(), recorded, applied.indexed()));
         long next = last + 1;
+        if (fault == Fault.FAIL_AFTER_COMMIT) {
+            throw new CommitStateUnknownException("injected fault after the commit of " + txn.kind().lanceName()
+                    + " on table '" + table + "' produced " + new TableRef(base.branch(), next), null);
+        }
         return new TableRef(base.branch(), next);
     }
 
