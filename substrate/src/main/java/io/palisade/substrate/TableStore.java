@@ -55,8 +55,12 @@ public interface TableStore extends AutoCloseable {
     List<String> listBranches(String table);
 
     /**
-     * Forks {@code newBranch} from the exact state {@code from}; returns {@code newBranch@from.version()}.
-     * The source branch is unchanged; the fork shares its PK. An existing branch name is refused.
+     * Forks {@code newBranch} from the exact state {@code from}; returns {@code newBranch@from.version()},
+     * except when {@code from} is on a branch other than main and has an index on {@code id}: then the
+     * index is rebuilt on the new branch by one CreateIndex commit and {@code newBranch@from.version()+1}
+     * is returned (Lance 7.0.0 cannot read index files inherited through an intermediate branch; see
+     * docs/lance-surface.md). The source branch is unchanged; the fork shares its PK and rows. An
+     * existing branch name is refused.
      */
     TableRef forkBranch(String table, TableRef from, String newBranch);
 

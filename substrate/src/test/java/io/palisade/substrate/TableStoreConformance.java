@@ -572,6 +572,27 @@ public abstract class TableStoreConformance {
     }
 
     @Test
+    void forkingFromAnIndexedBranchRebuildsTheIdIndexOnTheNewBranch() {
+        KeyedTable t = keyed("t");
+        TableRef v2 = t.insert(nodes("a"), MergePath.V2_FENCED).ref();
+        TableRef v3 = open("t", v2).createIdIndex().ref();
+        TableRef b1 = store.forkBranch("t", v3, "b1");
+        assertThat(b1).isEqualTo(new TableRef("b1", 3));
+        TableRef b1v4 = open("t", b1).insert(nodes("k"), MergePath.INDEXED_UNFENCED).ref();
+        TableRef shared = store.forkBranch("t", b1, "fromShared");
+        assertThat(shared).isEqualTo(new TableRef("fromShared", 3));
+        TableRef b2 = store.forkBranch("t", b1v4, "b2");
+        assertThat(b2).isEqualTo(new TableRef("b2", 5));
+        CommitDescription rebuild = store.decompose("t", b2);
+        assertThat(rebuild.kind()).isEqualTo(OperationKind.CREATE_INDEX);
+        assertThat(rebuild.indicesAdded()).containsExactly(KeyedTable.ID_INDEX_NAME);
+        KeyedTable onB2 = open("t", b2);
+        assertThat(onB2.hasIdIndex()).isTrue();
+        assertThat(ids(onB2)).containsExactly("a", "k");
+        assertThat(ids(open("t", onB2.insert(nodes("z"), MergePath.INDEXED_UNFENCED).ref()))).containsExactly("a", "k", "z");
+    }
+
+    @Test
     void pkInstallOnABranchLeavesMainUntouched() {
         store.createLegacyKeyed("old", TableKind.NODE, NODE);
         TableRef f = store.forkBranch("old", TableRef.main(1), "mig");

@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
  *   <li>"Merge insert failed: found matching row with key values: id = ..." : WhenMatched Fail hit;</li>
  *   <li>{@code IllegalArgumentException} "Invalid user input": refused input, nothing written.</li>
  * </ul>
+ * Lance's natives also throw undeclared checked {@code IOException}s (e.g. "LanceError(IO)"), so
+ * every Lance call site catches {@code Exception}, not only {@code RuntimeException}.
  */
 final class LanceErrors {
 
@@ -47,7 +49,7 @@ final class LanceErrors {
     }
 
     /** Maps a failed commit attempt whose failure is not a key conflict. */
-    static PalisadeException commitFailure(String table, String what, RuntimeException e) {
+    static PalisadeException commitFailure(String table, String what, Exception e) {
         if (e instanceof PalisadeException p) {
             return p;
         }

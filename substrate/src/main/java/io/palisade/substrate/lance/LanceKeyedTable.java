@@ -98,7 +98,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
             }
         } catch (PalisadeException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             if (strict && LanceErrors.isMatchedFail(e)) {
                 throw keyConflict(keyCounts(keys), LanceErrors.matchedKey(e), e);
             }
@@ -115,7 +115,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         }
     }
 
-    private KeyConflictException keyConflict(Map<String, Long> present, Optional<String> named, RuntimeException cause) {
+    private KeyConflictException keyConflict(Map<String, Long> present, Optional<String> named, Exception cause) {
         List<String> found = new ArrayList<>(present.keySet());
         if (found.isEmpty() && named.isPresent()) {
             found.add(named.get());
@@ -163,7 +163,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 deleted = parent.countRows() - now.countRows();
             }
             return new CommitResult(after, 0, 0, deleted);
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "delete", e);
         }
     }
@@ -177,7 +177,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 List<FragmentMetadata> fragments = writeFragments(w, target, rows);
                 return commit(w, Overwrite.builder().fragments(fragments).schema(target).build(), rows.getRowCount());
             });
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "overwrite", e);
         }
     }
@@ -190,7 +190,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 w.addColumns(columns);
                 return advanced(w);
             });
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "add columns", e);
         }
     }
@@ -203,7 +203,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 w.dropColumns(columns);
                 return advanced(w);
             });
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "drop columns", e);
         }
     }
@@ -216,7 +216,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 w.alterColumns(List.of(new ColumnAlteration.Builder(column).nullable(true).build()));
                 return advanced(w);
             });
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "make nullable", e);
         }
     }
@@ -228,14 +228,26 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         }
         try {
             return onWriteDataset(w -> {
-                w.createIndex(IndexOptions.builder(List.of(KeyedSchemas.ID), IndexType.BTREE,
-                                IndexParams.builder().setScalarIndexParams(ScalarIndexParams.create("btree", "{}")).build())
-                        .withIndexName(ID_INDEX_NAME).replace(false).build());
+                createIdIndex(w, false);
                 return advanced(w);
             });
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "create id index", e);
         }
+    }
+
+    /** Builds the BTREE on {@code id} in {@code w} (one CreateIndex commit); {@code replace} rebuilds an existing one. */
+    static void createIdIndex(Dataset w, boolean replace) {
+        w.createIndex(IndexOptions.builder(List.of(KeyedSchemas.ID), IndexType.BTREE,
+                        IndexParams.builder().setScalarIndexParams(ScalarIndexParams.create("btree", "{}")).build())
+                .withIndexName(ID_INDEX_NAME).replace(replace).build());
+    }
+
+    /** Whether {@code ds} has a scalar index over exactly the field {@code id}. */
+    static boolean hasIdIndex(Dataset ds) {
+        int id = ds.getLanceSchema().fields().stream().filter(f -> f.getName().equals(KeyedSchemas.ID))
+                .mapToInt(org.lance.schema.LanceField::getId).findFirst().orElse(-1);
+        return id >= 0 && ds.getIndexes().stream().anyMatch(i -> i.fields().equals(List.of(id)));
     }
 
     @Override
@@ -248,7 +260,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 w.optimizeIndices(OptimizeOptions.builder().build());
                 return advanced(w);
             });
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "optimise id index", e);
         }
     }

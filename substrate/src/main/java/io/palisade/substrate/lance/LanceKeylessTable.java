@@ -28,7 +28,7 @@ final class LanceKeylessTable extends LanceSnapshot implements KeylessTable {
         try {
             return onWriteDataset(w -> commit(w, Append.builder().fragments(writeFragments(w, schema, rows)).build(),
                     rows.getRowCount()));
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "append", e);
         }
     }
@@ -41,7 +41,7 @@ final class LanceKeylessTable extends LanceSnapshot implements KeylessTable {
         try {
             return onWriteDataset(w -> commit(w, Overwrite.builder().fragments(writeFragments(w, withMeta, rows))
                     .schema(withMeta).build(), rows.getRowCount()));
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "overwrite", e);
         }
     }
@@ -54,7 +54,7 @@ final class LanceKeylessTable extends LanceSnapshot implements KeylessTable {
                 w.addColumns(columns);
                 return advanced(w);
             });
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "add columns", e);
         }
     }
@@ -67,7 +67,7 @@ final class LanceKeylessTable extends LanceSnapshot implements KeylessTable {
                 w.dropColumns(columns);
                 return advanced(w);
             });
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "drop columns", e);
         }
     }

@@ -16,7 +16,6 @@ import org.lance.Dataset;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.SourcedTransaction;
-import org.lance.index.Index;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import org.lance.operation.Operation;
@@ -93,16 +92,7 @@ abstract class LanceSnapshot implements TableSnapshot {
 
     @Override
     public boolean hasIdIndex() {
-        if (KeyedSchemas.find(schema, KeyedSchemas.ID).isEmpty()) {
-            return false;
-        }
-        int id = fieldId(KeyedSchemas.ID);
-        for (Index i : dataset.getIndexes()) {
-            if (i.fields().equals(List.of(id))) {
-                return true;
-            }
-        }
-        return false;
+        return LanceKeyedTable.hasIdIndex(dataset);
     }
 
     @Override

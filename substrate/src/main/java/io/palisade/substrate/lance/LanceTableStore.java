@@ -124,7 +124,7 @@ public final class LanceTableStore implements TableStore {
         try (Dataset ds = Dataset.write().allocator(allocator).uri(uri).schema(physical)
                 .mode(WriteParams.WriteMode.CREATE).storageOptions(storageOptions).execute()) {
             LOG.debug("created table {} at version {}", table, ds.version());
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(table, "create", e);
         }
     }
@@ -237,7 +237,7 @@ public final class LanceTableStore implements TableStore {
             }
             out.sort((a, b) -> Long.compare(a.ref().version(), b.ref().version()));
             return out;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.readFailure(table, "list versions", e);
         }
     }
@@ -253,7 +253,7 @@ public final class LanceTableStore implements TableStore {
             out.add(TableRef.MAIN);
             out.addAll(names);
             return out;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.readFailure(table, "list branches", e);
         }
     }
@@ -272,17 +272,51 @@ public final class LanceTableStore implements TableStore {
         if (listBranches(table).contains(newBranch)) {
             throw new ValidationException("table '" + table + "' already has branch '" + newBranch + "'");
         }
-        try (Dataset source0 = openDataset(table, from); Dataset rootDs = openLatest(table, TableRef.MAIN)) {
-            if (source0.version() != from.version()) {
+        // createBranch must be called on a dataset checked out on the source branch: called on another
+        // branch's dataset, Lance 7.0.0 records the right parent but copies that dataset's manifest
+        // at the same version number (surface guard createBranchCopiesTheCallingDatasetsBranch).
+        // A state a branch still shares with its parent (version <= fork point) is forked from the
+        // parent instead: forked through the branch, Lance resolves inherited index files under the
+        // branch's directory and cannot find them (surface guard forkingASharedStateThroughABranchLosesIndexFiles).
+        from = origin(table, from);
+        try (Dataset source = openDataset(table, from)) {
+            if (source.version() != from.version()) {
                 throw new ValidationException("table '" + table + "' has no version " + from);
             }
-            Ref source = from.onMain() ? Ref.ofMain(from.version()) : Ref.ofBranch(from.branch(), from.version());
-            try (Dataset forked = rootDs.createBranch(newBranch, source)) {
-                return new TableRef(newBranch, forked.version());
+            Ref ref = from.onMain() ? Ref.ofMain(from.version()) : Ref.ofBranch(from.branch(), from.version());
+            boolean rebuild;
+            try (Dataset forked = source.createBranch(newBranch, ref)) {
+                rebuild = !from.onMain() && LanceKeyedTable.hasIdIndex(forked);
             }
-        } catch (RuntimeException e) {
+            TableRef forked = new TableRef(newBranch, from.version());
+            if (rebuild) {
+                // a branch of a branch cannot find index files it inherited through the middle branch
+                // (surface guard indexFilesInheritedThroughABranchAreLostOnTheNextFork): rebuild the
+                // id index on the new branch, one CreateIndex commit
+                try (Dataset w = openDataset(table, forked)) {
+                    LanceKeyedTable.createIdIndex(w, true);
+                }
+                forked = latest(table, newBranch);
+            }
+            return forked;
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(table, "fork " + newBranch + " from " + from, e);
         }
+    }
+
+    /** The ref on the branch that owns the state {@code ref} names (a fork shares its fork version with its parent). */
+    private TableRef origin(String table, TableRef ref) {
+        TableRef at = ref;
+        while (!at.onMain()) {
+            String name = at.branch();
+            Branch b = branch(table, name).orElseThrow(() ->
+                    new ValidationException("table '" + table + "' has no branch '" + name + "'"));
+            if (at.version() > b.getParentVersion()) {
+                break;
+            }
+            at = new TableRef(b.getParentBranch().orElse(TableRef.MAIN), at.version());
+        }
+        return at;
     }
 
     // ------------------------------------------------------------------ primary key
@@ -330,7 +364,7 @@ public final class LanceTableStore implements TableStore {
                  Dataset after = tx.commit()) {
                 return new PrimaryKeyInstall(PrimaryKeyInstall.Outcome.INSTALLED, new TableRef(base.branch(), after.version()));
             }
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.commitFailure(table, "PK install at " + base, e);
         }
     }
@@ -384,7 +418,7 @@ public final class LanceTableStore implements TableStore {
             FragmentDiff diff = FragmentDiff.of(kind, before, now);
             return new CommitDescription(ref, kind, readVersion, props, diff.removed(), diff.added(), diff.updated(),
                     List.copyOf(fields), Optional.empty(), indicesAdded, indicesRemoved);
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw LanceErrors.readFailure(table, "decompose " + ref, e);
         }
     }

@@ -291,6 +291,11 @@ public final class SimulatedTableStore implements TableStore {
 
     @Override
     public synchronized TableRef forkBranch(String table, TableRef from, String newBranch) {
+        state(table, from);
+        // like the Lance store: a state a branch shares with its parent is forked from the parent
+        while (!from.onMain() && from.version() <= branch(table, from.branch()).parentVersion) {
+            from = new TableRef(branch(table, from.branch()).parent, from.version());
+        }
         State s = state(table, from);
         if (newBranch == null || newBranch.isBlank() || newBranch.equals(TableRef.MAIN)
                 || tables.get(table).containsKey(newBranch)) {
@@ -299,7 +304,14 @@ public final class SimulatedTableStore implements TableStore {
         Branch b = new Branch(from.branch(), from.version());
         b.versions.put(from.version(), s);
         tables.get(table).put(newBranch, b);
-        return new TableRef(newBranch, from.version());
+        TableRef forked = new TableRef(newBranch, from.version());
+        if (!from.onMain() && s.idIndex()) {
+            // like the Lance store: the id index is rebuilt on a branch forked from another branch
+            Txn txn = new Txn(OperationKind.CREATE_INDEX, from.version(), Map.of(), null, Map.of(), false);
+            return commit(table, forked, txn, latest -> new State(latest.schema(), latest.fieldIds(),
+                    latest.nextFieldId(), latest.fragments(), latest.nextFragmentId(), true, txn, latest.fragmentIds()));
+        }
+        return forked;
     }
 
     // ------------------------------------------------------------------ primary key

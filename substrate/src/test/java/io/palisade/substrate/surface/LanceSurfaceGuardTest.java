@@ -302,6 +302,88 @@ class LanceSurfaceGuardTest {
         }
     }
 
+    /**
+     * DESIGN §9 says {@code createBranch(name, Ref)} forks at an exact version. Observed: only when it is
+     * called on a dataset checked out on the source branch. Called on main's dataset with
+     * {@code Ref.ofBranch("b1", 2)} it records parent b1 but copies <em>main</em>@2.
+     */
+    @Test
+    void createBranchCopiesTheCallingDatasetsBranch() {
+        f.create(true, "a");
+        try (Dataset m = f.open()) {
+            f.merge(m, PK_ON, true, 1, "onMain"); // main@2
+        }
+        try (Dataset root = f.open(); Dataset b1 = root.createBranch("b1", org.lance.Ref.ofMain(1))) {
+            f.merge(b1, PK_ON, true, 1, "onB1"); // b1@2
+        }
+        try (Dataset root = f.open()) {
+            try (Dataset wrong = root.createBranch("fromMainHandle", org.lance.Ref.ofBranch("b1", 2))) {
+                assertThat(wrong.countRows("id = 'onMain'")).isEqualTo(1);
+                assertThat(wrong.countRows("id = 'onB1'")).isZero();
+            }
+            assertThat(root.branches().list()).filteredOn(b -> b.getName().equals("fromMainHandle"))
+                    .singleElement().satisfies(b -> assertThat(b.getParentBranch()).hasValue("b1"));
+            try (Dataset b1 = root.checkout(org.lance.Ref.ofBranch("b1", 2));
+                 Dataset right = b1.createBranch("fromB1Handle", org.lance.Ref.ofBranch("b1", 2))) {
+                assertThat(right.countRows("id = 'onB1'")).isEqualTo(1);
+                assertThat(right.countRows("id = 'onMain'")).isZero();
+            }
+        }
+    }
+
+    /**
+     * A branch forked from an indexed version of main can use the inherited index. But forking a
+     * second branch, through the first branch's dataset, at a version the first branch still shares
+     * with main (its fork version) makes Lance look for the inherited index files under the first
+     * branch's {@code tree/<branch>/_indices}: every indexed merge on the new branch fails with an IO
+     * error. Forking the same state from main works.
+     */
+    @Test
+    void forkingASharedStateThroughABranchLosesIndexFiles() {
+        f.create(true, "a");
+        f.createIdIndex(); // main@2
+        try (Dataset root = f.open(); Dataset b1 = root.createBranch("b1", org.lance.Ref.ofMain(2))) {
+            assertThat(f.merge(b1, PK_ON, true, 1, "k")).isEqualTo(3);
+        }
+        try (Dataset root = f.open(); Dataset b1 = root.checkout(org.lance.Ref.ofBranch("b1", 2));
+             Dataset viaBranch = b1.createBranch("viaB1", org.lance.Ref.ofBranch("b1", 2))) {
+            assertThatThrownBy(() -> f.merge(viaBranch, PK_ON, true, 1, "x"))
+                    .hasMessageContaining("tree/b1/_indices").hasMessageContaining("not found");
+        }
+        try (Dataset root = f.open(); Dataset viaMain = root.createBranch("viaMain", org.lance.Ref.ofMain(2))) {
+            assertThat(f.merge(viaMain, PK_ON, true, 1, "x")).isEqualTo(3);
+        }
+    }
+
+    /**
+     * Index files a branch inherited from main are looked up under that branch's directory by a branch
+     * forked from it: an indexed merge on the second-level branch fails with an IO error. Rebuilding
+     * the index on the new branch ({@code replace = true}) makes it usable. The Lance store therefore
+     * rebuilds the id index when it forks from a branch other than main.
+     */
+    @Test
+    void indexFilesInheritedThroughABranchAreLostOnTheNextFork() {
+        f.create(true, "a");
+        f.createIdIndex(); // main@2
+        try (Dataset root = f.open(); Dataset b1 = root.createBranch("b1", org.lance.Ref.ofMain(2))) {
+            assertThat(f.merge(b1, PK_ON, true, 1, "k")).isEqualTo(3); // b1@3, b1's own state
+        }
+        try (Dataset root = f.open(); Dataset b1 = root.checkout(org.lance.Ref.ofBranch("b1", 3));
+             Dataset b2 = b1.createBranch("b2", org.lance.Ref.ofBranch("b1", 3))) {
+            assertThatThrownBy(() -> f.merge(b2, PK_ON, true, 1, "x"))
+                    .hasMessageContaining("tree/b1/_indices").hasMessageContaining("not found");
+            b2.createIndex(org.lance.index.IndexOptions.builder(List.of("id"), org.lance.index.IndexType.BTREE,
+                            org.lance.index.IndexParams.builder().setScalarIndexParams(
+                                    org.lance.index.scalar.ScalarIndexParams.create("btree", "{}")).build())
+                    .withIndexName("id_idx").replace(true).build());
+        }
+        try (Dataset root = f.open(); Dataset b2 = root.checkout(org.lance.Ref.ofBranch("b2"))) {
+            assertThat(b2.version()).isEqualTo(4);
+            assertThat(f.merge(b2, PK_ON, true, 1, "x")).isEqualTo(5);
+            assertThat(b2.countRows("id = 'k'")).isEqualTo(1);
+        }
+    }
+
     /** DESIGN §9: branch diffs cannot come from Lance's delta API; they come from the journal's key filters. */
     @Test
     void datasetDeltaHasNoNativeImplementation() {
