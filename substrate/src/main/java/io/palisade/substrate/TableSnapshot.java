@@ -1,0 +1,49 @@
+package io.palisade.substrate;
+
+import io.palisade.fencing.KeyFilter;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A handle on one exact table state ({@link #ref()}), from which reads are served and against which
+ * writes are staged.
+ *
+ * <p>Invariants: a handle never moves. Every write made through it uses {@link #ref()} as its read
+ * version and returns the new state in a {@link CommitResult}; to write again from the new state,
+ * open a new handle there. Two handles on the same ref therefore race exactly like two stale Lance
+ * writers. Handles hold native resources: close them.
+ */
+public interface TableSnapshot extends AutoCloseable {
+
+    String name();
+
+    /** The exact state this handle reads and writes from. */
+    TableRef ref();
+
+    TableKind kind();
+
+    /** The physical schema, with field and schema metadata. */
+    Schema schema();
+
+    /** The stable field id of {@code column}; a {@link io.palisade.fencing.ValidationException} if absent. */
+    int fieldId(String column);
+
+    /** Names of the fields marked as the unenforced primary key ({@code [id]} on keyed tables). */
+    List<String> primaryKey();
+
+    long countRows();
+
+    /** Every row, in storage order (see {@link ArrowRows} for value types). For tests and small tables. */
+    List<Map<String, Object>> scan();
+
+    /** Whether a scalar index on {@code id} exists (then keyed merges take {@link MergePath#INDEXED_UNFENCED}). */
+    boolean hasIdIndex();
+
+    /** How many rows have each key of {@code keys} here, as text, ascending; keys with no row are absent. */
+    Map<String, Long> keyCounts(KeyFilter keys);
+
+    @Override
+    void close();
+}

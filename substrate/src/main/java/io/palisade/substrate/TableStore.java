@@ -1,0 +1,85 @@
+package io.palisade.substrate;
+
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.util.List;
+
+/**
+ * The substrate SPI (DESIGN §2): the only way Palisade touches table storage. Implementations: the
+ * Lance store ({@code io.palisade.substrate.lance.LanceTableStore}) and, for simulation, the
+ * in-memory {@code SimulatedTableStore} of this module's test-jar. Both pass one conformance suite.
+ *
+ * <p>Table-level invariants every implementation keeps:
+ * <ul>
+ *   <li>A keyed table carries the PK {@code id} from its first version; no operation of this SPI
+ *       removes or changes an installed PK (overwrite, schema change, fork all preserve it).</li>
+ *   <li>{@link #openKeyed} refuses a table whose PK is not exactly {@code [id]}; {@link #openKeyless}
+ *       refuses a table with any PK. So a keyed table cannot be appended to through this SPI.</li>
+ *   <li>Reads of a {@link TableRef} are repeatable: a version, once committed, never changes.</li>
+ * </ul>
+ * Unknown tables, branches or versions are a {@link io.palisade.fencing.ValidationException}.
+ */
+public interface TableStore extends AutoCloseable {
+
+    /** Transaction property carrying the caller's intent id, where the store can record one. */
+    String INTENT_ID_PROPERTY = "palisade.intent-id";
+
+    /** Creates an empty keyed table at {@code main@1}; the schema must have a non-null-able {@code id}. */
+    KeyedTable createKeyed(String table, TableKind kind, Schema schema);
+
+    /** Creates an empty keyless append-only table at {@code main@1}. */
+    KeylessTable createKeyless(String table, Schema schema);
+
+    /**
+     * Creates an empty keyed table as a pre-fencing binary did: non-null {@code id}, no PK metadata.
+     * Only for migration ({@link #installPrimaryKey}) and its tests; {@link #openKeyed} refuses it
+     * until its PK is installed.
+     */
+    void createLegacyKeyed(String table, TableKind kind, Schema schema);
+
+    boolean exists(String table);
+
+    /** Opens a keyed table at an exact state; {@link io.palisade.fencing.GraphRefusedException} if its PK is not exactly {@code [id]}. */
+    KeyedTable openKeyed(String table, TableRef ref);
+
+    /** Opens a keyless table at an exact state; {@link io.palisade.fencing.GraphRefusedException} if it has a PK or was created keyed. */
+    KeylessTable openKeyless(String table, TableRef ref);
+
+    /** The newest version of a table branch. */
+    TableRef latest(String table, String branch);
+
+    /** Every version of a table branch, ascending (a fork lists the fork version first). */
+    List<VersionInfo> listVersions(String table, String branch);
+
+    /** Table branch names, {@link TableRef#MAIN} first, then ascending. */
+    List<String> listBranches(String table);
+
+    /**
+     * Forks {@code newBranch} from the exact state {@code from}; returns {@code newBranch@from.version()},
+     * except when {@code from} is on a branch other than main and has an index on {@code id}: then the
+     * index is rebuilt on the new branch by one CreateIndex commit and {@code newBranch@from.version()+1}
+     * is returned (Lance 7.0.0 cannot read index files inherited through an intermediate branch; see
+     * docs/lance-surface.md). The source branch is unchanged; the fork shares its PK and rows. An
+     * existing branch name is refused.
+     */
+    TableRef forkBranch(String table, TableRef from, String newBranch);
+
+    /** The PK field names at a state (empty when none is installed). */
+    List<String> primaryKey(String table, TableRef ref);
+
+    /**
+     * Installs the PK {@code id}, set-if-absent, on the branch of {@code base}:
+     * PK already exactly {@code [id]} → {@link PrimaryKeyInstall.Outcome#ALREADY_PRESENT}, no new version;
+     * no PK → one UpdateConfig commit whose transaction properties carry
+     * {@link #INTENT_ID_PROPERTY}{@code =intentId};
+     * another PK → {@link io.palisade.fencing.GraphRefusedException} (a PK is never changed).
+     * A keyless table, or one without a non-null {@code id}, is a {@link io.palisade.fencing.ValidationException}.
+     */
+    PrimaryKeyInstall installPrimaryKey(String table, TableRef base, String intentId);
+
+    /** What the commit that produced {@code ref} did (see {@link CommitDescription}). */
+    CommitDescription decompose(String table, TableRef ref);
+
+    @Override
+    void close();
+}

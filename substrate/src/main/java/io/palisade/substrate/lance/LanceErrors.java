@@ -1,0 +1,76 @@
+package io.palisade.substrate.lance;
+
+import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.fencing.WriteConflictException;
+
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Classifies Lance 7.0.0's exceptions, which are untyped {@code RuntimeException}s and
+ * {@code IllegalArgumentException}s whose messages carry the Rust error (pinned by surface guards):
+ * <ul>
+ *   <li>"Too many concurrent writers" / "Retryable commit conflict": retryable commit conflict;</li>
+ *   <li>"Merge insert failed: found matching row with key values: id = ..." : WhenMatched Fail hit;</li>
+ *   <li>{@code IllegalArgumentException} "Invalid user input": refused input, nothing written.</li>
+ * </ul>
+ * Lance's natives also throw undeclared checked {@code IOException}s (e.g. "LanceError(IO)"), so
+ * every Lance call site catches {@code Exception}, not only {@code RuntimeException}.
+ */
+final class LanceErrors {
+
+    private static final Pattern MATCHED_KEY = Pattern.compile("found matching row with key values: id = \"?([^\",]*)\"?");
+
+    private LanceErrors() {
+    }
+
+    static boolean isRetryableConflict(Throwable e) {
+        String m = lower(e);
+        return m.contains("too many concurrent writers") || m.contains("retryable commit conflict")
+                || m.contains("commit conflict");
+    }
+
+    static boolean isMatchedFail(Throwable e) {
+        return lower(e).contains("found matching row");
+    }
+
+    /** The key Lance named in a WhenMatched-Fail error (Lance names only the first match). */
+    static Optional<String> matchedKey(Throwable e) {
+        Matcher m = MATCHED_KEY.matcher(String.valueOf(e.getMessage()));
+        return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+    }
+
+    static boolean isUserInput(Throwable e) {
+        return e instanceof IllegalArgumentException || lower(e).contains("invalid user input");
+    }
+
+    /** Maps a failed commit attempt whose failure is not a key conflict. */
+    static PalisadeException commitFailure(String table, String what, Exception e) {
+        if (e instanceof PalisadeException p) {
+            return p;
+        }
+        if (isRetryableConflict(e)) {
+            return new WriteConflictException(what + " on table '" + table + "' conflicts with a concurrent commit", e);
+        }
+        if (isUserInput(e)) {
+            return new ValidationException(what + " on table '" + table + "' refused by Lance: " + e.getMessage(), e);
+        }
+        return new CommitStateUnknownException(what + " on table '" + table + "' failed unexpectedly", e);
+    }
+
+    /** Maps a failed read or open. */
+    static PalisadeException readFailure(String table, String what, Exception e) {
+        if (e instanceof PalisadeException p) {
+            return p;
+        }
+        return new ValidationException(what + " of table '" + table + "' failed: " + e.getMessage(), e);
+    }
+
+    private static String lower(Throwable e) {
+        return String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+    }
+}

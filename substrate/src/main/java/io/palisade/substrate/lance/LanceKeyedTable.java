@@ -1,0 +1,267 @@
+package io.palisade.substrate.lance;
+
+import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.fencing.WriteConflictException;
+import io.palisade.substrate.CommitResult;
+import io.palisade.substrate.KeyedSchemas;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.MergePath;
+import io.palisade.substrate.TableKind;
+import io.palisade.substrate.TableRef;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Dataset;
+import org.lance.FragmentMetadata;
+import org.lance.index.IndexOptions;
+import org.lance.index.IndexParams;
+import org.lance.index.IndexType;
+import org.lance.index.OptimizeOptions;
+import org.lance.index.scalar.ScalarIndexParams;
+import org.lance.merge.MergeInsertParams;
+import org.lance.merge.MergeInsertResult;
+import org.lance.operation.Overwrite;
+import org.lance.schema.ColumnAlteration;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Keyed Lance table handle. Row-adding writes are {@code mergeInsert} ON exactly {@code ["id"]} with
+ * {@code conflictRetries = 0}; no Lance Append is ever issued for a keyed table.
+ *
+ * <p>Key-conflict normalisation (RFC-023 §6): a strict insert fails with {@link KeyConflictException}
+ * both when Lance's WhenMatched Fail finds a key at the base (Lance names only the first key, so the
+ * keys are found by a post-check at the base) and when a retryable commit conflict is explained by
+ * keys that a concurrent commit inserted (post-check at the branch head). A conflict not explained by
+ * keys is a {@link WriteConflictException}.
+ */
+final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
+
+    private static final int KEY_SAMPLE = 20;
+
+    private final int idFieldId;
+
+    LanceKeyedTable(LanceTableStore store, String name, TableRef ref, TableKind kind, Dataset dataset) {
+        super(store, name, ref, kind, dataset);
+        this.idFieldId = fieldId(KeyedSchemas.ID);
+    }
+
+    @Override
+    public int idFieldId() {
+        return idFieldId;
+    }
+
+    @Override
+    public CommitResult insert(VectorSchemaRoot rows, MergePath path) {
+        return merge(rows, path, true);
+    }
+
+    @Override
+    public CommitResult upsert(VectorSchemaRoot rows, MergePath path) {
+        return merge(rows, path, false);
+    }
+
+    private CommitResult merge(VectorSchemaRoot rows, MergePath path, boolean strict) {
+        KeyedSchemas.checkBatch(schema, rows.getSchema());
+        KeyFilter keys = KeyedSchemas.keysOf(rows, idFieldId);
+        checkPath(path);
+        if (strict && path == MergePath.INDEXED_UNFENCED) {
+            // Lance 7.0.0's indexed path ignores WhenMatched Fail and updates the match (surface guard
+            // indexedPathTurnsWhenMatchedFailIntoAnUpdate); the strict check is therefore ours, at the
+            // base. It is exact only because the coordinator's fence and the writer lease exclude every
+            // concurrent same-key commit (DESIGN §3).
+            Map<String, Long> present = keyCounts(keys);
+            if (!present.isEmpty()) {
+                throw keyConflict(present, Optional.empty(), null);
+            }
+        }
+        MergeInsertParams params = new MergeInsertParams(List.of(KeyedSchemas.ID)).withConflictRetries(0);
+        params = strict ? params.withMatchedFail() : params.withMatchedUpdateAll();
+        try (Dataset w = store.openDataset(name, ref);
+             ArrowArrayStream stream = ArrowStreams.export(store.allocator(), schema, rows)) {
+            MergeInsertResult r = w.mergeInsert(params, stream);
+            Dataset after = r.dataset();
+            try {
+                return new CommitResult(new TableRef(ref.branch(), after.version()),
+                        r.stats().numInsertedRows(), r.stats().numUpdatedRows(), r.stats().numDeletedRows());
+            } finally {
+                if (after != w) {
+                    after.close();
+                }
+            }
+        } catch (PalisadeException e) {
+            throw e;
+        } catch (Exception e) {
+            if (strict && LanceErrors.isMatchedFail(e)) {
+                throw keyConflict(keyCounts(keys), LanceErrors.matchedKey(e), e);
+            }
+            if (strict && LanceErrors.isRetryableConflict(e)) {
+                Map<String, Long> present;
+                try (Dataset head = store.openLatest(name, ref.branch())) {
+                    present = keyCounts(head, keys, name, new TableRef(ref.branch(), head.version()));
+                }
+                if (!present.isEmpty()) {
+                    throw keyConflict(present, Optional.empty(), e);
+                }
+            }
+            throw LanceErrors.commitFailure(name, strict ? "strict insert" : "upsert", e);
+        }
+    }
+
+    private KeyConflictException keyConflict(Map<String, Long> present, Optional<String> named, Exception cause) {
+        List<String> found = new ArrayList<>(present.keySet());
+        if (found.isEmpty() && named.isPresent()) {
+            found.add(named.get());
+        }
+        KeyConflictException k = new KeyConflictException(name, found.subList(0, Math.min(KEY_SAMPLE, found.size())),
+                found.size(), null);
+        if (cause != null) {
+            k.initCause(cause);
+        }
+        return k;
+    }
+
+    private void checkPath(MergePath path) {
+        boolean indexed = hasIdIndex();
+        if (path == MergePath.V2_FENCED && indexed) {
+            throw new ValidationException("table '" + name + "' has an index on 'id', so Lance 7.0.0 would take its "
+                    + "indexed (unfenced) merge path; the v2 path was requested (no use_index(false) in the Java API)");
+        }
+        if (path == MergePath.INDEXED_UNFENCED && !indexed) {
+            throw new ValidationException("table '" + name + "' has no index on 'id'; the indexed merge path was requested");
+        }
+    }
+
+    @Override
+    public CommitResult delete(KeyFilter keys) {
+        if (keys.isEmpty()) {
+            throw new ValidationException("no keys to delete");
+        }
+        if (keys.fieldIds().length != 1 || keys.fieldIds()[0] != idFieldId) {
+            throw new ValidationException("delete keys must be over the primary key field " + idFieldId);
+        }
+        boolean intKey = schema.findField(KeyedSchemas.ID).getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.Int;
+        if (intKey != (keys.keyType() == KeyFilter.KeyType.INT64)) {
+            throw new ValidationException("delete keys of type " + keys.keyType() + " do not match 'id'");
+        }
+        try {
+            TableRef after = onWriteDataset(w -> {
+                w.delete(inPredicate(keys, 0, keys.size()));
+                return new TableRef(ref.branch(), w.version());
+            });
+            // the delete may have rebased or been re-run at the head: count what this commit removed
+            long deleted;
+            try (Dataset parent = store.openDataset(name, new TableRef(ref.branch(), after.version() - 1));
+                 Dataset now = store.openDataset(name, after)) {
+                deleted = parent.countRows() - now.countRows();
+            }
+            return new CommitResult(after, 0, 0, deleted);
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "delete", e);
+        }
+    }
+
+    @Override
+    public CommitResult overwrite(VectorSchemaRoot rows) {
+        Schema target = KeyedSchemas.overwriteSchema(schema(), rows.getSchema());
+        KeyedSchemas.keysOf(rows, idFieldId);
+        try {
+            return onWriteDataset(w -> {
+                List<FragmentMetadata> fragments = writeFragments(w, target, rows);
+                return commit(w, Overwrite.builder().fragments(fragments).schema(target).build(), rows.getRowCount());
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "overwrite", e);
+        }
+    }
+
+    @Override
+    public CommitResult addColumns(List<Field> columns) {
+        KeyedSchemas.checkAddColumns(schema, columns);
+        try {
+            return onWriteDataset(w -> {
+                w.addColumns(columns);
+                return advanced(w);
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "add columns", e);
+        }
+    }
+
+    @Override
+    public CommitResult dropColumns(List<String> columns) {
+        KeyedSchemas.checkDropColumns(schema, columns, true);
+        try {
+            return onWriteDataset(w -> {
+                w.dropColumns(columns);
+                return advanced(w);
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "drop columns", e);
+        }
+    }
+
+    @Override
+    public CommitResult makeNullable(String column) {
+        KeyedSchemas.checkMakeNullable(schema, column, true);
+        try {
+            return onWriteDataset(w -> {
+                w.alterColumns(List.of(new ColumnAlteration.Builder(column).nullable(true).build()));
+                return advanced(w);
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "make nullable", e);
+        }
+    }
+
+    @Override
+    public CommitResult createIdIndex() {
+        if (hasIdIndex()) {
+            throw new ValidationException("table '" + name + "' already has an index on 'id'");
+        }
+        try {
+            return onWriteDataset(w -> {
+                createIdIndex(w, false);
+                return advanced(w);
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "create id index", e);
+        }
+    }
+
+    /** Builds the BTREE on {@code id} in {@code w} (one CreateIndex commit); {@code replace} rebuilds an existing one. */
+    static void createIdIndex(Dataset w, boolean replace) {
+        w.createIndex(IndexOptions.builder(List.of(KeyedSchemas.ID), IndexType.BTREE,
+                        IndexParams.builder().setScalarIndexParams(ScalarIndexParams.create("btree", "{}")).build())
+                .withIndexName(ID_INDEX_NAME).replace(replace).build());
+    }
+
+    /** Whether {@code ds} has a scalar index over exactly the field {@code id}. */
+    static boolean hasIdIndex(Dataset ds) {
+        int id = ds.getLanceSchema().fields().stream().filter(f -> f.getName().equals(KeyedSchemas.ID))
+                .mapToInt(org.lance.schema.LanceField::getId).findFirst().orElse(-1);
+        return id >= 0 && ds.getIndexes().stream().anyMatch(i -> i.fields().equals(List.of(id)));
+    }
+
+    @Override
+    public CommitResult optimizeIdIndex() {
+        if (!hasIdIndex()) {
+            throw new ValidationException("table '" + name + "' has no index on 'id' to optimise");
+        }
+        try {
+            return onWriteDataset(w -> {
+                w.optimizeIndices(OptimizeOptions.builder().build());
+                return advanced(w);
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "optimise id index", e);
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package io.palisade.substrate.lance;
+
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.ValidationException;
+import io.palisade.substrate.ArrowRows;
+import io.palisade.substrate.CommitResult;
+import io.palisade.substrate.KeyedSchemas;
+import io.palisade.substrate.TableKind;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.TableSnapshot;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.SourcedTransaction;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+import org.lance.operation.Operation;
+import org.lance.schema.LanceField;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/** Shared read side and write plumbing of Lance handles. Package-private: the SPI is the API. */
+abstract class LanceSnapshot implements TableSnapshot {
+
+    private static final int KEYS_PER_PREDICATE = 512;
+
+    final LanceTableStore store;
+    final String name;
+    final TableRef ref;
+    final TableKind kind;
+    final Dataset dataset;
+    final Schema schema;
+
+    LanceSnapshot(LanceTableStore store, String name, TableRef ref, TableKind kind, Dataset dataset) {
+        this.store = store;
+        this.name = name;
+        this.ref = ref;
+        this.kind = kind;
+        this.dataset = dataset;
+        this.schema = dataset.getLanceSchema().asArrowSchema();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public TableRef ref() {
+        return ref;
+    }
+
+    @Override
+    public TableKind kind() {
+        return kind;
+    }
+
+    @Override
+    public Schema schema() {
+        return new Schema(schema.getFields(), dataset.getSchema().getCustomMetadata());
+    }
+
+    @Override
+    public int fieldId(String column) {
+        return dataset.getLanceSchema().fields().stream().filter(f -> f.getName().equals(column))
+                .mapToInt(LanceField::getId).findFirst()
+                .orElseThrow(() -> new ValidationException("table '" + name + "' has no column '" + column + "'"));
+    }
+
+    @Override
+    public List<String> primaryKey() {
+        return LanceTableStore.pk(dataset.getLanceSchema());
+    }
+
+    @Override
+    public long countRows() {
+        return dataset.countRows();
+    }
+
+    @Override
+    public List<Map<String, Object>> scan() {
+        return read(dataset, null, null, name, ref);
+    }
+
+    @Override
+    public boolean hasIdIndex() {
+        return LanceKeyedTable.hasIdIndex(dataset);
+    }
+
+    @Override
+    public Map<String, Long> keyCounts(KeyFilter keys) {
+        return keyCounts(dataset, keys, name, ref);
+    }
+
+    /** Row count per key of {@code keys} present in {@code ds}. */
+    static Map<String, Long> keyCounts(Dataset ds, KeyFilter keys, String name, TableRef at) {
+        Map<String, Long> counts = new TreeMap<>();
+        for (int from = 0; from < keys.size(); from += KEYS_PER_PREDICATE) {
+            int to = Math.min(keys.size(), from + KEYS_PER_PREDICATE);
+            for (Map<String, Object> row : read(ds, inPredicate(keys, from, to), List.of(KeyedSchemas.ID), name, at)) {
+                counts.merge(String.valueOf(row.get(KeyedSchemas.ID)), 1L, Long::sum);
+            }
+        }
+        return counts;
+    }
+
+    /** {@code id IN (...)} over keys {@code [from, to)} of the filter. */
+    static String inPredicate(KeyFilter keys, int from, int to) {
+        StringBuilder sb = new StringBuilder(KeyedSchemas.ID).append(" IN (");
+        for (int i = from; i < to; i++) {
+            if (i > from) {
+                sb.append(", ");
+            }
+            if (keys.keyType() == KeyFilter.KeyType.INT64) {
+                sb.append(keys.longAt(i));
+            } else {
+                sb.append('\'').append(keys.keyAt(i).replace("'", "''")).append('\'');
+            }
+        }
+        return sb.append(')').toString();
+    }
+
+    private static List<Map<String, Object>> read(Dataset dataset, String filter, List<String> columns, String name, TableRef ref) {
+        ScanOptions.Builder b = new ScanOptions.Builder();
+        if (filter != null) {
+            b.filter(filter);
+        }
+        if (columns != null) {
+            b.columns(columns);
+        }
+        List<Map<String, Object>> rows = new ArrayList<>();
+        LanceScanner scanner = dataset.newScan(b.build());
+        try (ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                rows.addAll(ArrowRows.rows(reader.getVectorSchemaRoot()));
+            }
+        } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
+            throw LanceErrors.readFailure(name, "scan at " + ref, e);
+        } finally {
+            closeScanner(scanner);
+        }
+        return rows;
+    }
+
+    @SuppressWarnings("try")
+    private static void closeScanner(LanceScanner scanner) {
+        try {
+            scanner.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // the scan's result is complete; a failure to release the native scanner is not the caller's
+        }
+    }
+
+    /** Runs {@code action} on a private dataset at exactly {@link #ref} and closes it. */
+    <T> T onWriteDataset(Function<Dataset, T> action) {
+        try (Dataset w = store.openDataset(name, ref)) {
+            return action.apply(w);
+        }
+    }
+
+    /** A commit result at the version {@code w} reached after an in-place Lance operation. */
+    CommitResult advanced(Dataset w) {
+        return CommitResult.of(new TableRef(ref.branch(), w.version()));
+    }
+
+    /** Writes the batch as new fragment files of {@code w} (with schema {@code target}) and returns them. */
+    List<FragmentMetadata> writeFragments(Dataset w, Schema target, VectorSchemaRoot rows) {
+        try (ArrowArrayStream s = ArrowStreams.export(store.allocator(), target, rows)) {
+            return Fragment.write().datasetUri(w.uri()).allocator(store.allocator()).data(s)
+                    .storageOptions(store.storageOptions()).execute();
+        }
+    }
+
+    /** Commits {@code op} staged against {@link #ref} as one transaction. */
+    CommitResult commit(Dataset w, Operation op, long inserted) {
+        try (SourcedTransaction tx = w.newTransactionBuilder().operation(op).build(); Dataset after = tx.commit()) {
+            return new CommitResult(new TableRef(ref.branch(), after.version()), inserted, 0, 0);
+        }
+    }
+
+    void checkNotEmpty(VectorSchemaRoot rows) {
+        if (rows.getRowCount() == 0) {
+            throw new ValidationException("empty batch: nothing to write");
+        }
+    }
+
+    @Override
+    public void close() {
+        dataset.close();
+    }
+}

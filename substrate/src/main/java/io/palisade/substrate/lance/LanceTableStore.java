@@ -1,0 +1,459 @@
+package io.palisade.substrate.lance;
+
+import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.substrate.CommitDescription;
+import io.palisade.substrate.FragmentDiff;
+import io.palisade.substrate.KeyedSchemas;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.KeylessTable;
+import io.palisade.substrate.OperationKind;
+import io.palisade.substrate.PrimaryKeyInstall;
+import io.palisade.substrate.TableKind;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.TableStore;
+import io.palisade.substrate.VersionInfo;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Branch;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.ReadOptions;
+import org.lance.Ref;
+import org.lance.SourcedTransaction;
+import org.lance.Transaction;
+import org.lance.Version;
+import org.lance.WriteParams;
+import org.lance.index.Index;
+import org.lance.operation.CreateIndex;
+import org.lance.operation.Update;
+import org.lance.operation.UpdateConfig;
+import org.lance.operation.UpdateMap;
+import org.lance.schema.LanceField;
+import org.lance.schema.LanceSchema;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * {@link TableStore} over Lance ({@code org.lance:lance-core} 7.0.0). Each table is the Lance dataset
+ * {@code <root>/<table>.lance}; table branches are Lance branches. Works on a local directory or,
+ * through {@code storageOptions}, on an object store Lance supports (e.g. {@code s3://} with endpoint
+ * and credentials options).
+ *
+ * <p>Invariants: this store owns one Arrow root allocator, closed by {@link #close()} after every
+ * handle it issued has been closed; every write opens a private dataset at the handle's exact ref,
+ * so handles never move; merge-inserts run with {@code conflictRetries = 0}, so Lance never retries
+ * behind the caller (a retry re-runs validation in the coordinator, RFC-023 §6).
+ *
+ * <p>Merge-insert commits carry no transaction properties: Lance 7.0.0's Java merge-insert accepts
+ * none. The coordinator attributes such versions through the single open intent per table (DESIGN §3).
+ */
+public final class LanceTableStore implements TableStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LanceTableStore.class);
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]*");
+
+    private final String root;
+    private final Map<String, String> storageOptions;
+    private final BufferAllocator allocator = new RootAllocator();
+
+    /** A store over a local directory or object-store prefix, without storage options. */
+    public LanceTableStore(String root) {
+        this(root, Map.of());
+    }
+
+    public LanceTableStore(String root, Map<String, String> storageOptions) {
+        this.root = Objects.requireNonNull(root).replaceAll("/+$", "");
+        this.storageOptions = Map.copyOf(storageOptions);
+    }
+
+    BufferAllocator allocator() {
+        return allocator;
+    }
+
+    Map<String, String> storageOptions() {
+        return storageOptions;
+    }
+
+    String uri(String table) {
+        if (table == null || !NAME.matcher(table).matches()) {
+            throw new ValidationException("invalid table name '" + table + "'");
+        }
+        return root + "/" + table + ".lance";
+    }
+
+    // ------------------------------------------------------------------ creation
+
+    @Override
+    public KeyedTable createKeyed(String table, TableKind kind, Schema schema) {
+        Schema physical = KeyedSchemas.keyedSchema(schema, kind);
+        create(table, physical);
+        return openKeyed(table, TableRef.main(1));
+    }
+
+    @Override
+    public KeylessTable createKeyless(String table, Schema schema) {
+        Schema physical = KeyedSchemas.keylessSchema(schema);
+        create(table, physical);
+        return openKeyless(table, TableRef.main(1));
+    }
+
+    @Override
+    public void createLegacyKeyed(String table, TableKind kind, Schema schema) {
+        create(table, KeyedSchemas.legacyKeyedSchema(schema, kind));
+    }
+
+    private void create(String table, Schema physical) {
+        String uri = uri(table);
+        if (exists(table)) {
+            throw new ValidationException("table '" + table + "' already exists");
+        }
+        try (Dataset ds = Dataset.write().allocator(allocator).uri(uri).schema(physical)
+                .mode(WriteParams.WriteMode.CREATE).storageOptions(storageOptions).execute()) {
+            LOG.debug("created table {} at version {}", table, ds.version());
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(table, "create", e);
+        }
+    }
+
+    @Override
+    public boolean exists(String table) {
+        try (Dataset ds = openLatest(table, TableRef.MAIN)) {
+            return ds.version() >= 1;
+        } catch (PalisadeException e) {
+            return false;
+        }
+    }
+
+    // ------------------------------------------------------------------ opening
+
+    @Override
+    public KeyedTable openKeyed(String table, TableRef ref) {
+        Dataset ds = openDataset(table, ref);
+        try {
+            LanceSchema ls = ds.getLanceSchema();
+            List<String> pk = pk(ls);
+            Optional<TableKind> kind = KeyedSchemas.recordedKind(ds.getSchema());
+            if (!pk.equals(List.of(KeyedSchemas.ID))) {
+                throw new GraphRefusedException("table '" + table + "' at " + ref + " has primary key " + pk
+                        + "; a keyed table needs exactly [id]" + (pk.isEmpty() ? " (install it with migrate pk)" : ""));
+            }
+            if (kind.isPresent() && !kind.get().keyed()) {
+                throw new GraphRefusedException("table '" + table + "' was created keyless but carries a primary key");
+            }
+            return new LanceKeyedTable(this, table, ref, kind.orElse(TableKind.NODE), ds);
+        } catch (RuntimeException e) {
+            ds.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public KeylessTable openKeyless(String table, TableRef ref) {
+        Dataset ds = openDataset(table, ref);
+        try {
+            List<String> pk = pk(ds.getLanceSchema());
+            Optional<TableKind> kind = KeyedSchemas.recordedKind(ds.getSchema());
+            if (!pk.isEmpty() || kind.map(TableKind::keyed).orElse(false)) {
+                throw new GraphRefusedException("table '" + table + "' is keyed (primary key " + pk
+                        + ", kind " + kind.map(Enum::name).orElse("unrecorded") + "); it cannot be opened as keyless");
+            }
+            return new LanceKeylessTable(this, table, ref, ds);
+        } catch (RuntimeException e) {
+            ds.close();
+            throw e;
+        }
+    }
+
+    /** A private dataset at exactly {@code ref}; the caller closes it. */
+    Dataset openDataset(String table, TableRef ref) {
+        String uri = uri(table);
+        try {
+            if (ref.onMain()) {
+                ReadOptions ro = new ReadOptions.Builder().setVersion(ref.version()).setStorageOptions(storageOptions).build();
+                return open(uri, ro);
+            }
+            try (Dataset rootDs = open(uri, latestOptions())) {
+                return rootDs.checkout(Ref.ofBranch(ref.branch(), ref.version()));
+            }
+        } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
+            throw LanceErrors.readFailure(table, "open at " + ref, e);
+        }
+    }
+
+    /** A private dataset at the newest version of {@code branch}; the caller closes it. */
+    Dataset openLatest(String table, String branch) {
+        String uri = uri(table);
+        try {
+            Dataset rootDs = open(uri, latestOptions());
+            if (TableRef.MAIN.equals(branch)) {
+                return rootDs;
+            }
+            try (rootDs) {
+                return rootDs.checkout(Ref.ofBranch(branch));
+            }
+        } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
+            throw LanceErrors.readFailure(table, "open latest of branch " + branch, e);
+        }
+    }
+
+    private Dataset open(String uri, ReadOptions options) {
+        return Dataset.open().allocator(allocator).uri(uri).readOptions(options).build();
+    }
+
+    private ReadOptions latestOptions() {
+        return new ReadOptions.Builder().setStorageOptions(storageOptions).build();
+    }
+
+    // ------------------------------------------------------------------ versions and branches
+
+    @Override
+    public TableRef latest(String table, String branch) {
+        try (Dataset ds = openLatest(table, branch)) {
+            return new TableRef(branch, ds.version());
+        }
+    }
+
+    @Override
+    public List<VersionInfo> listVersions(String table, String branch) {
+        try (Dataset ds = openLatest(table, branch)) {
+            List<VersionInfo> out = new ArrayList<>();
+            for (Version v : ds.listVersions()) {
+                String rows = v.getMetadata().get("total_rows");
+                out.add(new VersionInfo(new TableRef(branch, v.getId()), rows == null ? -1 : Long.parseLong(rows)));
+            }
+            out.sort((a, b) -> Long.compare(a.ref().version(), b.ref().version()));
+            return out;
+        } catch (Exception e) {
+            throw LanceErrors.readFailure(table, "list versions", e);
+        }
+    }
+
+    @Override
+    public List<String> listBranches(String table) {
+        try (Dataset ds = openLatest(table, TableRef.MAIN)) {
+            TreeSet<String> names = new TreeSet<>();
+            for (Branch b : ds.branches().list()) {
+                names.add(b.getName());
+            }
+            List<String> out = new ArrayList<>();
+            out.add(TableRef.MAIN);
+            out.addAll(names);
+            return out;
+        } catch (Exception e) {
+            throw LanceErrors.readFailure(table, "list branches", e);
+        }
+    }
+
+    private Optional<Branch> branch(String table, String name) {
+        try (Dataset ds = openLatest(table, TableRef.MAIN)) {
+            return ds.branches().list().stream().filter(b -> b.getName().equals(name)).findFirst();
+        }
+    }
+
+    @Override
+    public TableRef forkBranch(String table, TableRef from, String newBranch) {
+        if (newBranch == null || !NAME.matcher(newBranch).matches() || newBranch.equals(TableRef.MAIN)) {
+            throw new ValidationException("invalid branch name '" + newBranch + "'");
+        }
+        if (listBranches(table).contains(newBranch)) {
+            throw new ValidationException("table '" + table + "' already has branch '" + newBranch + "'");
+        }
+        // createBranch must be called on a dataset checked out on the source branch: called on another
+        // branch's dataset, Lance 7.0.0 records the right parent but copies that dataset's manifest
+        // at the same version number (surface guard createBranchCopiesTheCallingDatasetsBranch).
+        // A state a branch still shares with its parent (version <= fork point) is forked from the
+        // parent instead: forked through the branch, Lance resolves inherited index files under the
+        // branch's directory and cannot find them (surface guard forkingASharedStateThroughABranchLosesIndexFiles).
+        from = origin(table, from);
+        try (Dataset source = openDataset(table, from)) {
+            if (source.version() != from.version()) {
+                throw new ValidationException("table '" + table + "' has no version " + from);
+            }
+            Ref ref = from.onMain() ? Ref.ofMain(from.version()) : Ref.ofBranch(from.branch(), from.version());
+            boolean rebuild;
+            try (Dataset forked = source.createBranch(newBranch, ref)) {
+                rebuild = !from.onMain() && LanceKeyedTable.hasIdIndex(forked);
+            }
+            TableRef forked = new TableRef(newBranch, from.version());
+            if (rebuild) {
+                // a branch of a branch cannot find index files it inherited through the middle branch
+                // (surface guard indexFilesInheritedThroughABranchAreLostOnTheNextFork): rebuild the
+                // id index on the new branch, one CreateIndex commit
+                try (Dataset w = openDataset(table, forked)) {
+                    LanceKeyedTable.createIdIndex(w, true);
+                }
+                forked = latest(table, newBranch);
+            }
+            return forked;
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(table, "fork " + newBranch + " from " + from, e);
+        }
+    }
+
+    /** The ref on the branch that owns the state {@code ref} names (a fork shares its fork version with its parent). */
+    private TableRef origin(String table, TableRef ref) {
+        TableRef at = ref;
+        while (!at.onMain()) {
+            String name = at.branch();
+            Branch b = branch(table, name).orElseThrow(() ->
+                    new ValidationException("table '" + table + "' has no branch '" + name + "'"));
+            if (at.version() > b.getParentVersion()) {
+                break;
+            }
+            at = new TableRef(b.getParentBranch().orElse(TableRef.MAIN), at.version());
+        }
+        return at;
+    }
+
+    // ------------------------------------------------------------------ primary key
+
+    static List<String> pk(LanceSchema ls) {
+        return ls.getUnenforcedPrimaryKey().stream().map(LanceField::getName).toList();
+    }
+
+    @Override
+    public List<String> primaryKey(String table, TableRef ref) {
+        try (Dataset ds = openDataset(table, ref)) {
+            return pk(ds.getLanceSchema());
+        }
+    }
+
+    @Override
+    public PrimaryKeyInstall installPrimaryKey(String table, TableRef base, String intentId) {
+        if (intentId == null || intentId.isBlank()) {
+            throw new ValidationException("a PK install needs the intent id of its migration unit");
+        }
+        try (Dataset ds = openDataset(table, base)) {
+            LanceSchema ls = ds.getLanceSchema();
+            List<String> pk = pk(ls);
+            if (pk.equals(List.of(KeyedSchemas.ID))) {
+                return new PrimaryKeyInstall(PrimaryKeyInstall.Outcome.ALREADY_PRESENT, base);
+            }
+            if (!pk.isEmpty()) {
+                throw new GraphRefusedException("table '" + table + "' at " + base + " already has primary key " + pk
+                        + "; a primary key is never changed");
+            }
+            if (KeyedSchemas.recordedKind(ds.getSchema()).map(k -> !k.keyed()).orElse(false)) {
+                throw new ValidationException("table '" + table + "' is keyless; it takes no primary key");
+            }
+            LanceField id = ls.fields().stream().filter(f -> f.getName().equals(KeyedSchemas.ID)).findFirst()
+                    .orElseThrow(() -> new ValidationException("table '" + table + "' has no 'id' field"));
+            if (id.isNullable() || !KeyedSchemas.isKeyType(id.getType())) {
+                throw new ValidationException("table '" + table + "': 'id' must be non-null Utf8/LargeUtf8/Int64 to become the primary key");
+            }
+            UpdateConfig op = UpdateConfig.builder()
+                    .fieldMetadataUpdates(Map.of(id.getId(), UpdateMap.builder()
+                            .updates(Map.of(KeyedSchemas.PK_METADATA, "true")).replace(false).build()))
+                    .build();
+            try (SourcedTransaction tx = ds.newTransactionBuilder().operation(op)
+                    .transactionProperties(Map.of(INTENT_ID_PROPERTY, intentId)).build();
+                 Dataset after = tx.commit()) {
+                return new PrimaryKeyInstall(PrimaryKeyInstall.Outcome.INSTALLED, new TableRef(base.branch(), after.version()));
+            }
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(table, "PK install at " + base, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ decomposition
+
+    @Override
+    public CommitDescription decompose(String table, TableRef ref) {
+        if (!ref.onMain()) {
+            Branch b = branch(table, ref.branch()).orElseThrow(() ->
+                    new ValidationException("table '" + table + "' has no branch '" + ref.branch() + "'"));
+            if (ref.version() <= b.getParentVersion()) {
+                // the fork version is the parent's state: describe the parent's commit
+                return decompose(table, new TableRef(b.getParentBranch().orElse(TableRef.MAIN), ref.version())).at(ref);
+            }
+        }
+        try (Dataset ds = openDataset(table, ref)) {
+            Map<Long, FragmentMetadata> now = fragments(ds);
+            Map<Long, FragmentMetadata> before = Map.of();
+            LanceSchema beforeSchema = null;
+            if (ref.version() > 1) {
+                try (Dataset prev = openDataset(table, new TableRef(ref.branch(), ref.version() - 1))) {
+                    before = fragments(prev);
+                    beforeSchema = prev.getLanceSchema();
+                }
+            }
+            TreeSet<Integer> fields = schemaDiff(beforeSchema, ds.getLanceSchema());
+            OperationKind kind = OperationKind.UNKNOWN;
+            long readVersion = 0;
+            Map<String, String> props = Map.of();
+            List<String> indicesAdded = List.of();
+            List<String> indicesRemoved = List.of();
+            Optional<Transaction> txn = ds.readTransaction();
+            if (txn.isPresent()) {
+                try (Transaction t = txn.get()) {
+                    kind = OperationKind.ofLanceName(t.operation().name());
+                    readVersion = t.readVersion();
+                    props = t.transactionProperties().orElse(Map.of());
+                    if (t.operation() instanceof CreateIndex ci) {
+                        indicesAdded = ci.getNewIndices().stream().map(Index::name).toList();
+                        indicesRemoved = ci.getRemovedIndices().stream().map(Index::name).toList();
+                    }
+                    if (t.operation() instanceof Update u && u.fieldsModified() != null) {
+                        for (long f : u.fieldsModified()) {
+                            fields.add((int) f);
+                        }
+                    }
+                    t.operation().release();
+                }
+            }
+            FragmentDiff diff = FragmentDiff.of(kind, before, now);
+            return new CommitDescription(ref, kind, readVersion, props, diff.removed(), diff.added(), diff.updated(),
+                    List.copyOf(fields), Optional.empty(), indicesAdded, indicesRemoved);
+        } catch (Exception e) {
+            throw LanceErrors.readFailure(table, "decompose " + ref, e);
+        }
+    }
+
+    private static Map<Long, FragmentMetadata> fragments(Dataset ds) {
+        Map<Long, FragmentMetadata> out = new HashMap<>();
+        for (Fragment f : ds.getFragments()) {
+            out.put((long) f.getId(), f.metadata());
+        }
+        return out;
+    }
+
+    private static TreeSet<Integer> schemaDiff(LanceSchema before, LanceSchema after) {
+        TreeSet<Integer> changed = new TreeSet<>();
+        Map<Integer, LanceField> a = new TreeMap<>();
+        Map<Integer, LanceField> b = new TreeMap<>();
+        if (before != null) {
+            before.fields().forEach(f -> a.put(f.getId(), f));
+        }
+        after.fields().forEach(f -> b.put(f.getId(), f));
+        TreeSet<Integer> ids = new TreeSet<>(a.keySet());
+        ids.addAll(b.keySet());
+        for (Integer id : ids) {
+            LanceField x = a.get(id);
+            LanceField y = b.get(id);
+            if (x == null || y == null || !x.getName().equals(y.getName()) || x.isNullable() != y.isNullable()
+                    || !x.getType().equals(y.getType()) || !x.getMetadata().equals(y.getMetadata())) {
+                changed.add(id);
+            }
+        }
+        return before == null ? new TreeSet<>() : changed;
+    }
+
+    @Override
+    public void close() {
+        allocator.close();
+    }
+}

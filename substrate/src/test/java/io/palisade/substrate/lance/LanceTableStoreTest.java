@@ -1,0 +1,108 @@
+package io.palisade.substrate.lance;
+
+import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.substrate.KeyedSchemas;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.MergePath;
+import io.palisade.substrate.TableKind;
+import io.palisade.substrate.TableRef;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lance.Dataset;
+import org.lance.WriteParams;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Lance-store behaviour that the SPI cannot set up by itself: tables written by other Lance clients. */
+class LanceTableStoreTest {
+
+    @TempDir
+    Path dir;
+
+    /** A table created by a raw Lance client whose PK is {@code name}, not {@code id}. */
+    private void foreignTableWithPkOnName(BufferAllocator a, String table) {
+        Schema s = new Schema(List.of(
+                Field.notNullable("id", ArrowType.Utf8.INSTANCE),
+                new Field("name", new FieldType(false, ArrowType.Utf8.INSTANCE, null,
+                        Map.of(KeyedSchemas.PK_METADATA, "true")), List.of())));
+        try (Dataset ds = Dataset.write().allocator(a).uri(dir.resolve(table + ".lance").toString()).schema(s)
+                .mode(WriteParams.WriteMode.CREATE).execute()) {
+            assertThat(ds.version()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void pkInstallRefusesATableWhosePrimaryKeyIsAnotherField() {
+        try (BufferAllocator a = new RootAllocator(); LanceTableStore store = new LanceTableStore(dir.toString())) {
+            foreignTableWithPkOnName(a, "f");
+            assertThat(store.primaryKey("f", TableRef.main(1))).containsExactly("name");
+            assertThatThrownBy(() -> store.installPrimaryKey("f", TableRef.main(1), "i"))
+                    .isInstanceOf(GraphRefusedException.class).hasMessageContaining("never changed");
+            assertThatThrownBy(() -> store.openKeyed("f", TableRef.main(1))).isInstanceOf(GraphRefusedException.class);
+            assertThatThrownBy(() -> store.openKeyless("f", TableRef.main(1))).isInstanceOf(GraphRefusedException.class);
+            assertThat(store.latest("f", TableRef.MAIN)).isEqualTo(TableRef.main(1));
+        }
+    }
+
+    @Test
+    void aKeyedTableWhoseIdWasDroppedByAnotherClientIsRefusedForKeyedWrites() {
+        try (LanceTableStore store = new LanceTableStore(dir.toString())) {
+            Schema s = new Schema(List.of(Field.notNullable("id", ArrowType.Utf8.INSTANCE),
+                    Field.nullable("v", new ArrowType.Int(64, true))));
+            store.createKeyed("t", TableKind.NODE, s).close();
+            try (BufferAllocator a = new RootAllocator();
+                 Dataset ds = Dataset.open().allocator(a).uri(dir.resolve("t.lance").toString()).build()) {
+                ds.dropColumns(List.of("id")); // allowed by Lance 7.0.0 (surface guard), never by the SPI
+            }
+            assertThatThrownBy(() -> store.openKeyed("t", TableRef.main(2)))
+                    .isInstanceOf(GraphRefusedException.class).hasMessageContaining("[]");
+            try (KeyedTable old = store.openKeyed("t", TableRef.main(1))) {
+                assertThat(old.primaryKey()).containsExactly("id");
+            }
+        }
+    }
+
+    @Test
+    void invalidTableNamesAreRefusedBeforeTouchingStorage() {
+        try (LanceTableStore store = new LanceTableStore(dir.toString())) {
+            assertThatThrownBy(() -> store.createKeyed("../escape", TableKind.NODE,
+                    new Schema(List.of(Field.notNullable("id", ArrowType.Utf8.INSTANCE)))))
+                    .isInstanceOf(ValidationException.class);
+            assertThat(dir.getParent().resolve("escape.lance")).doesNotExist();
+        }
+    }
+
+    @Test
+    void aStrictInsertOnTheIndexedPathIsCheckedByTheStoreBecauseLanceWouldUpdate() {
+        try (LanceTableStore store = new LanceTableStore(dir.toString())) {
+            Schema s = new Schema(List.of(Field.notNullable("id", ArrowType.Utf8.INSTANCE)));
+            TableRef v2;
+            try (BufferAllocator a = new RootAllocator(); KeyedTable t = store.createKeyed("t", TableKind.NODE, s);
+                 var rows = org.apache.arrow.vector.VectorSchemaRoot.create(s, a)) {
+                io.palisade.substrate.ArrowRows.fill(rows, List.of(Map.of("id", "a")));
+                v2 = t.insert(rows, MergePath.V2_FENCED).ref();
+                TableRef v3;
+                try (KeyedTable at2 = store.openKeyed("t", v2)) {
+                    v3 = at2.createIdIndex().ref();
+                }
+                try (KeyedTable at3 = store.openKeyed("t", v3)) {
+                    assertThatThrownBy(() -> at3.insert(rows, MergePath.INDEXED_UNFENCED))
+                            .isInstanceOf(io.palisade.fencing.KeyConflictException.class);
+                }
+                assertThat(store.latest("t", TableRef.MAIN)).isEqualTo(v3);
+            }
+        }
+    }
+}
