@@ -125,6 +125,21 @@ public record Catalog(List<TableDef> tables) {
             }
         }
 
+        /**
+         * The field id of {@code id} as the substrate numbers fields (depth-first: a vector column's item
+         * field takes the id after its own).
+         */
+        public int idFieldId() {
+            int next = 0;
+            for (ColumnDef c : columns) {
+                if (c.name().equals("id")) {
+                    return next;
+                }
+                next += c.type() instanceof ColumnType.Vector ? 2 : 1;
+            }
+            throw new ValidationException("table '" + name + "' has no column 'id'");
+        }
+
         public Optional<ColumnDef> column(String name) {
             return columns.stream().filter(c -> c.name().equals(name)).findFirst();
         }

@@ -107,6 +107,8 @@ final class ChainReader implements AutoCloseable {
         if (!moved) {
             throw new IllegalArgumentException("sequence " + target + " is beyond the journal end");
         }
+        // the excerpts skipped by the jump count as read for the end-of-segment completeness check
+        excerptsInSegment = Math.max(0, j - 1);
         if (j == 0) {
             expectedSequence = target;
             previousHash = null;

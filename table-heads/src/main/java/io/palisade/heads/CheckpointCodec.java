@@ -95,7 +95,8 @@ final class CheckpointCodec {
         for (Map.Entry<String, Receipt> e : receipts) {
             Receipt r = e.getValue();
             w.putString(e.getKey()).putString(r.intentId()).putLong(r.completionSequence()).putString(r.graphBranch())
-                    .putString(r.table()).putString(r.tableBranch()).putLong(r.version()).putShort(r.outcome().code());
+                    .putString(r.table()).putString(r.tableBranch()).putLong(r.version()).putShort(r.outcome().code())
+                    .putLong(r.rows());
         }
 
         var migrations = s.migrations.sortedEntries(BY_NAME);
@@ -255,7 +256,7 @@ final class CheckpointCodec {
         for (int i = 0, n = r.getCount(); i < n; i++) {
             String key = r.getString();
             Receipt rc = new Receipt(r.getString(), r.getLong(), r.getString(), r.getString(), r.getString(), r.getLong(),
-                    outcome(r.getShort()));
+                    outcome(r.getShort()), r.getLong());
             receipts = putNew(receipts, key, rc);
         }
 

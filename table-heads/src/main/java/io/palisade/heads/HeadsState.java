@@ -515,8 +515,9 @@ public final class HeadsState {
                     o.table(), key, seq, applied ? o.publishedHead() : null));
             if (applied && key != null) {
                 TableHead h = o.publishedHead();
+                long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
                 receipts = receipts.put(key, new Receipt(o.intentId(), seq, o.graphBranch(), o.table(),
-                        h.tableBranch(), h.version(), outcome));
+                        h.tableBranch(), h.version(), outcome, rows));
             }
         }
 

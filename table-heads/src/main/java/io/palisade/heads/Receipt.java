@@ -15,9 +15,10 @@ import java.util.Objects;
  * @param tableBranch        the Lance table branch of the published head
  * @param version            the table version of the published head
  * @param outcome            {@code COMMITTED} or {@code ROLLED_FORWARD}
+ * @param rows               rows the write carried (its key filter's size; -1 for keyless writes)
  */
 public record Receipt(String intentId, long completionSequence, String graphBranch, String table, String tableBranch,
-                      long version, IntentOutcome outcome) {
+                      long version, IntentOutcome outcome, long rows) {
     public Receipt {
         Objects.requireNonNull(intentId, "intentId");
         Objects.requireNonNull(graphBranch, "graphBranch");

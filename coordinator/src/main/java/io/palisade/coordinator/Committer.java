@@ -1,0 +1,493 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.fencing.WriteConflictException;
+import io.palisade.fencing.action.Action;
+import io.palisade.fencing.action.ActionCodec;
+import io.palisade.fencing.action.AddFragments;
+import io.palisade.fencing.action.KeyScope;
+import io.palisade.fencing.conflict.CommittedTransaction;
+import io.palisade.fencing.conflict.Conflict;
+import io.palisade.fencing.conflict.ConflictResolver;
+import io.palisade.fencing.conflict.Transaction;
+import io.palisade.fencing.conflict.Verdict;
+import io.palisade.heads.HeadsState;
+import io.palisade.heads.Pin;
+import io.palisade.journal.ExpectedBase;
+import io.palisade.journal.HeadTransition;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.HeadPublished;
+import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.LogicalOperation;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.CommitResult;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.KeylessTable;
+import io.palisade.substrate.MergePath;
+import io.palisade.substrate.TableRef;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.util.VectorSchemaRootAppender;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The one committer of a graph (DESIGN §3): an Agrona agent draining a many-to-one queue. Per duty
+ * cycle it takes every queued operation, groups compatible ones (same kind, graph branch and table)
+ * and runs each group through the pipeline:
+ * <ol>
+ *   <li>validate each operation (schema, non-null and unique ids) and check it against the commits
+ *       published since its base with the fencing resolver and exact key filters;</li>
+ *   <li>Phase A: journal every intent (one sync);</li>
+ *   <li>Phase B: one substrate commit for the whole group (fork a lazily inherited table branch first);</li>
+ *   <li>Phases C and D: journal the commit, the head transition and every completion (one sync); ack.</li>
+ * </ol>
+ * Invariants: only this thread appends to the journal and writes tables, so one substrate commit is in
+ * flight per table; the published {@link HeadsState} is replaced only here, after the records it folds
+ * are durable.
+ */
+final class Committer implements Agent {
+    private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
+    private static final int RECENT_COMMITS = 4096;
+
+    /** A task to run on the committer thread, in queue order with the writes. */
+    record Control(Callable<Object> task, CompletableFuture<Object> future) {
+    }
+
+    /** A commit remembered for conflict checks of operations based before it. */
+    private record Recent(CommittedTransaction txn, List<String> intents) {
+    }
+
+    private final Graph graph;
+    private final ManyToOneConcurrentArrayQueue<Object> queue;
+    private final ArrayDeque<Object> pending = new ArrayDeque<>();
+    private final Map<String, ArrayDeque<Recent>> recent = new HashMap<>();
+    private final Set<String> poisoned = new HashSet<>();
+
+    Committer(Graph graph, ManyToOneConcurrentArrayQueue<Object> queue) {
+        this.graph = graph;
+        this.queue = queue;
+    }
+
+    @Override
+    public String roleName() {
+        return "palisade-committer";
+    }
+
+    @Override
+    public int doWork() {
+        int drained = queue.drain(pending::addLast, graph.options().maxGroup() * 4);
+        int work = 0;
+        while (!pending.isEmpty()) {
+            Object head = pending.pollFirst();
+            work++;
+            if (head instanceof Control c) {
+                runControl(c);
+                continue;
+            }
+            WriteOp first = (WriteOp) head;
+            List<WriteOp> group = new ArrayList<>();
+            group.add(first);
+            ArrayDeque<Object> rest = new ArrayDeque<>();
+            while (!pending.isEmpty() && group.size() < graph.options().maxGroup()) {
+                Object o = pending.pollFirst();
+                if (o instanceof WriteOp w && w.groupsWith(first)) {
+                    group.add(w);
+                } else {
+                    rest.addLast(o);
+                    if (o instanceof Control) {
+                        break; // keep controls ordered after the writes queued before them
+                    }
+                }
+            }
+            while (!rest.isEmpty()) {
+                pending.addFirst(rest.pollLast());
+            }
+            try {
+                runGroup(group);
+            } catch (RuntimeException e) {
+                LOG.error("committer failed a group of {} on {}/{}", group.size(), first.branch, first.table, e);
+                PalisadeException failure = e instanceof PalisadeException p ? p
+                        : new CommitStateUnknownException("internal error while committing: " + e, e);
+                group.forEach(op -> op.future.completeExceptionally(failure));
+            }
+        }
+        return drained + work;
+    }
+
+    private void runControl(Control c) {
+        try {
+            c.future().complete(c.task().call());
+        } catch (Exception e) {
+            c.future().completeExceptionally(e);
+        }
+    }
+
+    /** Fails everything still queued (on close). */
+    void failPending(PalisadeException e) {
+        queue.drain(pending::addLast);
+        for (Object o : pending) {
+            if (o instanceof WriteOp w) {
+                w.future.completeExceptionally(e);
+            } else if (o instanceof Control c) {
+                c.future().completeExceptionally(e);
+            }
+        }
+        pending.clear();
+    }
+
+    // ------------------------------------------------------------------ the pipeline
+
+    private void runGroup(List<WriteOp> ops) {
+        WriteOp first = ops.get(0);
+        String where = first.branch + "/" + first.table;
+        HeadsState state = graph.state();
+        if (poisoned.contains(where)) {
+            fail(ops, new GraphRefusedException("table '" + first.table + "' on branch '" + first.branch
+                    + "' had a commit of unknown outcome; reopen the graph to recover it"));
+            return;
+        }
+        Catalog.TableDef def;
+        Pin pin;
+        try {
+            def = graph.catalog().require(first.table);
+            if (!state.branchLive(first.branch)) {
+                throw new ValidationException("unknown graph branch '" + first.branch + "'");
+            }
+            pin = state.pin(first.branch, first.table).orElseThrow(
+                    () -> new ValidationException("table '" + first.table + "' has no head on branch '" + first.branch + "'"));
+        } catch (ValidationException e) {
+            fail(ops, e);
+            return;
+        }
+
+        // 1. validation, idempotency, in-group and winner conflict checks
+        List<WriteOp> accepted = new ArrayList<>();
+        List<JournalEvent> phaseA = new ArrayList<>();
+        Map<String, WriteOp> byIdempotencyKey = new HashMap<>();
+        KeyFilter acceptedKeys = null;
+        List<WriteOp> deferred = new ArrayList<>();
+        for (WriteOp op : ops) {
+            if (op.idempotencyKey.isPresent()) {
+                Optional<io.palisade.heads.Receipt> r = state.receipt(op.idempotencyKey.get());
+                if (r.isPresent()) {
+                    graph.metrics().idempotentReplays.increment();
+                    op.future.complete(Graph.receipt(r.get(), state));
+                    continue;
+                }
+                WriteOp twin = byIdempotencyKey.get(op.idempotencyKey.get());
+                if (twin != null) {
+                    graph.metrics().idempotentReplays.increment();
+                    twin.future.whenComplete((rc, ex) -> {
+                        if (ex != null) {
+                            op.future.completeExceptionally(ex);
+                        } else {
+                            op.future.complete(rc);
+                        }
+                    });
+                    continue;
+                }
+            }
+            try {
+                op.keys = graph.validate(def, op);
+            } catch (ValidationException e) {
+                graph.metrics().validationFailures.increment();
+                op.future.completeExceptionally(e);
+                continue;
+            }
+            op.intentId = "i-" + UUID.randomUUID();
+            if (op.keys != null && acceptedKeys != null && acceptedKeys.intersects(op.keys)) {
+                if (op.kind == WriteOp.Kind.INSERT) {
+                    WriteOp holder = accepted.stream().filter(a -> a.keys.intersects(op.keys)).findFirst().orElseThrow();
+                    KeyFilter.Overlap ov = holder.keys.overlap(op.keys);
+                    rejectKeyConflict(op, def, pin, ov.sample(), ov.count(), holder.intentId, phaseA);
+                } else {
+                    deferred.add(op); // same key twice in one group: serialise through the next group
+                }
+                continue;
+            }
+            if (op.kind == WriteOp.Kind.INSERT && op.keys != null) {
+                Optional<Conflict> winner = winnerConflict(where, op);
+                if (winner.isPresent()) {
+                    Conflict c = winner.get();
+                    rejectKeyConflict(op, def, pin, c.keys(), c.keys().size(), c.winnerId(), phaseA);
+                    continue;
+                }
+            }
+            if (op.idempotencyKey.isPresent()) {
+                byIdempotencyKey.put(op.idempotencyKey.get(), op);
+            }
+            accepted.add(op);
+            if (op.keys != null) {
+                acceptedKeys = acceptedKeys == null ? op.keys : acceptedKeys.union(op.keys);
+            }
+        }
+        for (int i = deferred.size() - 1; i >= 0; i--) {
+            pending.addFirst(deferred.get(i));
+        }
+        if (accepted.isEmpty()) {
+            if (!phaseA.isEmpty()) {
+                graph.append(phaseA);
+            }
+            return;
+        }
+
+        // 2. Phase A
+        TableHead head = pin.head();
+        String tableBranch = pin.owned() ? head.tableBranch() : graph.tableBranchFor(first.branch);
+        TableHead intendedTo = new TableHead(tableBranch, head.version() + 1, head.schemaId(), head.incarnation());
+        ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), state.lastSequence());
+        for (WriteOp op : accepted) {
+            phaseA.add(new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), operation(op.kind), op.branch, op.table,
+                    base, ActionCodec.encode(actions(op)), op.keys,
+                    new HeadTransition(op.branch, op.table, head, intendedTo)));
+        }
+        long t0 = System.nanoTime();
+        graph.append(phaseA);
+        CrashPoints.hit("after-intent");
+        long t1 = System.nanoTime();
+
+        // 3. Phase B
+        TableRef ref = new TableRef(head.tableBranch(), head.version());
+        if (!pin.owned()) {
+            ref = graph.forkForBranch(first.table, ref, tableBranch);
+            CrashPoints.hit("after-fork");
+        }
+        List<JournalEvent> phaseCD = new ArrayList<>();
+        CommitResult result = null;
+        List<WriteOp> live = new ArrayList<>(accepted);
+        int retries = 0;
+        while (!live.isEmpty()) {
+            try {
+                result = commit(def, ref, live);
+                break;
+            } catch (KeyConflictException e) {
+                Set<String> named = new HashSet<>(e.keys());
+                List<WriteOp> losers = live.stream().filter(op -> op.keys != null
+                        && op.keys.keys().stream().anyMatch(named::contains)).toList();
+                if (losers.isEmpty()) {
+                    losers = List.copyOf(live); // not attributable: every strict op of the group loses
+                }
+                for (WriteOp op : losers) {
+                    List<String> mine = op.keys == null ? List.of() : op.keys.keys().stream().filter(named::contains).toList();
+                    phaseCD.add(new IntentCompleted(op.intentId, IntentOutcome.KEY_CONFLICT, e.getMessage(),
+                            e.winningIntent().orElse(null), mine));
+                    graph.metrics().keyConflicts.increment();
+                    op.failure = new KeyConflictException(op.table, mine.isEmpty() ? e.keys() : mine,
+                            Math.max(1, mine.size()), e.winningIntent().orElse(null));
+                }
+                live.removeAll(losers);
+                graph.metrics().retries.increment();
+            } catch (WriteConflictException e) {
+                graph.metrics().writeConflicts.increment();
+                if (++retries > graph.options().upsertRetries()) {
+                    for (WriteOp op : live) {
+                        phaseCD.add(new IntentCompleted(op.intentId, IntentOutcome.WRITE_CONFLICT, e.getMessage(), null, List.of()));
+                        op.failure = e;
+                    }
+                    live.clear();
+                }
+                graph.metrics().retries.increment();
+                ref = graph.store().latest(first.table, tableBranch);
+            } catch (ValidationException e) {
+                for (WriteOp op : live) {
+                    phaseCD.add(new IntentCompleted(op.intentId, IntentOutcome.VALIDATION_FAILED, e.getMessage(), null, List.of()));
+                    op.failure = e;
+                }
+                graph.metrics().validationFailures.increment();
+                live.clear();
+            } catch (RuntimeException e) {
+                poisoned.add(where);
+                CommitStateUnknownException unknown = e instanceof CommitStateUnknownException c ? c
+                        : new CommitStateUnknownException("substrate commit on " + where + " failed: " + e, e);
+                live.forEach(op -> op.future.completeExceptionally(unknown));
+                List<WriteOp> done = new ArrayList<>(accepted);
+                done.removeAll(live);
+                if (!phaseCD.isEmpty()) {
+                    graph.append(phaseCD);
+                }
+                done.forEach(op -> op.future.completeExceptionally(op.failure));
+                return;
+            }
+        }
+        CrashPoints.hit("after-substrate-commit");
+        long t2 = System.nanoTime();
+
+        // 4. Phases C and D
+        int commitIndex = -1;
+        if (result != null) {
+            TableHead to = new TableHead(result.ref().branch(), result.ref().version(), head.schemaId(), head.incarnation());
+            List<String> ids = live.stream().map(op -> op.intentId).toList();
+            phaseCD.add(new TableCommitted(ids, first.branch, first.table, to.tableBranch(), to.version()));
+            phaseCD.add(new HeadPublished(List.of(new HeadTransition(first.branch, first.table, head, to))));
+            commitIndex = phaseCD.size();
+            for (WriteOp op : live) {
+                phaseCD.add(new IntentCompleted(op.intentId, IntentOutcome.COMMITTED, "", null, List.of()));
+            }
+            remember(where, result.ref().version(), live);
+        }
+        CrashPoints.hit("before-publish");
+        long firstSeq = graph.append(phaseCD);
+        CrashPoints.hit("after-publish");
+        long t3 = System.nanoTime();
+
+        Metrics m = graph.metrics();
+        m.phaseANanos.add(t1 - t0);
+        m.phaseBNanos.add(t2 - t1);
+        m.phaseCDNanos.add(t3 - t2);
+        if (result != null) {
+            m.substrateCommits.increment();
+            m.commits.add(live.size());
+            m.group(live.size());
+            for (int i = 0; i < live.size(); i++) {
+                WriteOp op = live.get(i);
+                op.future.complete(new Receipt(op.intentId, firstSeq + commitIndex + i, op.table, op.branch,
+                        result.ref().version(), op.rowCount()));
+            }
+        }
+        for (WriteOp op : accepted) {
+            if (!live.contains(op)) {
+                op.future.completeExceptionally(op.failure);
+            }
+        }
+    }
+
+    private void rejectKeyConflict(WriteOp op, Catalog.TableDef def, Pin pin, List<String> keys, long count,
+                                   String winner, List<JournalEvent> phaseA) {
+        TableHead head = pin.head();
+        ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), graph.state().lastSequence());
+        phaseA.add(new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), operation(op.kind), op.branch, op.table,
+                base, ActionCodec.encode(actions(op)), op.keys, new HeadTransition(op.branch, op.table, head, head)));
+        KeyConflictException e = new KeyConflictException(op.table, keys, count, winner);
+        phaseA.add(new IntentCompleted(op.intentId, IntentOutcome.KEY_CONFLICT, e.getMessage(), winner, keys));
+        graph.metrics().keyConflicts.increment();
+        op.future.completeExceptionally(e);
+    }
+
+    /** The fencing resolver's answer for a strict insert against commits published since its base. */
+    private Optional<Conflict> winnerConflict(String where, WriteOp op) {
+        ArrayDeque<Recent> commits = recent.get(where);
+        if (commits == null) {
+            return Optional.empty();
+        }
+        List<CommittedTransaction> winners = new ArrayList<>();
+        for (Recent r : commits) {
+            if (r.txn().version() > op.baseVersion) {
+                winners.add(r.txn());
+            }
+        }
+        if (winners.isEmpty()) {
+            return Optional.empty();
+        }
+        Verdict v = ConflictResolver.check(new Transaction(op.intentId, op.baseVersion, actions(op)), winners);
+        return v.conflicts().stream().filter(Conflict::keyCollision).findFirst();
+    }
+
+    private void remember(String where, long version, List<WriteOp> committed) {
+        ArrayDeque<Recent> q = recent.computeIfAbsent(where, k -> new ArrayDeque<>());
+        for (WriteOp op : committed) {
+            if (op.keys != null && op.kind != WriteOp.Kind.DELETE) {
+                q.addLast(new Recent(new CommittedTransaction(op.intentId, version, actions(op)), List.of(op.intentId)));
+            }
+        }
+        while (q.size() > RECENT_COMMITS) {
+            q.pollFirst();
+        }
+    }
+
+    private CommitResult commit(Catalog.TableDef def, TableRef ref, List<WriteOp> ops) {
+        WriteOp first = ops.get(0);
+        if (first.kind == WriteOp.Kind.APPEND) {
+            try (KeylessTable t = graph.store().openKeyless(first.table, ref); Combined rows = combine(ops)) {
+                return t.append(rows.root);
+            }
+        }
+        try (KeyedTable t = graph.store().openKeyed(first.table, ref)) {
+            MergePath path = t.hasIdIndex() ? MergePath.INDEXED_UNFENCED : MergePath.V2_FENCED;
+            if (first.kind == WriteOp.Kind.DELETE) {
+                KeyFilter all = ops.get(0).keys;
+                for (int i = 1; i < ops.size(); i++) {
+                    all = all.union(ops.get(i).keys);
+                }
+                return t.delete(all);
+            }
+            try (Combined rows = combine(ops)) {
+                // The indexed path attaches no key filter in Lance 7.0.0; it is safe here only because this
+                // thread is the graph's single writer (lease) and the exact fence above has excluded every
+                // concurrent same-key commit (DESIGN §3).
+                return first.kind == WriteOp.Kind.INSERT ? t.insert(rows.root, path) : t.upsert(rows.root, path);
+            }
+        }
+    }
+
+    /** The rows of a group as one batch; closes the combined batch it allocated. */
+    private final class Combined implements AutoCloseable {
+        final VectorSchemaRoot root;
+        final boolean owned;
+
+        Combined(VectorSchemaRoot root, boolean owned) {
+            this.root = root;
+            this.owned = owned;
+        }
+
+        @Override
+        public void close() {
+            if (owned) {
+                root.close();
+            }
+        }
+    }
+
+    private Combined combine(List<WriteOp> ops) {
+        if (ops.size() == 1) {
+            return new Combined(ops.get(0).rows, false);
+        }
+        VectorSchemaRoot target = VectorSchemaRoot.create(ops.get(0).rows.getSchema(), graph.allocator());
+        target.allocateNew();
+        target.setRowCount(0);
+        VectorSchemaRootAppender.append(false, target, ops.stream().map(o -> o.rows).toArray(VectorSchemaRoot[]::new));
+        return new Combined(target, true);
+    }
+
+    private static List<Action> actions(WriteOp op) {
+        return switch (op.kind) {
+            case INSERT, UPSERT -> List.of(new AddFragments(List.of(), KeyScope.exact(op.keys)));
+            case APPEND -> List.of(new AddFragments(List.of(), KeyScope.KEYLESS));
+            // the rows a delete removes are only known to the substrate; its keys ride on the intent's key filter
+            case DELETE -> List.of();
+        };
+    }
+
+    private static LogicalOperation operation(WriteOp.Kind k) {
+        return switch (k) {
+            case INSERT, APPEND -> LogicalOperation.INSERT;
+            case UPSERT -> LogicalOperation.UPSERT;
+            case DELETE -> LogicalOperation.DELETE;
+        };
+    }
+
+    private static void fail(List<WriteOp> ops, PalisadeException e) {
+        ops.forEach(op -> op.future.completeExceptionally(e));
+    }
+}

@@ -1,0 +1,437 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.heads.Checkpoints;
+import io.palisade.heads.HeadsReplayer;
+import io.palisade.heads.HeadsState;
+import io.palisade.heads.Pin;
+import io.palisade.journal.Journal;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.CheckpointWritten;
+import io.palisade.journal.JournalEvent.GraphBranchCreated;
+import io.palisade.journal.JournalEvent.GraphBranchDeleted;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.TableSnapshot;
+import io.palisade.substrate.TableStore;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An open graph: the embedded coordinator of one writer process (DESIGN §3). Thread-safe: any number
+ * of threads may write concurrently; their operations are queued to the graph's single committer,
+ * which groups compatible ones into one substrate commit and one journal sync.
+ *
+ * <p>Every write returns its {@link Receipt} only once its completion is durable in the journal. A
+ * write's {@link VectorSchemaRoot} must stay open until its receipt (or failure) arrives; the graph
+ * never closes or retains it.
+ */
+public final class Graph implements AutoCloseable {
+    private static final int QUEUE_CAPACITY = 1 << 14;
+
+    private final GraphLayout layout;
+    private final Catalog catalog;
+    private final Options options;
+    private final Journal journal;
+    private final TableStore store;
+    private final BufferAllocator allocator;
+    private final Checkpoints checkpoints;
+    private final Metrics metrics = new Metrics();
+    private final ManyToOneConcurrentArrayQueue<Object> queue = new ManyToOneConcurrentArrayQueue<>(QUEUE_CAPACITY);
+    private final Committer committer;
+    private final AgentRunner runner;
+    private volatile HeadsState state;
+    private volatile boolean closed;
+    private long recordsSinceCheckpoint;
+
+    Graph(GraphLayout layout, Catalog catalog, Options options, Journal journal, TableStore store,
+          BufferAllocator allocator, HeadsState state) {
+        this.layout = layout;
+        this.catalog = catalog;
+        this.options = options;
+        this.journal = journal;
+        this.store = store;
+        this.allocator = allocator;
+        this.state = state;
+        this.checkpoints = Checkpoints.of(layout.palisade());
+        this.committer = new Committer(this, queue);
+        this.runner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000), this::onCommitterError, null,
+                committer);
+        AgentRunner.startOnThread(runner);
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /** Strict insert: every key must be new (at the base and among concurrent writes), else {@link io.palisade.fencing.KeyConflictException}. */
+    public Receipt insert(String branch, String table, VectorSchemaRoot rows) {
+        return join(insertAsync(branch, table, rows, WriteOptions.NONE));
+    }
+
+    public Receipt insert(String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
+        return join(insertAsync(branch, table, rows, options));
+    }
+
+    public CompletableFuture<Receipt> insertAsync(String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
+        return submit(keyed(WriteOp.Kind.INSERT, branch, table, rows, options));
+    }
+
+    /** Insert or replace by key. */
+    public Receipt upsert(String branch, String table, VectorSchemaRoot rows) {
+        return join(upsertAsync(branch, table, rows, WriteOptions.NONE));
+    }
+
+    public Receipt upsert(String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
+        return join(upsertAsync(branch, table, rows, options));
+    }
+
+    public CompletableFuture<Receipt> upsertAsync(String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
+        return submit(keyed(WriteOp.Kind.UPSERT, branch, table, rows, options));
+    }
+
+    /** Deletes the rows with these keys (absent keys are ignored). */
+    public Receipt delete(String branch, String table, List<String> keys) {
+        return join(deleteAsync(branch, table, keys, WriteOptions.NONE));
+    }
+
+    public CompletableFuture<Receipt> deleteAsync(String branch, String table, List<String> keys, WriteOptions options) {
+        Catalog.TableDef def = catalog.require(table);
+        if (!def.kind().keyed()) {
+            throw new ValidationException("table '" + table + "' is append-only: delete by key needs a keyed table");
+        }
+        KeyFilter filter;
+        if (def.column("id").orElseThrow().type() == Catalog.ColumnType.Scalar.INT64) {
+            long[] ks = new long[keys.size()];
+            for (int i = 0; i < ks.length; i++) {
+                try {
+                    ks[i] = Long.parseLong(keys.get(i));
+                } catch (NumberFormatException | NullPointerException e) {
+                    throw new ValidationException("key '" + keys.get(i) + "' is not an int64 id of table '" + table + "'");
+                }
+            }
+            filter = KeyFilter.ofLongs(def.idFieldId(), ks);
+        } else {
+            filter = KeyFilter.ofStrings(def.idFieldId(), keys);
+        }
+        if (filter.isEmpty()) {
+            throw new ValidationException("delete needs at least one key");
+        }
+        return submit(new WriteOp(WriteOp.Kind.DELETE, branch, table, null, filter, options.idempotencyKey(),
+                baseVersion(branch, table)));
+    }
+
+    /** Appends rows to an append-only (keyless) table. */
+    public Receipt append(String branch, String table, VectorSchemaRoot rows) {
+        if (catalog.require(table).kind().keyed()) {
+            throw new ValidationException("table '" + table + "' is keyed on 'id': a bare append cannot be expressed; "
+                    + "use insert (strict) or upsert");
+        }
+        return join(submit(new WriteOp(WriteOp.Kind.APPEND, branch, table, rows, null, Optional.empty(),
+                baseVersion(branch, table))));
+    }
+
+    private WriteOp keyed(WriteOp.Kind kind, String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
+        if (!catalog.require(table).kind().keyed()) {
+            throw new ValidationException("table '" + table + "' is append-only and has no key: use append");
+        }
+        if (rows == null || rows.getRowCount() == 0) {
+            throw new ValidationException("a write to '" + table + "' needs at least one row");
+        }
+        return new WriteOp(kind, branch, table, rows, null, options.idempotencyKey(), baseVersion(branch, table));
+    }
+
+    private long baseVersion(String branch, String table) {
+        return state.head(branch, table).map(TableHead::version).orElse(-1L);
+    }
+
+    private CompletableFuture<Receipt> submit(WriteOp op) {
+        if (op.idempotencyKey.isPresent()) {
+            Optional<io.palisade.heads.Receipt> r = state.receipt(op.idempotencyKey.get());
+            if (r.isPresent()) {
+                metrics.idempotentReplays.increment();
+                return CompletableFuture.completedFuture(receipt(r.get(), state));
+            }
+        }
+        enqueue(op);
+        return op.future;
+    }
+
+    private void enqueue(Object item) {
+        long park = 1_000;
+        while (!queue.offer(item)) {
+            if (closed) {
+                throw new GraphRefusedException("graph " + layout.root() + " is closed");
+            }
+            LockSupport.parkNanos(park);
+            park = Math.min(park * 2, 1_000_000);
+        }
+        if (closed) {
+            committer.failPending(new GraphRefusedException("graph " + layout.root() + " is closed"));
+        }
+    }
+
+    /** Runs {@code task} on the committer thread, ordered with the writes queued before it. */
+    @SuppressWarnings("unchecked")
+    <T> T onCommitter(java.util.concurrent.Callable<T> task) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        enqueue(new Committer.Control((java.util.concurrent.Callable<Object>) task, f));
+        return (T) join(f);
+    }
+
+    private static <T> T join(CompletableFuture<T> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.palisade.fencing.CommitStateUnknownException("interrupted while waiting for the receipt", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof PalisadeException p) {
+                throw p;
+            }
+            throw new CompletionException(e.getCause());
+        }
+    }
+
+    // ------------------------------------------------------------------ branches
+
+    /** Creates a graph branch from {@code from} (lazy: it pins {@code from}'s table states; forks on first write). */
+    public void createBranch(String name, String from) {
+        checkBranchName(name);
+        onCommitter(() -> {
+            HeadsState s = state;
+            if (s.branchLive(name)) {
+                throw new ValidationException("graph branch '" + name + "' already exists");
+            }
+            if (!s.branchLive(from)) {
+                throw new ValidationException("unknown graph branch '" + from + "'");
+            }
+            append(List.of(new GraphBranchCreated(name, from, s.lastSequence())));
+            return null;
+        });
+    }
+
+    public void deleteBranch(String name) {
+        if (HeadsState.MAIN.equals(name)) {
+            throw new ValidationException("the main branch cannot be deleted");
+        }
+        onCommitter(() -> {
+            if (!state.branchLive(name)) {
+                throw new ValidationException("unknown graph branch '" + name + "'");
+            }
+            append(List.of(new GraphBranchDeleted(name)));
+            return null;
+        });
+    }
+
+    public List<String> branches() {
+        return new ArrayList<>(state.branches().keySet());
+    }
+
+    /** The published heads of a branch: table → head. */
+    public SortedMap<String, Pin> heads(String branch) {
+        if (!state.branchLive(branch)) {
+            throw new ValidationException("unknown graph branch '" + branch + "'");
+        }
+        return state.pins(branch);
+    }
+
+    private static void checkBranchName(String name) {
+        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_-]{0,63}")) {
+            throw new ValidationException("graph branch name '" + name + "' must match [A-Za-z0-9][A-Za-z0-9_-]*");
+        }
+    }
+
+    /** The Lance table branch a graph branch writes to once it owns a table. */
+    String tableBranchFor(String graphBranch) {
+        return HeadsState.MAIN.equals(graphBranch) ? TableRef.MAIN : "g-" + graphBranch;
+    }
+
+    /** Forks {@code tableBranch} from {@code from}, or reuses it if an interrupted earlier attempt left it there. */
+    TableRef forkForBranch(String table, TableRef from, String tableBranch) {
+        if (store.listBranches(table).contains(tableBranch)) {
+            TableRef existing = store.latest(table, tableBranch);
+            if (existing.version() != from.version()) {
+                throw new GraphRefusedException("table '" + table + "' already has a branch " + tableBranch + " at version "
+                        + existing.version() + ", not at the pinned version " + from.version());
+            }
+            return existing;
+        }
+        return store.forkBranch(table, from, tableBranch);
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /** Every row of {@code table} at its published head on {@code branch}. */
+    public List<Map<String, Object>> scan(String branch, String table) {
+        TableHead head = state.head(branch, table).orElseThrow(
+                () -> new ValidationException("table '" + table + "' has no head on branch '" + branch + "'"));
+        return scan(table, head);
+    }
+
+    /** Every row of {@code table} on {@code branch} as of journal sequence {@code seq}. */
+    public List<Map<String, Object>> scanAt(String branch, String table, long seq) {
+        HeadsState at = HeadsReplayer.of(layout.palisade()).headsAt(seq);
+        TableHead head = at.head(branch, table).orElseThrow(
+                () -> new ValidationException("table '" + table + "' had no head on branch '" + branch + "' at sequence " + seq));
+        return scan(table, head);
+    }
+
+    private List<Map<String, Object>> scan(String table, TableHead head) {
+        TableRef ref = new TableRef(head.tableBranch(), head.version());
+        try (TableSnapshot t = catalog.require(table).kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
+            return t.scan();
+        }
+    }
+
+    public Catalog catalog() {
+        return catalog;
+    }
+
+    public Metrics metrics() {
+        return metrics;
+    }
+
+    /** The current published state (heads, branches, intents). */
+    public HeadsState state() {
+        return state;
+    }
+
+    public java.nio.file.Path path() {
+        return layout.root();
+    }
+
+    // ------------------------------------------------------------------ committer support
+
+    Options options() {
+        return options;
+    }
+
+    TableStore store() {
+        return store;
+    }
+
+    BufferAllocator allocator() {
+        return allocator;
+    }
+
+    /** Appends durably (one sync) and folds the records into the published state; returns the first sequence. */
+    long append(List<JournalEvent> events) {
+        long first = journal.appendBatch(events, options.durability());
+        HeadsState s = state;
+        long now = System.currentTimeMillis() * 1_000_000L;
+        for (int i = 0; i < events.size(); i++) {
+            s = s.apply(new JournalRecord(first + i, now, journal.epoch(), events.get(i)));
+        }
+        state = s;
+        recordsSinceCheckpoint += events.size();
+        if (recordsSinceCheckpoint >= options.checkpointEvery()) {
+            checkpoint();
+        }
+        return first;
+    }
+
+    private void checkpoint() {
+        Checkpoints.Written w = checkpoints.write(state);
+        recordsSinceCheckpoint = 0;
+        long seq = journal.appendBatch(List.of(new CheckpointWritten(w.sequence(), w.file().getFileName().toString(),
+                w.headsDigest())), options.durability());
+        state = state.apply(new JournalRecord(seq, System.currentTimeMillis() * 1_000_000L, journal.epoch(),
+                new CheckpointWritten(w.sequence(), w.file().getFileName().toString(), w.headsDigest())));
+    }
+
+    /** Validates an op's rows against the table's declared schema; returns its exact key filter (null for keyless). */
+    KeyFilter validate(Catalog.TableDef def, WriteOp op) {
+        if (op.kind == WriteOp.Kind.DELETE) {
+            return op.deleteKeys;
+        }
+        Schema declared = def.arrowSchema();
+        VectorSchemaRoot rows = op.rows;
+        for (Field f : rows.getSchema().getFields()) {
+            Field d = declared.getFields().stream().filter(x -> x.getName().equals(f.getName())).findFirst()
+                    .orElseThrow(() -> new ValidationException("table '" + def.name() + "' has no column '" + f.getName()
+                            + "'; its columns are " + declared.getFields().stream().map(Field::getName).toList()));
+            if (!d.getType().equals(f.getType())) {
+                throw new ValidationException("column '" + f.getName() + "' of table '" + def.name() + "' is "
+                        + d.getType() + ", the batch has " + f.getType());
+            }
+        }
+        for (Field d : declared.getFields()) {
+            FieldVector v = rows.getVector(d.getName());
+            if (v == null) {
+                throw new ValidationException("column '" + d.getName() + "' of table '" + def.name()
+                        + "' is missing from the batch" + (d.getName().equals("id") ? " (it is the key)" : ""));
+            }
+            if (!d.isNullable() && !d.getName().equals("id") && v.getNullCount() > 0) {
+                for (int r = 0; r < rows.getRowCount(); r++) {
+                    if (v.isNull(r)) {
+                        throw new ValidationException("column '" + d.getName() + "' of table '" + def.name()
+                                + "' is non-null but row " + r + " is null");
+                    }
+                }
+            }
+        }
+        if (!def.kind().keyed()) {
+            return null;
+        }
+        return KeyFilter.fromBatch(rows, "id", def.idFieldId(), KeyFilter.Duplicates.REJECT);
+    }
+
+    static Receipt receipt(io.palisade.heads.Receipt r, HeadsState s) {
+        return new Receipt(r.intentId(), r.completionSequence(), r.table(), r.graphBranch(), r.version(), r.rows());
+    }
+
+    private void onCommitterError(Throwable t) {
+        org.slf4j.LoggerFactory.getLogger(Graph.class).error("committer error", t);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        runner.close();
+        committer.failPending(new GraphRefusedException("graph " + layout.root() + " was closed"));
+        try {
+            if (recordsSinceCheckpoint > 0) {
+                checkpoint();
+            }
+        } finally {
+            try {
+                journal.close();
+            } finally {
+                store.close();
+                allocator.close();
+            }
+        }
+    }
+
+    /** Waits (bounded) for the committer to drain; for tests. */
+    boolean awaitIdle(long timeout, TimeUnit unit) {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (!queue.isEmpty() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(100_000);
+        }
+        return queue.isEmpty();
+    }
+}

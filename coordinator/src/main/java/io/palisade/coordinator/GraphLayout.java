@@ -1,0 +1,55 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.ValidationException;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Where a graph keeps its parts: {@code <graph>/tables/} (the Lance tables) and
+ * {@code <graph>/_palisade/} (journal, writer lease, checkpoints, {@code catalog.json}).
+ */
+record GraphLayout(Path root) {
+    static final String PALISADE = "_palisade";
+    static final String CATALOG = "catalog.json";
+
+    Path palisade() {
+        return root.resolve(PALISADE);
+    }
+
+    Path tables() {
+        return root.resolve("tables");
+    }
+
+    Path catalogFile() {
+        return palisade().resolve(CATALOG);
+    }
+
+    boolean exists() {
+        return Files.exists(catalogFile());
+    }
+
+    /** Writes the catalog durably: temp file, fsync, atomic rename, fsync of the directory. */
+    void writeCatalog(Catalog catalog) {
+        try {
+            Files.createDirectories(palisade());
+            Files.createDirectories(tables());
+            Path tmp = palisade().resolve(CATALOG + ".tmp");
+            Files.writeString(tmp, catalog.toJson(), StandardCharsets.UTF_8);
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                ch.force(true);
+            }
+            Files.move(tmp, catalogFile(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel dir = FileChannel.open(palisade(), StandardOpenOption.READ)) {
+                dir.force(true);
+            }
+        } catch (IOException e) {
+            throw new ValidationException("cannot write the catalog of graph " + root + ": " + e.getMessage(), e);
+        }
+    }
+}

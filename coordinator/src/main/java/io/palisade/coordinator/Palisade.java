@@ -1,0 +1,157 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.FormatStamp;
+import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.heads.HeadsReplayer;
+import io.palisade.heads.HeadsState;
+import io.palisade.journal.ExpectedBase;
+import io.palisade.journal.HeadTransition;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.Journal;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.HeadPublished;
+import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.JournalOptions;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.LogicalOperation;
+import io.palisade.journal.TableHead;
+import io.palisade.recovery.Recovery;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.TableKind;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.TableStore;
+import io.palisade.substrate.lance.LanceTableStore;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Entry point: create or open a graph. Opening takes the writer lease (one writer process per graph),
+ * checks the format stamp, replays the journal into table heads, runs recovery (DESIGN §5) and checks
+ * every keyed table's physical schema against the PK contract before any write is accepted.
+ */
+public final class Palisade {
+    static {
+        System.setProperty("chronicle.analytics.disable", "true");
+    }
+
+    /** The binary's version, stamped on every writer session. */
+    public static final String VERSION = "0.1.0";
+
+    private Palisade() {
+    }
+
+    /** Creates a new graph at the fencing format, every keyed table with its PK from creation. */
+    public static Graph create(Path root, Catalog catalog, Options options) {
+        GraphLayout layout = new GraphLayout(root);
+        if (layout.exists()) {
+            throw new ValidationException("a graph already exists at " + root);
+        }
+        layout.writeCatalog(catalog);
+        Journal journal = Journal.open(layout.palisade(), journalOptions(options));
+        TableStore store = new LanceTableStore(layout.tables().toString());
+        try {
+            List<JournalEvent> events = new ArrayList<>();
+            for (Catalog.TableDef t : catalog.tables()) {
+                String intent = "i-" + UUID.randomUUID();
+                TableHead to = new TableHead(TableRef.MAIN, 1, 0, 0);
+                events.add(new IntentRecorded(intent, null, LogicalOperation.CREATE_TABLE, HeadsState.MAIN, t.name(),
+                        new ExpectedBase(TableRef.MAIN, 0, 0, journal.endSequence()), io.palisade.fencing.action.ActionCodec
+                        .encode(List.of()), null, new HeadTransition(HeadsState.MAIN, t.name(), null, to)));
+            }
+            journal.appendBatch(events, options.durability());
+            List<JournalEvent> done = new ArrayList<>();
+            for (int i = 0; i < catalog.tables().size(); i++) {
+                Catalog.TableDef t = catalog.tables().get(i);
+                String intent = ((IntentRecorded) events.get(i)).intentId();
+                if (t.kind().keyed()) {
+                    store.createKeyed(t.name(), t.kind() == Catalog.Kind.NODE ? TableKind.NODE : TableKind.EDGE, t.arrowSchema());
+                    if (options.indexedMerge()) {
+                        try (KeyedTable k = store.openKeyed(t.name(), store.latest(t.name(), TableRef.MAIN))) {
+                            k.createIdIndex();
+                        }
+                    }
+                } else {
+                    store.createKeyless(t.name(), t.arrowSchema());
+                }
+                TableRef ref = store.latest(t.name(), TableRef.MAIN);
+                TableHead to = new TableHead(ref.branch(), ref.version(), 0, 0);
+                done.add(new TableCommitted(List.of(intent), HeadsState.MAIN, t.name(), ref.branch(), ref.version()));
+                done.add(new HeadPublished(List.of(new HeadTransition(HeadsState.MAIN, t.name(), null, to))));
+                done.add(new IntentCompleted(intent, IntentOutcome.COMMITTED, "", null, List.of()));
+            }
+            journal.appendBatch(done, options.durability());
+        } catch (RuntimeException e) {
+            journal.close();
+            store.close();
+            throw e;
+        }
+        journal.close();
+        store.close();
+        return open(root, options);
+    }
+
+    /** Opens an existing graph for writing. */
+    public static Graph open(Path root, Options options) {
+        return open(root, options, false);
+    }
+
+    /**
+     * Opens an existing graph for writing; with {@code adoptForeign} recovery publishes table versions no
+     * intent explains instead of refusing the graph (the operator's decision, see docs/recovery.md).
+     */
+    public static Graph open(Path root, Options options, boolean adoptForeign) {
+        GraphLayout layout = new GraphLayout(root);
+        if (!layout.exists()) {
+            throw new ValidationException("no graph at " + root + " (missing " + layout.catalogFile() + ")");
+        }
+        Catalog catalog = Catalog.read(layout.catalogFile());
+        Journal journal = Journal.open(layout.palisade(), journalOptions(options));
+        TableStore store = null;
+        BufferAllocator allocator = null;
+        try {
+            store = new LanceTableStore(layout.tables().toString());
+            HeadsState state = HeadsReplayer.of(layout.palisade()).replay().state();
+            FormatStamp.of(state.formatStamp() == 0 ? FormatStamp.FENCING.number() : state.formatStamp());
+            Recovery.Report report = Recovery.run(journal, state, store, adoptForeign);
+            state = report.state();
+            for (Catalog.TableDef t : catalog.tables()) {
+                if (state.head(HeadsState.MAIN, t.name()).isEmpty()) {
+                    throw new GraphRefusedException("table '" + t.name() + "' of the catalog has no head on main");
+                }
+                if (t.kind().keyed()) {
+                    TableHead h = state.head(HeadsState.MAIN, t.name()).orElseThrow();
+                    store.openKeyed(t.name(), new TableRef(h.tableBranch(), h.version())).close(); // PK contract
+                }
+            }
+            allocator = new RootAllocator();
+            return new Graph(layout, catalog, options, journal, store, allocator, state);
+        } catch (RuntimeException e) {
+            if (allocator != null) {
+                allocator.close();
+            }
+            if (store != null) {
+                store.close();
+            }
+            journal.close();
+            throw e;
+        }
+    }
+
+    private static JournalOptions journalOptions(Options options) {
+        return JournalOptions.defaults().withDefaultDurability(options.durability()).withBinaryVersion(VERSION)
+                .withFormatStamp(FormatStamp.FENCING.number());
+    }
+
+    /** For tests and tools: the state a journal folds to. */
+    static HeadsState fold(List<JournalRecord> records) {
+        return HeadsState.fold(HeadsState.empty(), records);
+    }
+}

@@ -1,0 +1,47 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.KeyFilter;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** One queued logical write, as the committer sees it. */
+final class WriteOp {
+    enum Kind { INSERT, UPSERT, DELETE, APPEND }
+
+    final Kind kind;
+    final String branch;
+    final String table;
+    final VectorSchemaRoot rows;      // INSERT, UPSERT, APPEND
+    final KeyFilter deleteKeys;       // DELETE
+    final Optional<String> idempotencyKey;
+    final CompletableFuture<Receipt> future = new CompletableFuture<>();
+    final long submittedNanos = System.nanoTime();
+    /** The table version the writer's view had when it submitted (the op's base for the conflict check). */
+    final long baseVersion;
+    String intentId;
+    KeyFilter keys;
+    /** Why the op failed after its intent was journaled (completed exceptionally after phase D). */
+    io.palisade.fencing.PalisadeException failure;
+
+    WriteOp(Kind kind, String branch, String table, VectorSchemaRoot rows, KeyFilter deleteKeys,
+            Optional<String> idempotencyKey, long baseVersion) {
+        this.kind = kind;
+        this.branch = branch;
+        this.table = table;
+        this.rows = rows;
+        this.deleteKeys = deleteKeys;
+        this.idempotencyKey = idempotencyKey;
+        this.baseVersion = baseVersion;
+    }
+
+    long rowCount() {
+        return kind == Kind.DELETE ? deleteKeys.size() : rows.getRowCount();
+    }
+
+    /** Whether two ops can share one substrate commit. */
+    boolean groupsWith(WriteOp o) {
+        return kind == o.kind && branch.equals(o.branch) && table.equals(o.table);
+    }
+}

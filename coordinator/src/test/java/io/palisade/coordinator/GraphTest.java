@@ -1,0 +1,148 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.ValidationException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class GraphTest {
+    @TempDir
+    Path dir;
+    BufferAllocator allocator;
+
+    @BeforeEach
+    void setUp() {
+        allocator = new RootAllocator();
+    }
+
+    @AfterEach
+    void tearDown() {
+        allocator.close();
+    }
+
+    private static Map<String, Object> byId(List<Map<String, Object>> rows, String id) {
+        return rows.stream().filter(r -> id.equals(r.get("id"))).findFirst().orElseThrow();
+    }
+
+    @Test
+    void insertUpsertAndScanOnMain() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30, "bob", 40);
+             VectorSchemaRoot b = Rows.people(allocator, "alice", 31)) {
+            Receipt r1 = g.insert("main", "person", a);
+            assertThat(r1.rows()).isEqualTo(2);
+            Receipt r2 = g.upsert("main", "person", b);
+            assertThat(r2.version()).isGreaterThan(r1.version());
+            assertThat(r2.seq()).isGreaterThan(r1.seq());
+            List<Map<String, Object>> rows = g.scan("main", "person");
+            assertThat(rows).hasSize(2);
+            assertThat(byId(rows, "alice").get("age")).isEqualTo(31L);
+        }
+    }
+
+    @Test
+    void strictInsertOfExistingKeyFailsWithoutWriting() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30);
+             VectorSchemaRoot again = Rows.people(allocator, "alice", 99, "carol", 5)) {
+            g.insert("main", "person", a);
+            long before = g.state().head("main", "person").orElseThrow().version();
+            assertThatThrownBy(() -> g.insert("main", "person", again)).isInstanceOf(KeyConflictException.class)
+                    .satisfies(e -> assertThat(((KeyConflictException) e).keys()).containsExactly("alice"));
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(before);
+            List<Map<String, Object>> rows = g.scan("main", "person");
+            assertThat(rows).hasSize(1);
+            assertThat(byId(rows, "alice").get("age")).isEqualTo(30L);
+        }
+    }
+
+    @Test
+    void badInputIsAValidationErrorAndWritesNothing() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot nullId = Rows.people(allocator, null, 1);
+             VectorSchemaRoot dup = Rows.people(allocator, "x", 1, "x", 2)) {
+            long before = g.state().head("main", "person").orElseThrow().version();
+            assertThatThrownBy(() -> g.insert("main", "person", nullId)).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("null key");
+            assertThatThrownBy(() -> g.insert("main", "person", dup)).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("duplicate key 'x'");
+            assertThatThrownBy(() -> g.insert("main", "nobody", dup)).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("unknown table 'nobody'");
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(before);
+            assertThat(g.scan("main", "person")).isEmpty();
+        }
+    }
+
+    @Test
+    void idempotencyKeyReturnsTheFirstReceiptAcrossReopen() {
+        Path p = dir.resolve("g");
+        Receipt first;
+        try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30)) {
+            first = g.insert("main", "person", a, WriteOptions.idempotencyKey("k1"));
+            assertThat(g.insert("main", "person", a, WriteOptions.idempotencyKey("k1"))).isEqualTo(first);
+        }
+        try (Graph g = Palisade.open(p, Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30)) {
+            assertThat(g.insert("main", "person", a, WriteOptions.idempotencyKey("k1"))).isEqualTo(first);
+            assertThat(g.scan("main", "person")).hasSize(1);
+        }
+    }
+
+    @Test
+    void aSecondWriterIsRefusedWhileTheFirstHoldsTheLease() {
+        Path p = dir.resolve("g");
+        try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults())) {
+            assertThatThrownBy(() -> Palisade.open(p, Options.defaults())).isInstanceOf(GraphRefusedException.class);
+            assertThat(g.branches()).contains("main");
+        }
+    }
+
+    @Test
+    void branchWritesForkOnceAndLeaveMainUntouched() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30);
+             VectorSchemaRoot b = Rows.people(allocator, "bob", 40);
+             VectorSchemaRoot c = Rows.people(allocator, "carol", 50)) {
+            g.insert("main", "person", a);
+            g.createBranch("dev", "main");
+            assertThat(g.heads("dev").get("person").owned()).isFalse();
+            g.insert("dev", "person", b);
+            assertThat(g.heads("dev").get("person").owned()).isTrue();
+            String forked = g.heads("dev").get("person").head().tableBranch();
+            g.insert("dev", "person", c);
+            assertThat(g.heads("dev").get("person").head().tableBranch()).isEqualTo(forked);
+            assertThat(g.scan("dev", "person")).extracting(r -> r.get("id")).containsExactlyInAnyOrder("alice", "bob", "carol");
+            assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactly("alice");
+        }
+    }
+
+    @Test
+    void deleteAndKeylessAppend() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30, "bob", 40);
+             VectorSchemaRoot log = Rows.logLines(allocator, "hello", "world")) {
+            g.insert("main", "person", a);
+            g.delete("main", "person", List.of("bob", "nobody"));
+            assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactly("alice");
+            g.append("main", "log", log);
+            g.append("main", "log", log);
+            assertThat(g.scan("main", "log")).hasSize(4);
+            assertThatThrownBy(() -> g.append("main", "person", a)).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("bare append cannot be expressed");
+        }
+    }
+}
