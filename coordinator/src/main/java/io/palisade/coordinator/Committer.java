@@ -144,6 +144,12 @@ final class Committer implements Agent {
         }
     }
 
+    /** Runs one write now, on the committer thread (for compound operations such as a branch merge). */
+    Receipt runNow(WriteOp op) {
+        runGroup(List.of(op));
+        return op.future.join();
+    }
+
     /** Fails everything still queued (on close). */
     void failPending(PalisadeException e) {
         queue.drain(pending::addLast);

@@ -255,6 +255,19 @@ public final class Graph implements AutoCloseable {
         return state.pins(branch);
     }
 
+    /**
+     * Merges {@code source} into {@code target} (RFC-023 §5's fast-forward row). The keys each side
+     * changed since the fork come from the journal: the key filters of the intents applied on that side
+     * after the source branch was created. A key changed on both sides is a
+     * {@link io.palisade.fencing.MergeConflictException} naming the keys, and nothing is merged.
+     * Otherwise, per table, rows inserted on the source go in with WhenMatched Fail, updated rows as
+     * upserts, and keys deleted on the source are deleted on the target. The merge runs on the committer,
+     * so no write interleaves with it; each table's part is its own journaled intent.
+     */
+    public MergeResult merge(String source, String target) {
+        return onCommitter(() -> Merges.merge(this, committer, source, target));
+    }
+
     private static void checkBranchName(String name) {
         if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_-]{0,63}")) {
             throw new ValidationException("graph branch name '" + name + "' must match [A-Za-z0-9][A-Za-z0-9_-]*");
@@ -296,6 +309,11 @@ public final class Graph implements AutoCloseable {
         return scan(table, head);
     }
 
+    /** Every row of {@code table} at an exact head (for merges and tools). */
+    List<Map<String, Object>> scan(String branch, String table, TableHead head) {
+        return scan(table, head);
+    }
+
     private List<Map<String, Object>> scan(String table, TableHead head) {
         TableRef ref = new TableRef(head.tableBranch(), head.version());
         try (TableSnapshot t = catalog.require(table).kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
@@ -321,6 +339,14 @@ public final class Graph implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ committer support
+
+    Journal journal() {
+        return journal;
+    }
+
+    GraphLayout layout() {
+        return layout;
+    }
 
     Options options() {
         return options;

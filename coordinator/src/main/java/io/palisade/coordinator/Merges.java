@@ -1,0 +1,147 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.MergeConflictException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.heads.CompletedIntent;
+import io.palisade.heads.GraphBranch;
+import io.palisade.heads.HeadsReplayer;
+import io.palisade.heads.HeadsState;
+import io.palisade.journal.JournalCursor;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalReader;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.LogicalOperation;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.ArrowRows;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** Branch merge planning and execution (runs on the committer thread). */
+final class Merges {
+    private Merges() {
+    }
+
+    static MergeResult merge(Graph graph, Committer committer, String source, String target) {
+        HeadsState state = graph.state();
+        if (!state.branchLive(source) || !state.branchLive(target)) {
+            throw new ValidationException("unknown graph branch '" + (state.branchLive(source) ? target : source) + "'");
+        }
+        if (source.equals(target)) {
+            throw new ValidationException("cannot merge branch '" + source + "' into itself");
+        }
+        GraphBranch branch = state.branch(source).orElseThrow();
+        if (branch.parent() == null) {
+            throw new ValidationException("branch '" + source + "' has no fork point to merge from");
+        }
+        long fork = branch.fromSequence();
+        Map<String, Set<String>> sourceKeys = changedKeys(graph, state, source, fork);
+        Map<String, Set<String>> targetKeys = changedKeys(graph, state, target, fork);
+
+        List<String> both = new ArrayList<>();
+        for (Map.Entry<String, Set<String>> e : sourceKeys.entrySet()) {
+            Set<String> t = targetKeys.getOrDefault(e.getKey(), Set.of());
+            for (String k : new TreeSet<>(e.getValue())) {
+                if (t.contains(k)) {
+                    both.add(e.getKey() + ":" + k);
+                }
+            }
+        }
+        if (!both.isEmpty()) {
+            throw new MergeConflictException("cannot merge '" + source + "' into '" + target + "': keys changed on both "
+                    + "sides since the fork at sequence " + fork + ":", both.subList(0, Math.min(10, both.size())));
+        }
+
+        long inserted = 0, updated = 0, deleted = 0;
+        List<Receipt> receipts = new ArrayList<>();
+        HeadsState atFork = HeadsReplayer.of(graph.layout().palisade()).headsAt(fork);
+        for (Map.Entry<String, Set<String>> e : sourceKeys.entrySet()) {
+            String table = e.getKey();
+            Catalog.TableDef def = graph.catalog().require(table);
+            Set<String> keys = e.getValue();
+            Map<String, Map<String, Object>> sourceRows = rowsByKey(graph.scan(source, table), keys);
+            Set<String> atForkKeys = new HashSet<>();
+            Optional<TableHead> forkHead = atFork.head(branch.parent(), table);
+            if (forkHead.isPresent()) {
+                atForkKeys.addAll(rowsByKey(graph.scan(branch.parent(), table, forkHead.get()), keys).keySet());
+            }
+            Set<String> targetNow = rowsByKey(graph.scan(target, table), keys).keySet();
+            List<Map<String, Object>> newRows = new ArrayList<>();
+            List<Map<String, Object>> changedRows = new ArrayList<>();
+            List<String> gone = new ArrayList<>();
+            for (String k : new TreeSet<>(keys)) {
+                Map<String, Object> row = sourceRows.get(k);
+                if (row == null) {
+                    if (targetNow.contains(k)) {
+                        gone.add(k);
+                    }
+                } else if (!atForkKeys.contains(k) && !targetNow.contains(k)) {
+                    newRows.add(row);
+                } else {
+                    changedRows.add(row);
+                }
+            }
+            if (!newRows.isEmpty()) {
+                receipts.add(write(graph, committer, WriteOp.Kind.INSERT, target, def, newRows));
+                inserted += newRows.size();
+            }
+            if (!changedRows.isEmpty()) {
+                receipts.add(write(graph, committer, WriteOp.Kind.UPSERT, target, def, changedRows));
+                updated += changedRows.size();
+            }
+            if (!gone.isEmpty()) {
+                KeyFilter f = def.column("id").orElseThrow().type() == Catalog.ColumnType.Scalar.INT64
+                        ? KeyFilter.ofLongs(def.idFieldId(), gone.stream().mapToLong(Long::parseLong).toArray())
+                        : KeyFilter.ofStrings(def.idFieldId(), gone);
+                receipts.add(committer.runNow(new WriteOp(WriteOp.Kind.DELETE, target, table, null, f, Optional.empty(),
+                        graph.state().head(target, table).map(TableHead::version).orElse(-1L))));
+                deleted += gone.size();
+            }
+        }
+        return new MergeResult(source, target, inserted, updated, deleted, receipts);
+    }
+
+    private static Receipt write(Graph graph, Committer committer, WriteOp.Kind kind, String target, Catalog.TableDef def,
+                                 List<Map<String, Object>> rows) {
+        try (VectorSchemaRoot root = VectorSchemaRoot.create(def.arrowSchema(), graph.allocator())) {
+            ArrowRows.fill(root, rows);
+            return committer.runNow(new WriteOp(kind, target, def.name(), root, null, Optional.empty(),
+                    graph.state().head(target, def.name()).map(TableHead::version).orElse(-1L)));
+        }
+    }
+
+    private static Map<String, Map<String, Object>> rowsByKey(List<Map<String, Object>> rows, Set<String> keys) {
+        Map<String, Map<String, Object>> out = new HashMap<>();
+        for (Map<String, Object> r : rows) {
+            String k = String.valueOf(r.get("id"));
+            if (keys.contains(k)) {
+                out.put(k, r);
+            }
+        }
+        return out;
+    }
+
+    /** Per table, the keys of every intent applied on {@code branch} after sequence {@code fork}. */
+    private static Map<String, Set<String>> changedKeys(Graph graph, HeadsState state, String branch, long fork) {
+        Map<String, Set<String>> out = new HashMap<>();
+        try (JournalReader reader = JournalReader.open(graph.layout().palisade());
+             JournalCursor cursor = reader.read(fork + 1)) {
+            for (JournalRecord r = cursor.poll(); r != null; r = cursor.poll()) {
+                if (r.event() instanceof JournalEvent.IntentRecorded ir && ir.graphBranch().equals(branch)
+                        && ir.keyFilter() != null && ir.operation() != LogicalOperation.CREATE_TABLE
+                        && state.completedIntent(ir.intentId()).map(CompletedIntent::applied).orElse(false)) {
+                    out.computeIfAbsent(ir.table(), t -> new HashSet<>()).addAll(ir.keyFilter().keys());
+                }
+            }
+        }
+        return out;
+    }
+}
