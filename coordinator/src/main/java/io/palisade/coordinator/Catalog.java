@@ -187,6 +187,30 @@ public record Catalog(List<TableDef> tables) {
         };
     }
 
+    /** The catalog type of an Arrow field (the inverse of {@link #arrowField}). */
+    static ColumnType columnType(Field f) {
+        ArrowType t = f.getType();
+        if (t instanceof ArrowType.Utf8) {
+            return ColumnType.Scalar.STRING;
+        }
+        if (t instanceof ArrowType.Int i) {
+            return i.getBitWidth() == 32 ? ColumnType.Scalar.INT32 : ColumnType.Scalar.INT64;
+        }
+        if (t instanceof ArrowType.FloatingPoint fp) {
+            return fp.getPrecision() == FloatingPointPrecision.SINGLE ? ColumnType.Scalar.FLOAT32 : ColumnType.Scalar.FLOAT64;
+        }
+        if (t instanceof ArrowType.Bool) {
+            return ColumnType.Scalar.BOOL;
+        }
+        if (t instanceof ArrowType.Timestamp) {
+            return ColumnType.Scalar.TIMESTAMP;
+        }
+        if (t instanceof ArrowType.FixedSizeList l) {
+            return new ColumnType.Vector(l.getListSize());
+        }
+        throw new ValidationException("column '" + f.getName() + "' has a type the catalog cannot declare: " + t);
+    }
+
     // ------------------------------------------------------------------ JSON
 
     public static Catalog fromJson(String json) {

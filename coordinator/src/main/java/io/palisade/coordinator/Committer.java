@@ -338,6 +338,9 @@ final class Committer implements Agent {
             }
         }
         CrashPoints.hit("after-substrate-commit");
+        if (result != null && first.kind == WriteOp.Kind.ADD_COLUMNS) {
+            graph.addToCatalog(first.table, first.newColumns);
+        }
         long t2 = System.nanoTime();
 
         // 4. Phases C and D
@@ -429,8 +432,23 @@ final class Committer implements Agent {
                 return t.append(rows.root);
             }
         }
+        if (!def.kind().keyed()) {
+            try (KeylessTable t = graph.store().openKeyless(first.table, ref)) {
+                return switch (first.kind) {
+                    case OVERWRITE -> t.overwrite(first.rows);
+                    case ADD_COLUMNS -> t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
+                    default -> throw new ValidationException(first.kind + " needs a keyed table");
+                };
+            }
+        }
         try (KeyedTable t = graph.store().openKeyed(first.table, ref)) {
             MergePath path = t.hasIdIndex() ? MergePath.INDEXED_UNFENCED : MergePath.V2_FENCED;
+            if (first.kind == WriteOp.Kind.OVERWRITE) {
+                return t.overwrite(first.rows);
+            }
+            if (first.kind == WriteOp.Kind.ADD_COLUMNS) {
+                return t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
+            }
             if (first.kind == WriteOp.Kind.DELETE) {
                 KeyFilter all = ops.get(0).keys;
                 for (int i = 1; i < ops.size(); i++) {
@@ -482,6 +500,10 @@ final class Committer implements Agent {
             case APPEND -> List.of(new AddFragments(List.of(), KeyScope.KEYLESS));
             // the rows a delete removes are only known to the substrate; its keys ride on the intent's key filter
             case DELETE -> List.of();
+            case OVERWRITE -> List.of(io.palisade.fencing.action.RemoveFragments.allCurrent(),
+                    new AddFragments(List.of(), op.keys == null ? KeyScope.KEYLESS : KeyScope.exact(op.keys)));
+            case ADD_COLUMNS -> List.of(new io.palisade.fencing.action.AddFields(op.newColumns.stream()
+                    .map(c -> new io.palisade.fencing.action.AddFields.NewField(c.name(), true)).toList(), java.util.Map.of()));
         };
     }
 
@@ -490,6 +512,8 @@ final class Committer implements Agent {
             case INSERT, APPEND -> LogicalOperation.INSERT;
             case UPSERT -> LogicalOperation.UPSERT;
             case DELETE -> LogicalOperation.DELETE;
+            case OVERWRITE -> LogicalOperation.OVERWRITE;
+            case ADD_COLUMNS -> LogicalOperation.ADD_COLUMNS;
         };
     }
 

@@ -51,7 +51,7 @@ public final class Graph implements AutoCloseable {
     private static final int QUEUE_CAPACITY = 1 << 14;
 
     private final GraphLayout layout;
-    private final Catalog catalog;
+    private volatile Catalog catalog;
     private final Options options;
     private final Journal journal;
     private final TableStore store;
@@ -148,6 +148,57 @@ public final class Graph implements AutoCloseable {
         }
         return join(submit(new WriteOp(WriteOp.Kind.APPEND, branch, table, rows, null, Optional.empty(),
                 baseVersion(branch, table))));
+    }
+
+    /** Replaces every row of {@code table} on {@code branch}; a keyed table keeps its exact primary key. */
+    public Receipt overwrite(String branch, String table, VectorSchemaRoot rows) {
+        catalog.require(table);
+        if (rows == null) {
+            throw new ValidationException("an overwrite needs a batch (it may be empty)");
+        }
+        return join(submit(new WriteOp(WriteOp.Kind.OVERWRITE, branch, table, rows, null, Optional.empty(),
+                baseVersion(branch, table))));
+    }
+
+    /**
+     * Adds nullable columns to {@code table} (on main; existing rows read null). The primary key is
+     * untouched; the catalog is updated once the substrate commit is done (and reconciled at open if a
+     * crash fell in between).
+     */
+    public Receipt addColumns(String table, List<Catalog.ColumnDef> columns) {
+        Catalog.TableDef def = catalog.require(table);
+        if (columns.isEmpty()) {
+            throw new ValidationException("add columns needs at least one column");
+        }
+        for (Catalog.ColumnDef c : columns) {
+            if (def.column(c.name()).isPresent()) {
+                throw new ValidationException("table '" + table + "' already has a column '" + c.name() + "'");
+            }
+            if (!c.nullable()) {
+                throw new ValidationException("column '" + c.name() + "' must be nullable: existing rows read null");
+            }
+        }
+        WriteOp op = new WriteOp(WriteOp.Kind.ADD_COLUMNS, HeadsState.MAIN, table, null, null, Optional.empty(),
+                baseVersion(HeadsState.MAIN, table));
+        op.newColumns = List.copyOf(columns);
+        return join(submit(op));
+    }
+
+    /** Adds columns to the catalog and writes it durably (committer thread only). */
+    void addToCatalog(String table, List<Catalog.ColumnDef> columns) {
+        List<Catalog.TableDef> tables = new ArrayList<>();
+        for (Catalog.TableDef t : catalog.tables()) {
+            if (t.name().equals(table)) {
+                List<Catalog.ColumnDef> cols = new ArrayList<>(t.columns());
+                cols.addAll(columns);
+                tables.add(new Catalog.TableDef(t.name(), t.kind(), cols));
+            } else {
+                tables.add(t);
+            }
+        }
+        Catalog next = new Catalog(tables);
+        layout.writeCatalog(next);
+        catalog = next;
     }
 
     private WriteOp keyed(WriteOp.Kind kind, String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
@@ -389,6 +440,9 @@ public final class Graph implements AutoCloseable {
     KeyFilter validate(Catalog.TableDef def, WriteOp op) {
         if (op.kind == WriteOp.Kind.DELETE) {
             return op.deleteKeys;
+        }
+        if (op.kind == WriteOp.Kind.ADD_COLUMNS) {
+            return null;
         }
         Schema declared = def.arrowSchema();
         VectorSchemaRoot rows = op.rows;

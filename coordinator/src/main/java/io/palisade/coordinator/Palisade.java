@@ -30,6 +30,7 @@ import org.apache.arrow.memory.RootAllocator;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -122,6 +123,7 @@ public final class Palisade {
             FormatStamp.of(state.formatStamp() == 0 ? FormatStamp.FENCING.number() : state.formatStamp());
             Recovery.Report report = Recovery.run(journal, state, store, adoptForeign);
             state = report.state();
+            catalog = reconcile(layout, catalog, store, state);
             for (Catalog.TableDef t : catalog.tables()) {
                 if (state.head(HeadsState.MAIN, t.name()).isEmpty()) {
                     throw new GraphRefusedException("table '" + t.name() + "' of the catalog has no head on main");
@@ -143,6 +145,47 @@ public final class Palisade {
             journal.close();
             throw e;
         }
+    }
+
+    /**
+     * Columns added by a committed (or rolled-forward) add-columns write whose catalog update was cut
+     * short by a crash: the physical schema at main's head is the truth; nullable columns it has beyond
+     * the catalog are added to the catalog. Anything else that differs refuses the graph.
+     */
+    private static Catalog reconcile(GraphLayout layout, Catalog catalog, TableStore store, HeadsState state) {
+        boolean changed = false;
+        List<Catalog.TableDef> tables = new ArrayList<>();
+        for (Catalog.TableDef t : catalog.tables()) {
+            Optional<TableHead> h = state.head(HeadsState.MAIN, t.name());
+            if (h.isEmpty()) {
+                tables.add(t);
+                continue;
+            }
+            TableRef ref = new TableRef(h.get().tableBranch(), h.get().version());
+            org.apache.arrow.vector.types.pojo.Schema physical;
+            try (io.palisade.substrate.TableSnapshot snap = t.kind().keyed() ? store.openKeyed(t.name(), ref)
+                    : store.openKeyless(t.name(), ref)) {
+                physical = snap.schema();
+            }
+            List<Catalog.ColumnDef> cols = new ArrayList<>(t.columns());
+            for (org.apache.arrow.vector.types.pojo.Field f : physical.getFields()) {
+                if (t.column(f.getName()).isEmpty()) {
+                    if (!f.isNullable()) {
+                        throw new GraphRefusedException("table '" + t.name() + "' has a non-null column '" + f.getName()
+                                + "' the catalog does not declare");
+                    }
+                    cols.add(new Catalog.ColumnDef(f.getName(), Catalog.columnType(f), true));
+                    changed = true;
+                }
+            }
+            tables.add(new Catalog.TableDef(t.name(), t.kind(), cols));
+        }
+        if (!changed) {
+            return catalog;
+        }
+        Catalog next = new Catalog(tables);
+        layout.writeCatalog(next);
+        return next;
     }
 
     private static JournalOptions journalOptions(Options options) {

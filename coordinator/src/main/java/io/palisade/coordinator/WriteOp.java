@@ -8,13 +8,14 @@ import java.util.concurrent.CompletableFuture;
 
 /** One queued logical write, as the committer sees it. */
 final class WriteOp {
-    enum Kind { INSERT, UPSERT, DELETE, APPEND }
+    enum Kind { INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS }
 
     final Kind kind;
     final String branch;
     final String table;
     final VectorSchemaRoot rows;      // INSERT, UPSERT, APPEND
     final KeyFilter deleteKeys;       // DELETE
+    java.util.List<Catalog.ColumnDef> newColumns = java.util.List.of(); // ADD_COLUMNS
     final Optional<String> idempotencyKey;
     final CompletableFuture<Receipt> future = new CompletableFuture<>();
     final long submittedNanos = System.nanoTime();
@@ -37,11 +38,16 @@ final class WriteOp {
     }
 
     long rowCount() {
-        return kind == Kind.DELETE ? deleteKeys.size() : rows.getRowCount();
+        return switch (kind) {
+            case DELETE -> deleteKeys.size();
+            case ADD_COLUMNS -> 0;
+            default -> rows.getRowCount();
+        };
     }
 
     /** Whether two ops can share one substrate commit. */
     boolean groupsWith(WriteOp o) {
-        return kind == o.kind && branch.equals(o.branch) && table.equals(o.table);
+        return kind == o.kind && branch.equals(o.branch) && table.equals(o.table)
+                && kind != Kind.OVERWRITE && kind != Kind.ADD_COLUMNS;
     }
 }

@@ -1,0 +1,72 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.ValidationException;
+import io.palisade.substrate.TableRef;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SchemaAndOverwriteTest {
+    @TempDir
+    Path dir;
+    BufferAllocator allocator;
+
+    @BeforeEach
+    void setUp() {
+        allocator = new RootAllocator();
+    }
+
+    @AfterEach
+    void tearDown() {
+        allocator.close();
+    }
+
+    @Test
+    void overwriteReplacesEveryRowAndKeepsThePrimaryKey() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30, "bob", 40);
+             VectorSchemaRoot b = Rows.people(allocator, "zoe", 1);
+             VectorSchemaRoot dup = Rows.people(allocator, "q", 1, "q", 2)) {
+            g.insert("main", "person", a);
+            g.overwrite("main", "person", b);
+            assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactly("zoe");
+            var head = g.state().head("main", "person").orElseThrow();
+            assertThat(g.store().primaryKey("person", new TableRef(head.tableBranch(), head.version()))).containsExactly("id");
+            assertThatThrownBy(() -> g.overwrite("main", "person", dup)).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("duplicate key 'q'");
+            assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactly("zoe");
+        }
+    }
+
+    @Test
+    void addColumnsUpdatesTheCatalogAndSurvivesReopen() {
+        Path p = dir.resolve("g");
+        try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30)) {
+            g.insert("main", "person", a);
+            g.addColumns("person", List.of(new Catalog.ColumnDef("nick", Catalog.ColumnType.Scalar.STRING, true)));
+            assertThat(g.catalog().require("person").column("nick")).isPresent();
+            assertThat(g.scan("main", "person").get(0)).containsEntry("nick", null);
+            assertThatThrownBy(() -> g.addColumns("person", List.of(new Catalog.ColumnDef("age",
+                    Catalog.ColumnType.Scalar.INT64, true)))).isInstanceOf(ValidationException.class);
+            assertThatThrownBy(() -> g.addColumns("person", List.of(new Catalog.ColumnDef("must",
+                    Catalog.ColumnType.Scalar.INT64, false)))).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("nullable");
+        }
+        try (Graph g = Palisade.open(p, Options.defaults())) {
+            assertThat(g.catalog().require("person").column("nick")).isPresent();
+            var head = g.state().head("main", "person").orElseThrow();
+            assertThat(g.store().primaryKey("person", new TableRef(head.tableBranch(), head.version()))).containsExactly("id");
+        }
+    }
+}
