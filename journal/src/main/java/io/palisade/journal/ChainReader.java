@@ -155,7 +155,8 @@ final class ChainReader implements AutoCloseable {
             if (!segmentUnreadable) {
                 try {
                     n = reader.next();
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | InternalError e) {
+                    // InternalError: the JDK's report of a fault in a mapped-memory access.
                     // Chronicle cannot parse the excerpt headers here: nothing after this point is readable.
                     segmentUnreadable = true;
                     noteBad("storage excerpt unreadable: " + e);
@@ -237,11 +238,7 @@ final class ChainReader implements AutoCloseable {
             return false;
         }
         // A later segment exists, so this one is closed for good: its writer is gone.
-        long counted = queue.entryCount();
-        if (excerptsInSegment < counted) {
-            throw new JournalCorruptedException(expectedSequence, "segment " + epochs[segment] + " holds " + counted
-                    + " excerpts by Chronicle's index but only " + excerptsInSegment + " are readable");
-        }
+        checkCountOfClosedSegment();
         if (badSequence >= 0) {
             TornTail cut = new TornTail(epochs[segment], badSequence - 1, badCount, badReason);
             cutTails.add(cut);
@@ -258,11 +255,29 @@ final class ChainReader implements AutoCloseable {
      */
     void checkLastSegmentClosed() {
         if (queue != null) {
-            long counted = queue.entryCount();
-            if (excerptsInSegment < counted) {
-                throw new JournalCorruptedException(expectedSequence, "segment " + epochs[segment] + " holds " + counted
-                        + " excerpts by Chronicle's index but only " + excerptsInSegment + " are readable");
-            }
+            checkCountOfClosedSegment();
+            openTail = badSequence >= 0
+                    ? new TornTail(epochs[segment], badSequence - 1, badCount, badReason) : null;
+        }
+    }
+
+    /**
+     * Chronicle's own excerpt count of a closed segment must not exceed what was readable: fewer readable
+     * excerpts mean an excerpt header inside the segment was lost (zeroed), hiding what follows it. When
+     * Chronicle cannot even count (garbage after the last excerpt sends its index walk off the mapping),
+     * the bytes after the readable end are a torn tail.
+     */
+    private void checkCountOfClosedSegment() {
+        long counted;
+        try {
+            counted = queue.entryCount();
+        } catch (RuntimeException | InternalError e) {
+            noteBad("bytes after the last readable excerpt cannot be parsed by Chronicle: " + e);
+            return;
+        }
+        if (excerptsInSegment < counted) {
+            throw new JournalCorruptedException(expectedSequence, "segment " + epochs[segment] + " holds " + counted
+                    + " excerpts by Chronicle's index but only " + excerptsInSegment + " are readable");
         }
     }
 

@@ -93,6 +93,34 @@ final class Segments {
         }
     }
 
+    /**
+     * Extends any cycle file of a segment that is shorter than Chronicle's first mapping (one block plus
+     * its overlap) with zeros. Chronicle creates every cycle file at that length (sparse), so a shorter one
+     * was truncated by a crash or by hand; mapping it read-only would fault past the end of the file.
+     * Extending with zeros changes no content: zeros are what the lost bytes read as to Chronicle (an
+     * excerpt header of zero is the end of the queue). Returns the number of files extended.
+     */
+    static int extendShortCycleFiles(Path segmentDir) {
+        if (!Files.isDirectory(segmentDir)) {
+            return 0;
+        }
+        int extended = 0;
+        try (Stream<Path> s = Files.list(segmentDir)) {
+            for (Path p : s.filter(f -> f.toString().endsWith(".cq4")).toList()) {
+                if (Files.size(p) < ChronicleSupport.CYCLE_FILE_LENGTH) {
+                    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+                        ch.write(java.nio.ByteBuffer.allocate(1), ChronicleSupport.CYCLE_FILE_LENGTH - 1);
+                        ch.force(true);
+                    }
+                    extended++;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot repair short cycle files in " + segmentDir, e);
+        }
+        return extended;
+    }
+
     static void fsyncDirectory(Path dir) throws IOException {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
