@@ -72,6 +72,23 @@ class JournalBasicsTest {
     }
 
     @Test
+    void aBatchWithAnEventThatCannotBeJournaledWritesNothing() {
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
+            JournalEvent tooLarge = new JournalEvent.IntentRecorded("i", null, LogicalOperation.INSERT, "main", "t",
+                    new ExpectedBase("main", 1, 1, 0), new byte[65 * 1024 * 1024], null,
+                    new HeadTransition("main", "t", null, new TableHead("main", 2, 1, 0)));
+            List<JournalEvent> batch = List.of(new GraphBranchCreated("ok", "main", 0), tooLarge);
+            assertThatThrownBy(() -> j.appendBatch(batch, Durability.POWER_LOSS))
+                    .isInstanceOf(io.palisade.fencing.ValidationException.class);
+            assertThat(j.endSequence()).isEqualTo(1);
+            assertThat(j.append(new GraphBranchDeleted("next"))).isEqualTo(1);
+            try (JournalCursor c = j.reader().read(0)) {
+                assertThat(c.drain()).extracting(JournalRecord::event).last().isEqualTo(new GraphBranchDeleted("next"));
+            }
+        }
+    }
+
+    @Test
     void lookupBySequenceAndByTime() {
         AtomicLong millis = new AtomicLong(1_700_000_000_000L);
         Clock clock = new Clock() {
