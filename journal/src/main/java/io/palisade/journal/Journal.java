@@ -255,6 +255,16 @@ public final class Journal implements AutoCloseable {
         return java.util.HexFormat.of().formatHex(lastHash);
     }
 
+    /** Chronicle index of the last record appended (tests: durability bookkeeping). */
+    synchronized long lastChronicleIndexAppended() {
+        return appender.lastIndexAppended();
+    }
+
+    /** Chronicle's record of the last index covered by an msync (tests: durability bookkeeping). */
+    synchronized long lastChronicleIndexMSynced() {
+        return queue.lastIndexMSynced();
+    }
+
     /** A read-only view of this journal (its own Chronicle handles; safe while appending). */
     public JournalReader reader() {
         return JournalReader.open(palisadeDir);

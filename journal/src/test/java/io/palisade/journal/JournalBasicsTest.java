@@ -55,6 +55,23 @@ class JournalBasicsTest {
     }
 
     @Test
+    void powerLossAppendsAreMsyncedBeforeReturningAndProcessCrashAppendsAreNot() {
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
+            j.append(new GraphBranchCreated("a", "main", 0), Durability.POWER_LOSS);
+            long synced = j.lastChronicleIndexMSynced();
+            assertThat(synced).isEqualTo(j.lastChronicleIndexAppended());
+            j.append(new GraphBranchCreated("b", "main", 0), Durability.PROCESS_CRASH);
+            assertThat(j.lastChronicleIndexMSynced()).isEqualTo(synced).isLessThan(j.lastChronicleIndexAppended());
+            List<JournalEvent> batch = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                batch.add(new GraphBranchDeleted("c" + i));
+            }
+            j.appendBatch(batch, Durability.POWER_LOSS);
+            assertThat(j.lastChronicleIndexMSynced()).isEqualTo(j.lastChronicleIndexAppended());
+        }
+    }
+
+    @Test
     void batchAppendAssignsConsecutiveSequences() {
         try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
             List<JournalEvent> batch = new ArrayList<>();
