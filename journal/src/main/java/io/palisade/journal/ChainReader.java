@@ -24,6 +24,10 @@ import java.util.List;
  * by a good one in the same segment is mid-log corruption: {@link JournalCorruptedException} naming the
  * sequence the bad excerpt should have held.
  *
+ * <p>Every segment must start with {@code WriterStarted} of its own epoch. A reader started at the first
+ * record of a segment other than the first does not check that record's link to the previous segment
+ * (it has not read the previous record); {@code JournalReader.verify()} reads from sequence 0 and does.
+ *
  * <p>Not thread-safe; one per reading thread.
  */
 final class ChainReader implements AutoCloseable {
@@ -53,6 +57,7 @@ final class ChainReader implements AutoCloseable {
     private String badReason;
     private long badCount;
     private long excerptsInSegment;
+    private boolean positionedMidSegment;
     private boolean segmentUnreadable;
 
     private final List<TornTail> cutTails = new ArrayList<>();
@@ -101,6 +106,7 @@ final class ChainReader implements AutoCloseable {
         segment = found;
         openSegment();
         long j = target - firstSequence(found);
+        positionedMidSegment = j > 0;
         // Read the record before the target (same segment) to know its hash, so the chain is checked
         // from the first record returned.
         boolean moved = SegmentIndex.moveTo(queue, reader.tailer(), Math.max(0, j - 1));
@@ -217,6 +223,11 @@ final class ChainReader implements AutoCloseable {
         } catch (MalformedPayloadException e) {
             throw new JournalCorruptedException(seq, e.getMessage());
         }
+        if (excerptsInSegment == 1 && !positionedMidSegment
+                && !(rec.event() instanceof JournalEvent.WriterStarted w && w.epoch() == epoch)) {
+            throw new JournalCorruptedException(seq, "segment " + epochs[segment]
+                    + " does not start with WriterStarted of its epoch");
+        }
         if (previousHash == null) {
             previousHash = new byte[RecordDescriptor.HASH_LENGTH];
         }
@@ -303,6 +314,7 @@ final class ChainReader implements AutoCloseable {
         badReason = null;
         badCount = 0;
         excerptsInSegment = 0;
+        positionedMidSegment = false;
         segmentUnreadable = false;
         openTail = null;
     }
