@@ -74,6 +74,24 @@ class FollowTest {
         }
     }
 
+    @Test
+    void followerFromATimeStartsAtTheFirstRecordAppendedAtOrAfterIt() throws Exception {
+        Path palisade = graph.resolve("_palisade");
+        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+            append(j, 0, 5);
+            Thread.sleep(5);
+            java.time.Instant cut = java.time.Instant.now();
+            Thread.sleep(5);
+            j.append(new GraphBranchCreated("late", "main", 0));
+            try (JournalCursor c = j.reader().follow(cut)) {
+                assertThat(c.take(Duration.ofSeconds(10)).event()).isEqualTo(new GraphBranchCreated("late", "main", 0));
+                assertThat(c.poll()).isNull();
+                j.append(new GraphBranchCreated("later", "main", 0));
+                assertThat(c.take(Duration.ofSeconds(10)).event()).isEqualTo(new GraphBranchCreated("later", "main", 0));
+            }
+        }
+    }
+
     private static void append(Journal j, int from, int n) {
         List<JournalEvent> batch = new ArrayList<>();
         for (int i = from; i < from + n; i++) {
