@@ -37,6 +37,8 @@ final class ChainReader implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChainReader.class);
     private static final long REFRESH_NANOS = 5_000_000L;
+    /** Bound on the excerpts probed past a closed segment's readable end. */
+    private static final long MAX_PROBES = 1_000_000L;
 
     private final Path journalDir;
     private final boolean follow;
@@ -191,11 +193,15 @@ final class ChainReader implements AutoCloseable {
     }
 
     private void noteBad(String reason) {
+        noteBad(reason, 1);
+    }
+
+    private void noteBad(String reason, long excerpts) {
         if (badSequence < 0) {
             badSequence = expectedSequence;
             badReason = reason;
         }
-        badCount++;
+        badCount += excerpts;
     }
 
     private JournalRecord accept(byte[] b, int n) {
@@ -273,10 +279,13 @@ final class ChainReader implements AutoCloseable {
     }
 
     /**
-     * Chronicle's own excerpt count of a closed segment must not exceed what was readable: fewer readable
-     * excerpts mean an excerpt header inside the segment was lost (zeroed), hiding what follows it. When
-     * Chronicle cannot even count (garbage after the last excerpt sends its index walk off the mapping),
-     * the bytes after the readable end are a torn tail.
+     * Compares Chronicle's own excerpt count of a closed segment with what was readable. Chronicle counts
+     * through its index pages, which are not synced per append: after a power cut they may list excerpts
+     * whose data pages were lost (a lost tail, to be cut), or an excerpt header inside the segment may have
+     * been lost, hiding good records behind it (mid-log corruption). The two are told apart by probing, through
+     * Chronicle's index, every excerpt past the readable end for a good record of ours. When Chronicle cannot
+     * even count (garbage after the last excerpt sends its index walk off the mapping), the bytes after the
+     * readable end are a torn tail.
      */
     private void checkCountOfClosedSegment() {
         long counted;
@@ -286,10 +295,32 @@ final class ChainReader implements AutoCloseable {
             noteBad("bytes after the last readable excerpt cannot be parsed by Chronicle: " + e);
             return;
         }
-        if (excerptsInSegment < counted) {
-            throw new JournalCorruptedException(expectedSequence, "segment " + epochs[segment] + " holds " + counted
-                    + " excerpts by Chronicle's index but only " + excerptsInSegment + " are readable");
+        if (excerptsInSegment >= counted) {
+            return;
         }
+        long limit = Math.min(counted, excerptsInSegment + MAX_PROBES);
+        try (ExcerptTailer probe = queue.createTailer()) {
+            ExcerptReader r = new ExcerptReader(probe);
+            for (long j = excerptsInSegment; j < limit; j++) {
+                int n;
+                try {
+                    if (!SegmentIndex.moveTo(queue, probe, j)) {
+                        continue;
+                    }
+                    n = r.next();
+                } catch (RuntimeException | InternalError e) {
+                    continue;
+                }
+                if (n != ExcerptReader.NONE && codec.check(r.buffer(), 0, n) == null) {
+                    throw new JournalCorruptedException(expectedSequence, "segment " + epochs[segment]
+                            + ": an unreadable excerpt header hides good records (sequence "
+                            + RecordCodec.sequence(r.buffer(), 0) + " found through Chronicle's index at excerpt " + j
+                            + ", but reading stops after " + excerptsInSegment + ")");
+                }
+            }
+        }
+        noteBad("Chronicle's index lists " + (counted - excerptsInSegment)
+                + " excerpt(s) past the readable end whose data is lost", counted - excerptsInSegment);
     }
 
     private void refresh(boolean force) {

@@ -101,6 +101,18 @@ class CorruptionTest {
     }
 
     @Test
+    void aLostExcerptHeaderHidingGoodRecordsIsMidLogCorruptionNotATornTail() {
+        Path palisade = journalWith(300);
+        Path file = JournalFiles.cycleFile(palisade, 1);
+        long[] b = JournalFiles.recordBounds(file, 5);
+        JournalFiles.write(file, b[0] - 4, new byte[4]); // Chronicle's header of record 5: reading stops there
+        assertThatThrownBy(() -> Journal.open(palisade, JournalOptions.defaults()))
+                .isInstanceOf(JournalCorruptedException.class)
+                .hasMessageContaining("hides good records")
+                .satisfies(e -> assertThat(((JournalCorruptedException) e).sequence()).isEqualTo(5));
+    }
+
+    @Test
     void aRewrittenRecordWithAValidCrcBreaksTheHashChainAtTheNextSequence() throws IOException {
         Path palisade = journalWith(6);
         Path file = JournalFiles.cycleFile(palisade, 1);
