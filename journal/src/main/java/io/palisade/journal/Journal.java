@@ -99,15 +99,18 @@ public final class Journal implements AutoCloseable {
         WriterLease lease = WriterLease.acquire(palisadeDir, Segments.maxEpoch(journalDir), options.clock());
         SingleChronicleQueue queue = null;
         try {
-            long epoch = lease.owner().epoch();
             Journal journal;
             try (ChainReader scan = new ChainReader(journalDir, 0, false)) {
                 while (scan.poll() != null) {
                     // verifying every record
                 }
                 scan.checkLastSegmentClosed();
-                Segments.deleteUnready(journalDir, epoch);
-                queue = ChronicleSupport.open(Segments.dir(journalDir, epoch), false);
+                int leftovers = Segments.deleteAllUnready(journalDir);
+                if (leftovers > 0) {
+                    LOG.info("journal {}: removed {} unready segment(s) left by writers that died while opening",
+                            journalDir, leftovers);
+                }
+                queue = ChronicleSupport.open(Segments.dir(journalDir, lease.owner().epoch()), false);
                 journal = new Journal(palisadeDir, options, lease, queue, scan);
             }
             journal.start();

@@ -78,6 +78,30 @@ final class Segments {
         }
     }
 
+    /**
+     * Removes every segment directory without a marker: leftovers of writers that died while opening.
+     * Only the lease holder may call it (no other writer can be opening a segment meanwhile).
+     */
+    static int deleteAllUnready(Path journalDir) {
+        if (!Files.isDirectory(journalDir)) {
+            return 0;
+        }
+        int n = 0;
+        try (Stream<Path> s = Files.list(journalDir)) {
+            for (Path p : s.toList()) {
+                String name = p.getFileName().toString();
+                if (name.startsWith(PREFIX) && !name.endsWith(READY) && Files.isDirectory(p)
+                        && !Files.exists(journalDir.resolve(name + READY))) {
+                    deleteUnready(journalDir, Long.parseLong(name.substring(PREFIX.length())));
+                    n++;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list journal " + journalDir, e);
+        }
+        return n;
+    }
+
     /** Removes a leftover segment directory without a marker. */
     static void deleteUnready(Path journalDir, long epoch) {
         Path d = dir(journalDir, epoch);

@@ -72,6 +72,23 @@ class JournalBasicsTest {
     }
 
     @Test
+    void aSegmentLeftUnreadyByAWriterThatDiedWhileOpeningIsIgnoredAndRemoved() throws Exception {
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
+            j.append(new GraphBranchCreated("b", "main", 0));
+        }
+        Path journalDir = palisade().resolve(Journal.DIRECTORY);
+        Path leftover = Segments.dir(journalDir, 7);
+        java.nio.file.Files.createDirectories(leftover);
+        java.nio.file.Files.write(leftover.resolve("20260101F.cq4"), new byte[] {1, 2, 3});
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
+            assertThat(j.epoch()).isEqualTo(8); // above every epoch ever used, ready or not
+            assertThat(j.endSequence()).isEqualTo(3);
+            assertThat(leftover).doesNotExist();
+        }
+        assertThat(Segments.ready(journalDir)).containsExactly(1L, 8L);
+    }
+
+    @Test
     void batchAppendAssignsConsecutiveSequences() {
         try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
             List<JournalEvent> batch = new ArrayList<>();
