@@ -24,6 +24,10 @@ import java.util.List;
  * by a good one in the same segment is mid-log corruption: {@link JournalCorruptedException} naming the
  * sequence the bad excerpt should have held.
  *
+ * <p>Every segment must start with {@code WriterStarted} of its own epoch. A reader started at the first
+ * record of a segment other than the first does not check that record's link to the previous segment
+ * (it has not read the previous record); {@code JournalReader.verify()} reads from sequence 0 and does.
+ *
  * <p>Not thread-safe; one per reading thread.
  */
 final class ChainReader implements AutoCloseable {
@@ -33,6 +37,8 @@ final class ChainReader implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChainReader.class);
     private static final long REFRESH_NANOS = 5_000_000L;
+    /** Bound on the excerpts probed past a closed segment's readable end. */
+    private static final long MAX_PROBES = 1_000_000L;
 
     private final Path journalDir;
     private final boolean follow;
@@ -53,6 +59,7 @@ final class ChainReader implements AutoCloseable {
     private String badReason;
     private long badCount;
     private long excerptsInSegment;
+    private boolean positionedMidSegment;
     private boolean segmentUnreadable;
 
     private final List<TornTail> cutTails = new ArrayList<>();
@@ -101,6 +108,7 @@ final class ChainReader implements AutoCloseable {
         segment = found;
         openSegment();
         long j = target - firstSequence(found);
+        positionedMidSegment = j > 0;
         // Read the record before the target (same segment) to know its hash, so the chain is checked
         // from the first record returned.
         boolean moved = SegmentIndex.moveTo(queue, reader.tailer(), Math.max(0, j - 1));
@@ -157,7 +165,8 @@ final class ChainReader implements AutoCloseable {
             if (!segmentUnreadable) {
                 try {
                     n = reader.next();
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | InternalError e) {
+                    // InternalError: the JDK's report of a fault in a mapped-memory access.
                     // Chronicle cannot parse the excerpt headers here: nothing after this point is readable.
                     segmentUnreadable = true;
                     noteBad("storage excerpt unreadable: " + e);
@@ -186,11 +195,15 @@ final class ChainReader implements AutoCloseable {
     }
 
     private void noteBad(String reason) {
+        noteBad(reason, 1);
+    }
+
+    private void noteBad(String reason, long excerpts) {
         if (badSequence < 0) {
             badSequence = expectedSequence;
             badReason = reason;
         }
-        badCount++;
+        badCount += excerpts;
     }
 
     private JournalRecord accept(byte[] b, int n) {
@@ -218,6 +231,11 @@ final class ChainReader implements AutoCloseable {
         } catch (MalformedPayloadException e) {
             throw new JournalCorruptedException(seq, e.getMessage());
         }
+        if (excerptsInSegment == 1 && !positionedMidSegment
+                && !(rec.event() instanceof JournalEvent.WriterStarted w && w.epoch() == epoch)) {
+            throw new JournalCorruptedException(seq, "segment " + epochs[segment]
+                    + " does not start with WriterStarted of its epoch");
+        }
         if (previousHash == null) {
             previousHash = new byte[RecordDescriptor.HASH_LENGTH];
         }
@@ -239,11 +257,7 @@ final class ChainReader implements AutoCloseable {
             return false;
         }
         // A later segment exists, so this one is closed for good: its writer is gone.
-        long counted = queue.entryCount();
-        if (excerptsInSegment < counted) {
-            throw new JournalCorruptedException(expectedSequence, "segment " + epochs[segment] + " holds " + counted
-                    + " excerpts by Chronicle's index but only " + excerptsInSegment + " are readable");
-        }
+        checkCountOfClosedSegment();
         if (badSequence >= 0) {
             TornTail cut = new TornTail(epochs[segment], badSequence - 1, badCount, badReason);
             cutTails.add(cut);
@@ -260,12 +274,55 @@ final class ChainReader implements AutoCloseable {
      */
     void checkLastSegmentClosed() {
         if (queue != null) {
-            long counted = queue.entryCount();
-            if (excerptsInSegment < counted) {
-                throw new JournalCorruptedException(expectedSequence, "segment " + epochs[segment] + " holds " + counted
-                        + " excerpts by Chronicle's index but only " + excerptsInSegment + " are readable");
+            checkCountOfClosedSegment();
+            openTail = badSequence >= 0
+                    ? new TornTail(epochs[segment], badSequence - 1, badCount, badReason) : null;
+        }
+    }
+
+    /**
+     * Compares Chronicle's own excerpt count of a closed segment with what was readable. Chronicle counts
+     * through its index pages, which are not synced per append: after a power cut they may list excerpts
+     * whose data pages were lost (a lost tail, to be cut), or an excerpt header inside the segment may have
+     * been lost, hiding good records behind it (mid-log corruption). The two are told apart by probing, through
+     * Chronicle's index, every excerpt past the readable end for a good record of ours. When Chronicle cannot
+     * even count (garbage after the last excerpt sends its index walk off the mapping), the bytes after the
+     * readable end are a torn tail.
+     */
+    private void checkCountOfClosedSegment() {
+        long counted;
+        try {
+            counted = queue.entryCount();
+        } catch (RuntimeException | InternalError e) {
+            noteBad("bytes after the last readable excerpt cannot be parsed by Chronicle: " + e);
+            return;
+        }
+        if (excerptsInSegment >= counted) {
+            return;
+        }
+        long limit = Math.min(counted, excerptsInSegment + MAX_PROBES);
+        try (ExcerptTailer probe = queue.createTailer()) {
+            ExcerptReader r = new ExcerptReader(probe);
+            for (long j = excerptsInSegment; j < limit; j++) {
+                int n;
+                try {
+                    if (!SegmentIndex.moveTo(queue, probe, j)) {
+                        continue;
+                    }
+                    n = r.next();
+                } catch (RuntimeException | InternalError e) {
+                    continue;
+                }
+                if (n != ExcerptReader.NONE && codec.check(r.buffer(), 0, n) == null) {
+                    throw new JournalCorruptedException(expectedSequence, "segment " + epochs[segment]
+                            + ": an unreadable excerpt header hides good records (sequence "
+                            + RecordCodec.sequence(r.buffer(), 0) + " found through Chronicle's index at excerpt " + j
+                            + ", but reading stops after " + excerptsInSegment + ")");
+                }
             }
         }
+        noteBad("Chronicle's index lists " + (counted - excerptsInSegment)
+                + " excerpt(s) past the readable end whose data is lost", counted - excerptsInSegment);
     }
 
     private void refresh(boolean force) {
@@ -290,6 +347,7 @@ final class ChainReader implements AutoCloseable {
         badReason = null;
         badCount = 0;
         excerptsInSegment = 0;
+        positionedMidSegment = false;
         segmentUnreadable = false;
         openTail = null;
     }

@@ -5,6 +5,9 @@ import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.file.Path;
 
 /**
@@ -16,6 +19,13 @@ final class ChronicleSupport {
     static {
         disableAnalytics();
     }
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChronicleSupport.class);
+
+    /** Chronicle's block size for our queues (its default). */
+    static final long BLOCK_SIZE = 64L << 20;
+    /** Length Chronicle gives a new cycle file: one block plus a quarter-block overlap (sparse). */
+    static final long CYCLE_FILE_LENGTH = BLOCK_SIZE + BLOCK_SIZE / 4;
 
     private ChronicleSupport() {
     }
@@ -30,8 +40,15 @@ final class ChronicleSupport {
      * synchronous msync (it is called only for {@link Durability#POWER_LOSS} appends).
      */
     static SingleChronicleQueue open(Path dir, boolean readOnly) {
+        if (readOnly) {
+            int n = Segments.extendShortCycleFiles(dir);
+            if (n > 0) {
+                LOG.warn("journal segment {}: {} truncated cycle file(s) extended with zeros before reading", dir, n);
+            }
+        }
         return SingleChronicleQueueBuilder.binary(dir)
                 .rollCycle(RollCycles.FAST_DAILY)
+                .blockSize(BLOCK_SIZE)
                 .syncMode(SyncMode.SYNC)
                 .readOnly(readOnly)
                 .build();

@@ -54,7 +54,8 @@ public final class Journal implements AutoCloseable {
     private final SingleChronicleQueue queue;
     private final ExcerptAppender appender;
     private final RecordCodec codec = new RecordCodec();
-    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(1024);
+    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64 * 1024);
+    private int[] offsets = new int[65];
     private final List<TornTail> cutTails;
     private final TornTail cutAtOpen;
 
@@ -98,15 +99,18 @@ public final class Journal implements AutoCloseable {
         WriterLease lease = WriterLease.acquire(palisadeDir, Segments.maxEpoch(journalDir), options.clock());
         SingleChronicleQueue queue = null;
         try {
-            long epoch = lease.owner().epoch();
             Journal journal;
             try (ChainReader scan = new ChainReader(journalDir, 0, false)) {
                 while (scan.poll() != null) {
                     // verifying every record
                 }
                 scan.checkLastSegmentClosed();
-                Segments.deleteUnready(journalDir, epoch);
-                queue = ChronicleSupport.open(Segments.dir(journalDir, epoch), false);
+                int leftovers = Segments.deleteAllUnready(journalDir);
+                if (leftovers > 0) {
+                    LOG.info("journal {}: removed {} unready segment(s) left by writers that died while opening",
+                            journalDir, leftovers);
+                }
+                queue = ChronicleSupport.open(Segments.dir(journalDir, lease.owner().epoch()), false);
                 journal = new Journal(palisadeDir, options, lease, queue, scan);
             }
             journal.start();
@@ -143,52 +147,62 @@ public final class Journal implements AutoCloseable {
 
     /** Appends one record; returns its sequence once it is durable in {@code durability}. */
     public synchronized long append(JournalEvent event, Durability durability) {
-        checkWritable();
-        long seq = write(event);
-        if (durability == Durability.POWER_LOSS) {
-            sync();
-        }
-        return seq;
+        return appendBatch(List.of(event), durability);
     }
 
     /**
      * Appends the events as consecutive records with one sync for all of them (group commit); returns the
-     * first sequence. Empty input appends nothing and returns the next sequence.
+     * first sequence. Every event is encoded before any is written, so an event that cannot be journaled
+     * ({@link ValidationException}) leaves nothing written. Empty input appends nothing and returns the
+     * next sequence.
      */
     public synchronized long appendBatch(List<? extends JournalEvent> events, Durability durability) {
         checkWritable();
         long first = nextSequence;
-        for (JournalEvent e : events) {
-            write(e);
+        int n = events.size();
+        if (n == 0) {
+            return first;
         }
-        if (durability == Durability.POWER_LOSS && !events.isEmpty()) {
-            sync();
+        if (offsets.length < n + 1) {
+            offsets = new int[Math.max(n + 1, offsets.length * 2)];
         }
-        return first;
-    }
-
-    private long write(JournalEvent event) {
-        long seq = nextSequence;
-        long now = JournalRecord.nanos(options.clock().instant());
-        long ts = Math.max(now, lastTimestamp);
-        int length;
+        // 1. Encode the whole batch (sequences, timestamps, hash chain) without touching the queue.
+        byte[] hash = lastHash.clone();
+        long ts = lastTimestamp;
+        long epoch = lease.owner().epoch();
+        int pos = 0;
         try {
-            length = codec.encode(event, seq, ts, lease.owner().epoch(), lastHash, buffer);
-        } catch (IllegalArgumentException e) {
+            for (int i = 0; i < n; i++) {
+                ts = Math.max(JournalRecord.nanos(options.clock().instant()), ts);
+                offsets[i] = pos;
+                int length = codec.encode(events.get(i), first + i, ts, epoch, hash, buffer, pos);
+                codec.hash(buffer.byteArray(), pos, length, hash);
+                pos += length;
+            }
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             throw new ValidationException("event cannot be journaled: " + e.getMessage(), e);
         }
+        offsets[n] = pos;
+        // 2. Write them, one Chronicle excerpt each; 3. sync once.
+        byte[] bytes = buffer.byteArray();
         try {
-            try (DocumentContext dc = appender.writingDocument()) {
-                dc.wire().bytes().write(buffer.byteArray(), 0, length);
+            for (int i = 0; i < n; i++) {
+                try (DocumentContext dc = appender.writingDocument()) {
+                    dc.wire().bytes().write(bytes, offsets[i], offsets[i + 1] - offsets[i]);
+                }
             }
         } catch (RuntimeException e) {
             failed = true;
-            throw new CommitStateUnknownException("journal append of sequence " + seq + " failed", e);
+            throw new CommitStateUnknownException("journal append of sequences " + first + ".." + (first + n - 1)
+                    + " failed part-way", e);
         }
-        codec.hash(buffer.byteArray(), 0, length, lastHash);
+        System.arraycopy(hash, 0, lastHash, 0, hash.length);
         lastTimestamp = ts;
-        nextSequence = seq + 1;
-        return seq;
+        nextSequence = first + n;
+        if (durability == Durability.POWER_LOSS) {
+            sync();
+        }
+        return first;
     }
 
     private void sync() {
@@ -242,6 +256,16 @@ public final class Journal implements AutoCloseable {
     /** SHA-256 (hex) of the last appended record: the head of the hash chain. */
     public synchronized String chainHead() {
         return java.util.HexFormat.of().formatHex(lastHash);
+    }
+
+    /** Chronicle index of the last record appended (tests: durability bookkeeping). */
+    synchronized long lastChronicleIndexAppended() {
+        return appender.lastIndexAppended();
+    }
+
+    /** Chronicle's record of the last index covered by an msync (tests: durability bookkeeping). */
+    synchronized long lastChronicleIndexMSynced() {
+        return queue.lastIndexMSynced();
     }
 
     /** A read-only view of this journal (its own Chronicle handles; safe while appending). */

@@ -78,6 +78,30 @@ final class Segments {
         }
     }
 
+    /**
+     * Removes every segment directory without a marker: leftovers of writers that died while opening.
+     * Only the lease holder may call it (no other writer can be opening a segment meanwhile).
+     */
+    static int deleteAllUnready(Path journalDir) {
+        if (!Files.isDirectory(journalDir)) {
+            return 0;
+        }
+        int n = 0;
+        try (Stream<Path> s = Files.list(journalDir)) {
+            for (Path p : s.toList()) {
+                String name = p.getFileName().toString();
+                if (name.startsWith(PREFIX) && !name.endsWith(READY) && Files.isDirectory(p)
+                        && !Files.exists(journalDir.resolve(name + READY))) {
+                    deleteUnready(journalDir, Long.parseLong(name.substring(PREFIX.length())));
+                    n++;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list journal " + journalDir, e);
+        }
+        return n;
+    }
+
     /** Removes a leftover segment directory without a marker. */
     static void deleteUnready(Path journalDir, long epoch) {
         Path d = dir(journalDir, epoch);
@@ -91,6 +115,34 @@ final class Segments {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove unready journal segment " + d, e);
         }
+    }
+
+    /**
+     * Extends any cycle file of a segment that is shorter than Chronicle's first mapping (one block plus
+     * its overlap) with zeros. Chronicle creates every cycle file at that length (sparse), so a shorter one
+     * was truncated by a crash or by hand; mapping it read-only would fault past the end of the file.
+     * Extending with zeros changes no content: zeros are what the lost bytes read as to Chronicle (an
+     * excerpt header of zero is the end of the queue). Returns the number of files extended.
+     */
+    static int extendShortCycleFiles(Path segmentDir) {
+        if (!Files.isDirectory(segmentDir)) {
+            return 0;
+        }
+        int extended = 0;
+        try (Stream<Path> s = Files.list(segmentDir)) {
+            for (Path p : s.filter(f -> f.toString().endsWith(".cq4")).toList()) {
+                if (Files.size(p) < ChronicleSupport.CYCLE_FILE_LENGTH) {
+                    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+                        ch.write(java.nio.ByteBuffer.allocate(1), ChronicleSupport.CYCLE_FILE_LENGTH - 1);
+                        ch.force(true);
+                    }
+                    extended++;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot repair short cycle files in " + segmentDir, e);
+        }
+        return extended;
     }
 
     static void fsyncDirectory(Path dir) throws IOException {

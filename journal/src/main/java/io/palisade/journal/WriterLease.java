@@ -87,7 +87,7 @@ public final class WriterLease implements AutoCloseable {
                     UUID.randomUUID().toString());
             write(channel, owner);
             if (previous != null) {
-                LOG.info("writer lease of {} taken over from the previous holder {}; new epoch {}", palisadeDir,
+                LOG.info("writer lease of {} taken; the previous owner ({}) is gone; new epoch {}", palisadeDir,
                         previous.describe(), epoch);
             }
             return new WriterLease(file, channel, lock, owner, previous);

@@ -55,6 +55,40 @@ class JournalBasicsTest {
     }
 
     @Test
+    void powerLossAppendsAreMsyncedBeforeReturningAndProcessCrashAppendsAreNot() {
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
+            j.append(new GraphBranchCreated("a", "main", 0), Durability.POWER_LOSS);
+            long synced = j.lastChronicleIndexMSynced();
+            assertThat(synced).isEqualTo(j.lastChronicleIndexAppended());
+            j.append(new GraphBranchCreated("b", "main", 0), Durability.PROCESS_CRASH);
+            assertThat(j.lastChronicleIndexMSynced()).isEqualTo(synced).isLessThan(j.lastChronicleIndexAppended());
+            List<JournalEvent> batch = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                batch.add(new GraphBranchDeleted("c" + i));
+            }
+            j.appendBatch(batch, Durability.POWER_LOSS);
+            assertThat(j.lastChronicleIndexMSynced()).isEqualTo(j.lastChronicleIndexAppended());
+        }
+    }
+
+    @Test
+    void aSegmentLeftUnreadyByAWriterThatDiedWhileOpeningIsIgnoredAndRemoved() throws Exception {
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
+            j.append(new GraphBranchCreated("b", "main", 0));
+        }
+        Path journalDir = palisade().resolve(Journal.DIRECTORY);
+        Path leftover = Segments.dir(journalDir, 7);
+        java.nio.file.Files.createDirectories(leftover);
+        java.nio.file.Files.write(leftover.resolve("20260101F.cq4"), new byte[] {1, 2, 3});
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
+            assertThat(j.epoch()).isEqualTo(8); // above every epoch ever used, ready or not
+            assertThat(j.endSequence()).isEqualTo(3);
+            assertThat(leftover).doesNotExist();
+        }
+        assertThat(Segments.ready(journalDir)).containsExactly(1L, 8L);
+    }
+
+    @Test
     void batchAppendAssignsConsecutiveSequences() {
         try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
             List<JournalEvent> batch = new ArrayList<>();
@@ -67,6 +101,23 @@ class JournalBasicsTest {
                 List<JournalRecord> got = c.drain();
                 assertThat(got).hasSize(64);
                 assertThat(got.get(63).event()).isEqualTo(new GraphBranchCreated("b63", "main", 63));
+            }
+        }
+    }
+
+    @Test
+    void aBatchWithAnEventThatCannotBeJournaledWritesNothing() {
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
+            JournalEvent tooLarge = new JournalEvent.IntentRecorded("i", null, LogicalOperation.INSERT, "main", "t",
+                    new ExpectedBase("main", 1, 1, 0), new byte[65 * 1024 * 1024], null,
+                    new HeadTransition("main", "t", null, new TableHead("main", 2, 1, 0)));
+            List<JournalEvent> batch = List.of(new GraphBranchCreated("ok", "main", 0), tooLarge);
+            assertThatThrownBy(() -> j.appendBatch(batch, Durability.POWER_LOSS))
+                    .isInstanceOf(io.palisade.fencing.ValidationException.class);
+            assertThat(j.endSequence()).isEqualTo(1);
+            assertThat(j.append(new GraphBranchDeleted("next"))).isEqualTo(1);
+            try (JournalCursor c = j.reader().read(0)) {
+                assertThat(c.drain()).extracting(JournalRecord::event).last().isEqualTo(new GraphBranchDeleted("next"));
             }
         }
     }

@@ -52,26 +52,32 @@ public final class RecordCodec {
      */
     public int encode(JournalEvent event, long sequence, long timestampNanos, long epoch, byte[] previousHash,
                       ExpandableArrayBuffer buffer) {
-        int payloadLength = EventCodec.encode(event, buffer, HEADER_LENGTH);
+        return encode(event, sequence, timestampNanos, epoch, previousHash, buffer, 0);
+    }
+
+    /** As {@link #encode(JournalEvent, long, long, long, byte[], ExpandableArrayBuffer)}, at {@code offset}. */
+    public int encode(JournalEvent event, long sequence, long timestampNanos, long epoch, byte[] previousHash,
+                      ExpandableArrayBuffer buffer, int offset) {
+        int payloadLength = EventCodec.encode(event, buffer, offset + HEADER_LENGTH);
         if (payloadLength > MAX_PAYLOAD_LENGTH) {
             throw new IllegalArgumentException("event payload of " + payloadLength + " bytes exceeds "
                     + MAX_PAYLOAD_LENGTH);
         }
-        buffer.putInt(MAGIC_OFFSET, MAGIC, LE);
-        buffer.putShort(VERSION_OFFSET, FORMAT_VERSION, LE);
-        buffer.putShort(TYPE_OFFSET, EventCodec.typeCode(event), LE);
-        buffer.putInt(PAYLOAD_LENGTH_OFFSET, payloadLength, LE);
-        buffer.putInt(RESERVED_OFFSET, 0, LE);
-        buffer.putLong(SEQUENCE_OFFSET, sequence, LE);
-        buffer.putLong(TIMESTAMP_OFFSET, timestampNanos, LE);
-        buffer.putLong(EPOCH_OFFSET, epoch, LE);
-        buffer.putBytes(PREVIOUS_HASH_OFFSET, previousHash, 0, HASH_LENGTH);
-        int crcOffset = HEADER_LENGTH + payloadLength;
+        buffer.putInt(offset + MAGIC_OFFSET, MAGIC, LE);
+        buffer.putShort(offset + VERSION_OFFSET, FORMAT_VERSION, LE);
+        buffer.putShort(offset + TYPE_OFFSET, EventCodec.typeCode(event), LE);
+        buffer.putInt(offset + PAYLOAD_LENGTH_OFFSET, payloadLength, LE);
+        buffer.putInt(offset + RESERVED_OFFSET, 0, LE);
+        buffer.putLong(offset + SEQUENCE_OFFSET, sequence, LE);
+        buffer.putLong(offset + TIMESTAMP_OFFSET, timestampNanos, LE);
+        buffer.putLong(offset + EPOCH_OFFSET, epoch, LE);
+        buffer.putBytes(offset + PREVIOUS_HASH_OFFSET, previousHash, 0, HASH_LENGTH);
+        int crcOffset = offset + HEADER_LENGTH + payloadLength;
         buffer.checkLimit(crcOffset + CRC_LENGTH);
         crc.reset();
-        crc.update(buffer.byteArray(), 0, crcOffset);
+        crc.update(buffer.byteArray(), offset, crcOffset - offset);
         buffer.putInt(crcOffset, (int) crc.getValue(), LE);
-        return crcOffset + CRC_LENGTH;
+        return crcOffset + CRC_LENGTH - offset;
     }
 
     /** SHA-256 of {@code [offset, offset + length)} of {@code bytes} into {@code out} (32 bytes). */
