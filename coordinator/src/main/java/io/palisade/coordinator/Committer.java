@@ -437,7 +437,8 @@ final class Committer implements Agent {
                 return switch (first.kind) {
                     case OVERWRITE -> t.overwrite(first.rows);
                     case ADD_COLUMNS -> t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
-                    default -> throw new ValidationException(first.kind + " needs a keyed table");
+                    case INSERT, UPSERT, DELETE, APPEND, OPTIMIZE_INDEX ->
+                            throw new ValidationException(first.kind + " needs a keyed table");
                 };
             }
         }
@@ -448,6 +449,9 @@ final class Committer implements Agent {
             }
             if (first.kind == WriteOp.Kind.ADD_COLUMNS) {
                 return t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
+            }
+            if (first.kind == WriteOp.Kind.OPTIMIZE_INDEX) {
+                return t.hasIdIndex() ? t.optimizeIdIndex() : t.createIdIndex();
             }
             if (first.kind == WriteOp.Kind.DELETE) {
                 KeyFilter all = ops.get(0).keys;
@@ -504,6 +508,8 @@ final class Committer implements Agent {
                     new AddFragments(List.of(), op.keys == null ? KeyScope.KEYLESS : KeyScope.exact(op.keys)));
             case ADD_COLUMNS -> List.of(new io.palisade.fencing.action.AddFields(op.newColumns.stream()
                     .map(c -> new io.palisade.fencing.action.AddFields.NewField(c.name(), true)).toList(), java.util.Map.of()));
+            // the index segments an optimise rewrites are only known to the substrate
+            case OPTIMIZE_INDEX -> List.of();
         };
     }
 
@@ -514,6 +520,7 @@ final class Committer implements Agent {
             case DELETE -> LogicalOperation.DELETE;
             case OVERWRITE -> LogicalOperation.OVERWRITE;
             case ADD_COLUMNS -> LogicalOperation.ADD_COLUMNS;
+            case OPTIMIZE_INDEX -> LogicalOperation.INDEX_MAINTENANCE;
         };
     }
 

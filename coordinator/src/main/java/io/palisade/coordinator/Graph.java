@@ -184,6 +184,18 @@ public final class Graph implements AutoCloseable {
         return join(submit(op));
     }
 
+    /**
+     * Brings the BTREE index on {@code id} of a keyed table up to date (creating it if absent), as a
+     * journaled maintenance operation, so that no table version is unexplained by the journal.
+     */
+    public Receipt optimizeIndex(String branch, String table) {
+        if (!catalog.require(table).kind().keyed()) {
+            throw new ValidationException("table '" + table + "' is append-only and has no key index");
+        }
+        return join(submit(new WriteOp(WriteOp.Kind.OPTIMIZE_INDEX, branch, table, null, null, Optional.empty(),
+                baseVersion(branch, table))));
+    }
+
     /** Adds columns to the catalog and writes it durably (committer thread only). */
     void addToCatalog(String table, List<Catalog.ColumnDef> columns) {
         List<Catalog.TableDef> tables = new ArrayList<>();
@@ -441,7 +453,7 @@ public final class Graph implements AutoCloseable {
         if (op.kind == WriteOp.Kind.DELETE) {
             return op.deleteKeys;
         }
-        if (op.kind == WriteOp.Kind.ADD_COLUMNS) {
+        if (op.kind == WriteOp.Kind.ADD_COLUMNS || op.kind == WriteOp.Kind.OPTIMIZE_INDEX) {
             return null;
         }
         Schema declared = def.arrowSchema();
