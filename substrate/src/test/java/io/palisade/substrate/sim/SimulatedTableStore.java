@@ -60,8 +60,9 @@ import java.util.function.UnaryOperator;
  * </ul>
  * A delete by keys is evaluated at the handle's base; when a concurrent commit deleted or rewrote one
  * of the same rows it is re-run at the branch head, as Lance's delete re-runs its predicate on a
- * conflict (so it never fails on concurrent data writes, and rows of those keys inserted concurrently
- * as new rows survive a stale delete).
+ * retryable conflict (so it never fails on concurrent data writes, and rows of those keys inserted
+ * concurrently as new rows survive a stale delete). A conflict with a whole-table commit (Overwrite,
+ * schema change) is not retried.
  *
  * <p>All methods are synchronized on the store: commits are totally ordered, results are deterministic.
  */
@@ -376,16 +377,18 @@ public final class SimulatedTableStore implements TableStore {
         for (State committed : b.versions.tailMap(base.version(), false).values()) {
             String why = conflict(txn, committed.txn());
             if (why != null) {
-                throw new WriteConflictException(txn.kind().lanceName() + " on table '" + table + "' staged at " + base
-                        + " conflicts with a concurrent " + committed.txn().kind().lanceName() + ": " + why);
+                String message = txn.kind().lanceName() + " on table '" + table + "' staged at " + base
+                        + " conflicts with a concurrent " + committed.txn().kind().lanceName() + ": " + why;
+                throw wholeTable(committed.txn().kind()) ? new IncompatibleConflict(message) : new WriteConflictException(message);
             }
         }
         long last = b.versions.lastKey();
         State applied = apply.apply(b.versions.lastEntry().getValue());
         // like Lance, the stored transaction records the version it finally committed on top of
-        // (except CreateIndex, which keeps the version it was built from)
+        // (observed: CreateIndex, Overwrite and Merge keep the version they were staged against)
         Txn t = applied.txn();
-        long readVersion = t.kind() == OperationKind.CREATE_INDEX ? t.readVersion() : last;
+        long readVersion = t.kind() == OperationKind.CREATE_INDEX || t.kind() == OperationKind.OVERWRITE
+                || t.kind() == OperationKind.MERGE ? t.readVersion() : last;
         Txn recorded = new Txn(t.kind(), readVersion, t.properties(), t.insertedKeys(), t.touchedRows(), t.filtered());
         b.versions.put(last + 1, new State(applied.schema(), applied.fieldIds(), applied.nextFieldId(),
                 applied.fragments(), applied.nextFragmentId(), applied.idIndex(), recorded, applied.indexed()));
@@ -397,6 +400,20 @@ public final class SimulatedTableStore implements TableStore {
         return new TableRef(base.branch(), next);
     }
 
+    /** A conflict with a whole-table commit (Overwrite, schema change): Lance does not retry it. */
+    private static final class IncompatibleConflict extends WriteConflictException {
+        private static final long serialVersionUID = 1L;
+
+        IncompatibleConflict(String message) {
+            super(message);
+        }
+    }
+
+    private static boolean wholeTable(OperationKind k) {
+        return k == OperationKind.OVERWRITE || k == OperationKind.MERGE || k == OperationKind.PROJECT
+                || k == OperationKind.RESTORE;
+    }
+
     /** Why {@code current} may not commit after {@code committed}, or null when compatible. */
     static String conflict(Txn current, Txn committed) {
         OperationKind c = committed.kind();
@@ -405,6 +422,9 @@ public final class SimulatedTableStore implements TableStore {
         }
         if (current.kind() == OperationKind.CREATE_INDEX) {
             return c == OperationKind.CREATE_INDEX ? "concurrent index change" : null;
+        }
+        if (current.kind() == OperationKind.DELETE && c == OperationKind.MERGE) {
+            return null; // observed: a delete rebases over an added (all-null) column
         }
         if (c == OperationKind.OVERWRITE || c == OperationKind.MERGE || c == OperationKind.PROJECT
                 || c == OperationKind.RESTORE) {
@@ -566,13 +586,9 @@ public final class SimulatedTableStore implements TableStore {
             synchronized (SimulatedTableStore.this) {
                 Txn txn = new Txn(kind, ref.version(), Map.of(), null, Map.of(), false);
                 TableRef r = commit(name, ref, txn, latest -> {
-                    List<Fragment> frags = new ArrayList<>();
-                    for (Fragment f : latest.fragments()) {
-                        frags.add(kind == OperationKind.MERGE
-                                ? new Fragment(f.id(), f.rows(), f.deleted(), f.generation() + 1) : f);
-                    }
-                    return new State(schema, ids, nextFieldId, frags, latest.nextFragmentId(), latest.idIndex(), txn,
-                            latest.indexed());
+                    // like Lance, an added all-null column writes no data files: fragments are unchanged
+                    return new State(schema, ids, nextFieldId, latest.fragments(), latest.nextFragmentId(),
+                            latest.idIndex(), txn, latest.indexed());
                 });
                 return CommitResult.of(r);
             }
@@ -614,10 +630,11 @@ public final class SimulatedTableStore implements TableStore {
                     for (int i = 0; i < target.getFields().size(); i++) {
                         ids.add(i);
                     }
-                    // like Lance, an Overwrite numbers its fragments from 0 again
+                    // like Lance, an Overwrite numbers its own fragments from 0 again, while later
+                    // writes continue the table's fragment counter
                     List<Fragment> frags = data.isEmpty() ? List.of() : List.of(new Fragment(0, data, Set.of(), 0));
                     return new State(target, ids, Math.max(ids.size(), latest.nextFieldId()), frags,
-                            frags.size(), false, txn, Set.of());
+                            Math.max(latest.nextFragmentId(), frags.size()), false, txn, Set.of());
                 });
                 return new CommitResult(r, data.size(), 0, 0);
             }
@@ -757,6 +774,8 @@ public final class SimulatedTableStore implements TableStore {
             synchronized (SimulatedTableStore.this) {
                 try {
                     return deleteAt(ref, state, keys);
+                } catch (IncompatibleConflict e) {
+                    throw e;
                 } catch (WriteConflictException e) {
                     // like Lance's delete, which re-runs its predicate when it meets a conflict
                     TableRef head = head(name, ref.branch());
