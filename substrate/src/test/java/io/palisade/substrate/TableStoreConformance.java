@@ -375,6 +375,23 @@ public abstract class TableStoreConformance {
     }
 
     @Test
+    void anIndexCoveringNoFragmentLeavesMergesOnTheFencedV2Path() {
+        KeyedTable empty = keyed("t");
+        TableRef v2 = empty.createIdIndex().ref();
+        KeyedTable at2 = open("t", v2);
+        assertThat(at2.hasIdIndex()).isTrue();
+        assertThat(at2.mergePath()).isEqualTo(MergePath.V2_FENCED);
+        assertThatThrownBy(() -> at2.insert(nodes("a"), MergePath.INDEXED_UNFENCED)).isInstanceOf(ValidationException.class);
+        TableRef v3 = at2.insert(nodes("a"), MergePath.V2_FENCED).ref();
+        assertThat(open("t", v3).mergePath()).isEqualTo(MergePath.V2_FENCED);
+        TableRef v4 = open("t", v3).optimizeIdIndex().ref();
+        KeyedTable at4 = open("t", v4);
+        assertThat(at4.mergePath()).isEqualTo(MergePath.INDEXED_UNFENCED);
+        TableRef v5 = at4.delete(keys(at4, "a")).ref();
+        assertThat(open("t", v5).mergePath()).isEqualTo(MergePath.V2_FENCED);
+    }
+
+    @Test
     void indexedPathAttachesNoKeyFilterSoTwoStaleWritersDuplicateANewKey() {
         TableRef v2 = keyed("t").insert(nodes("a"), MergePath.V2_FENCED).ref();
         TableRef base = open("t", v2).createIdIndex().ref();

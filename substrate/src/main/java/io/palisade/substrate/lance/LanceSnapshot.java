@@ -5,6 +5,7 @@ import io.palisade.fencing.ValidationException;
 import io.palisade.substrate.ArrowRows;
 import io.palisade.substrate.CommitResult;
 import io.palisade.substrate.KeyedSchemas;
+import io.palisade.substrate.MergePath;
 import io.palisade.substrate.TableKind;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableSnapshot;
@@ -93,6 +94,11 @@ abstract class LanceSnapshot implements TableSnapshot {
     @Override
     public boolean hasIdIndex() {
         return LanceKeyedTable.hasIdIndex(dataset);
+    }
+
+    @Override
+    public MergePath mergePath() {
+        return LanceKeyedTable.mergePath(dataset);
     }
 
     @Override

@@ -578,6 +578,11 @@ public final class SimulatedTableStore implements TableStore {
         }
 
         @Override
+        public MergePath mergePath() {
+            return SimulatedTableStore.mergePath(state);
+        }
+
+        @Override
         public Map<String, Long> keyCounts(KeyFilter keys) {
             return SimulatedTableStore.keyCounts(state, keys);
         }
@@ -646,6 +651,18 @@ public final class SimulatedTableStore implements TableStore {
         }
     }
 
+    /** Like Lance: the indexed path only when the id index covers at least one live fragment. */
+    static MergePath mergePath(State state) {
+        if (state.idIndex()) {
+            for (Long f : state.fragmentIds()) {
+                if (state.indexed().contains(f)) {
+                    return MergePath.INDEXED_UNFENCED;
+                }
+            }
+        }
+        return MergePath.V2_FENCED;
+    }
+
     static Map<String, Long> keyCounts(State state, KeyFilter keys) {
         Map<String, Long> counts = new TreeMap<>();
         for (Map<String, Object> row : state.liveRows()) {
@@ -687,21 +704,20 @@ public final class SimulatedTableStore implements TableStore {
         private CommitResult merge(VectorSchemaRoot batch, MergePath path, boolean strict) {
             KeyedSchemas.checkBatch(state.schema(), batch.getSchema());
             KeyFilter keys = KeyedSchemas.keysOf(batch, idFieldId());
-            if (path == MergePath.V2_FENCED && state.idIndex()) {
-                throw new ValidationException("table '" + name + "' has an index on 'id'; the v2 path was requested");
-            }
-            if (path == MergePath.INDEXED_UNFENCED && !state.idIndex()) {
-                throw new ValidationException("table '" + name + "' has no index on 'id'; the indexed merge path was requested");
+            if (path != mergePath()) {
+                throw new ValidationException("table '" + name + "' at " + ref + " takes the " + mergePath()
+                        + " merge path; " + path + " was requested");
             }
             List<Map<String, Object>> data = ArrowRows.rows(batch);
             synchronized (SimulatedTableStore.this) {
                 // classify against the base, as Lance's join does
-                Map<String, long[]> matched = new HashMap<>(); // key -> {fragment id, row offset}
+                // key -> every {fragment id, row offset} holding it (several once the indexed path duplicated a key)
+                Map<String, List<long[]>> matched = new HashMap<>();
                 for (Fragment f : state.fragments()) {
                     for (int i = 0; i < f.rows().size(); i++) {
                         Object id = f.rows().get(i).get(KeyedSchemas.ID);
                         if (!f.deleted().contains(i) && id != null && contains(keys, id)) {
-                            matched.put(String.valueOf(id), new long[] {f.id(), i});
+                            matched.computeIfAbsent(String.valueOf(id), x -> new ArrayList<>()).add(new long[] {f.id(), i});
                         }
                     }
                 }
@@ -717,8 +733,8 @@ public final class SimulatedTableStore implements TableStore {
                     }
                 }
                 Map<Long, Set<Integer>> touched = new HashMap<>();
-                matched.values().forEach(m -> touched.computeIfAbsent(m[0], x -> new TreeSet<>()).add((int) m[1]));
-                boolean filtered = path == MergePath.V2_FENCED;
+                matched.values().forEach(ms -> ms.forEach(m -> touched.computeIfAbsent(m[0], x -> new TreeSet<>()).add((int) m[1])));
+                boolean filtered = path == MergePath.V2_FENCED; // the path was checked against mergePath()
                 KeyFilter insertedKeys = keys.keyType() == KeyFilter.KeyType.INT64
                         ? KeyFilter.ofLongs(keys.fieldIds(), inserted.stream().mapToLong(Long::parseLong).toArray())
                         : KeyFilter.ofStrings(keys.fieldIds(), inserted);
@@ -729,7 +745,7 @@ public final class SimulatedTableStore implements TableStore {
                         List<Fragment> frags = new ArrayList<>();
                         for (Fragment f : latest.fragments()) {
                             Set<Integer> del = new TreeSet<>(f.deleted());
-                            for (long[] m : matched.values()) {
+                            for (long[] m : matched.values().stream().flatMap(List::stream).toList()) {
                                 if (m[0] == f.id()) {
                                     del.add((int) m[1]);
                                 }
@@ -739,7 +755,15 @@ public final class SimulatedTableStore implements TableStore {
                                 frags.add(g);
                             }
                         }
-                        frags.add(new Fragment(latest.nextFragmentId(), data, Set.of(), 0));
+                        // a source row joins every target row of its key: a duplicated key stays duplicated
+                        List<Map<String, Object>> written = new ArrayList<>();
+                        for (Map<String, Object> row : data) {
+                            List<long[]> ms = matched.get(String.valueOf(row.get(KeyedSchemas.ID)));
+                            for (int c = 0; c < (ms == null ? 1 : ms.size()); c++) {
+                                written.add(row);
+                            }
+                        }
+                        frags.add(new Fragment(latest.nextFragmentId(), written, Set.of(), 0));
                         return latest.with(frags, latest.nextFragmentId() + 1, txn);
                     });
                 } catch (WriteConflictException e) {
@@ -755,7 +779,8 @@ public final class SimulatedTableStore implements TableStore {
                     }
                     throw e;
                 }
-                return new CommitResult(r, inserted.size(), matched.size(), 0);
+                long updatedRows = matched.values().stream().mapToLong(List::size).sum();
+                return new CommitResult(r, inserted.size(), updatedRows, 0);
             }
         }
 
