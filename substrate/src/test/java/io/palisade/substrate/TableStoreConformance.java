@@ -308,6 +308,47 @@ public abstract class TableStoreConformance {
     }
 
     @Test
+    void nConcurrentThreadsInsertingOneNewKeyCommitExactlyOnce() throws Exception {
+        int writers = 4;
+        TableRef base = keyed("t").insert(nodes("a"), MergePath.V2_FENCED).ref();
+        List<KeyedTable> handles = new ArrayList<>();
+        List<VectorSchemaRoot> batches = new ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+            handles.add(open("t", base));
+            batches.add(nodes(i, "k"));
+        }
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+        List<java.util.concurrent.Future<String>> outcomes = new ArrayList<>();
+        try {
+            for (int i = 0; i < writers; i++) {
+                int w = i;
+                outcomes.add(pool.submit(() -> {
+                    start.await();
+                    try {
+                        handles.get(w).insert(batches.get(w), MergePath.V2_FENCED);
+                        return "ok";
+                    } catch (KeyConflictException e) {
+                        return "conflict " + e.keys();
+                    }
+                }));
+            }
+            start.countDown();
+            List<String> results = new ArrayList<>();
+            for (java.util.concurrent.Future<String> o : outcomes) {
+                results.add(o.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertThat(results).filteredOn("ok"::equals).hasSize(1);
+            assertThat(results).filteredOn(r -> !r.equals("ok")).hasSize(writers - 1).allMatch("conflict [k]"::equals);
+        } finally {
+            pool.shutdownNow();
+        }
+        KeyedTable head = latest("t");
+        assertThat(head.keyCounts(keys(head, "k"))).containsExactly(Map.entry("k", 1L));
+        assertThat(head.ref().version()).isEqualTo(base.version() + 1);
+    }
+
+    @Test
     void concurrentUpsertsOfTheSameNewKeyAreARetryableWriteConflict() {
         TableRef base = keyed("t").insert(nodes("a"), MergePath.V2_FENCED).ref();
         KeyedTable w1 = open("t", base);
