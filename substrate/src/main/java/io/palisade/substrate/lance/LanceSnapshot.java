@@ -39,6 +39,7 @@ abstract class LanceSnapshot implements TableSnapshot {
     final TableKind kind;
     final Dataset dataset;
     final Schema schema;
+    private volatile MergePath mergePath;
 
     LanceSnapshot(LanceTableStore store, String name, TableRef ref, TableKind kind, Dataset dataset) {
         this.store = store;
@@ -98,7 +99,12 @@ abstract class LanceSnapshot implements TableSnapshot {
 
     @Override
     public MergePath mergePath() {
-        return LanceKeyedTable.mergePath(dataset);
+        MergePath p = mergePath;
+        if (p == null) {
+            p = LanceKeyedTable.mergePath(dataset); // the handle never moves: computed once
+            mergePath = p;
+        }
+        return p;
     }
 
     @Override
