@@ -56,9 +56,19 @@ import java.util.function.UnaryOperator;
  *   <li>any data write vs committed data write that deleted or rewrote one of the same rows: conflict
  *       (disjoint rows of one fragment rebase, as Lance merges deletion vectors);</li>
  *   <li>any write vs committed Overwrite/Merge/Project (schema or whole-table change): conflict;</li>
- *   <li>UpdateConfig and CreateIndex commits are compatible with data writes.</li>
+ *   <li>UpdateConfig and CreateIndex commits are compatible with data writes;</li>
+ *   <li>a Delete rebases over a committed Merge (added all-null column); Overwrite and CreateIndex
+ *       never conflict with data writes, two concurrent CreateIndex commits do.</li>
  * </ul>
- * A delete by keys is evaluated at the handle's base; when a concurrent commit deleted or rewrote one
+ * Further modelled facts (each found by {@code DifferentialSimulationTest} and recorded in
+ * docs/lance-surface.md): the merge path is indexed only while the id index covers a live fragment;
+ * Update/Delete record the version they rebased onto as read version, CreateIndex/Overwrite/Merge
+ * their staged one; a fragment left without live rows is removed; an Overwrite numbers its fragments
+ * from 0 while the table's fragment counter continues; an all-null Merge leaves fragments unchanged;
+ * an optimise with nothing to index commits nothing; forks of a state a branch shares with its parent
+ * are taken from the parent, and forks from another branch rebuild the id index in one commit.
+ *
+ * <p>A delete by keys is evaluated at the handle's base; when a concurrent commit deleted or rewrote one
  * of the same rows it is re-run at the branch head, as Lance's delete re-runs its predicate on a
  * retryable conflict (so it never fails on concurrent data writes, and rows of those keys inserted
  * concurrently as new rows survive a stale delete). A conflict with a whole-table commit (Overwrite,
@@ -68,7 +78,7 @@ import java.util.function.UnaryOperator;
  */
 public final class SimulatedTableStore implements TableStore {
 
-    /** One stored row set. {@code deleted} holds row offsets; {@code generation} changes when files are rewritten. */
+    /** One stored row set. {@code deleted} holds row offsets; {@code generation} would mark rewritten data files (no modelled operation rewrites them yet). */
     record Fragment(long id, List<Map<String, Object>> rows, Set<Integer> deleted, int generation) {
         Fragment {
             rows = List.copyOf(rows);
