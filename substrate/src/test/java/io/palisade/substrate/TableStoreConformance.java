@@ -598,6 +598,19 @@ public abstract class TableStoreConformance {
     }
 
     @Test
+    void concurrentPkInstallsFromOneBaseInstallOnceAndTheRetryIsANoOp() {
+        store.createLegacyKeyed("old", TableKind.NODE, NODE);
+        PrimaryKeyInstall first = store.installPrimaryKey("old", TableRef.main(1), "i-1");
+        assertThat(first.outcome()).isEqualTo(PrimaryKeyInstall.Outcome.INSTALLED);
+        assertThatThrownBy(() -> store.installPrimaryKey("old", TableRef.main(1), "i-2"))
+                .isInstanceOf(WriteConflictException.class);
+        assertThat(store.latest("old", TableRef.MAIN)).isEqualTo(first.ref());
+        PrimaryKeyInstall retry = store.installPrimaryKey("old", store.latest("old", TableRef.MAIN), "i-2");
+        assertThat(retry.outcome()).isEqualTo(PrimaryKeyInstall.Outcome.ALREADY_PRESENT);
+        assertThat(store.decompose("old", first.ref()).properties()).containsEntry(TableStore.INTENT_ID_PROPERTY, "i-1");
+    }
+
+    @Test
     void pkInstallOnAKeylessTableIsRefused() {
         Schema s = new Schema(List.of(Field.notNullable("id", ArrowType.Utf8.INSTANCE)));
         track(store.createKeyless("log", s));
