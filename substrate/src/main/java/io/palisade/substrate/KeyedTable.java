@@ -42,11 +42,12 @@ public interface KeyedTable extends TableSnapshot {
 
     /**
      * Deletes the rows with the given keys (absent keys are ignored). Evaluated at the handle's base;
-     * a delete never fails on a concurrent data write: when a concurrent commit deleted or rewrote one
-     * of the same rows, Lance re-runs the delete at the branch head (so it also removes the rewritten
-     * row), otherwise it rebases (so a row of one of the keys inserted concurrently survives). Both
-     * behaviours are pinned by the differential test. {@link CommitResult#deleted()} counts the rows
-     * this commit removed.
+     * a delete never fails on a concurrent row-level data write: when a concurrent commit deleted or
+     * rewrote one of the same rows, Lance re-runs the delete at the branch head (so it also removes the
+     * rewritten row), otherwise it rebases (so a row of one of the keys inserted concurrently survives).
+     * A concurrent Overwrite is a {@link io.palisade.fencing.WriteConflictException}. These behaviours
+     * are pinned by the differential test. {@link CommitResult#deleted()} counts the rows this commit
+     * removed.
      */
     CommitResult delete(KeyFilter keys);
 

@@ -4,10 +4,10 @@ package io.palisade.substrate;
  * Which Lance merge-insert path a keyed write takes. Always named by the caller, never inferred,
  * because the two paths differ in what Lance fences (RFC-023 §2.1, §5.2; DESIGN §3, §9).
  *
- * <p>Lance 7.0.0's Java API has no {@code use_index(false)} switch: the path is decided by whether a
- * BTREE index on {@code id} exists. A store therefore refuses a write whose requested path does not
- * match the table's index state with a {@link io.palisade.fencing.ValidationException} instead of
- * silently taking the other path.
+ * <p>Lance 7.0.0's Java API has no {@code use_index(false)} switch: the path is decided by whether an
+ * index on {@code id} exists and covers at least one fragment of the base ({@link TableSnapshot#mergePath()}).
+ * A store therefore refuses a write whose requested path is not the one Lance would take with a
+ * {@link io.palisade.fencing.ValidationException} instead of silently taking the other path.
  */
 public enum MergePath {
     /**

@@ -38,8 +38,17 @@ public interface TableSnapshot extends AutoCloseable {
     /** Every row, in storage order (see {@link ArrowRows} for value types). For tests and small tables. */
     List<Map<String, Object>> scan();
 
-    /** Whether a scalar index on {@code id} exists (then keyed merges take {@link MergePath#INDEXED_UNFENCED}). */
+    /** Whether a scalar index on {@code id} exists. */
     boolean hasIdIndex();
+
+    /**
+     * The merge path Lance takes for a keyed merge-insert from this state: {@link MergePath#INDEXED_UNFENCED}
+     * exactly when an index on {@code id} exists <em>and covers at least one fragment of this state</em>;
+     * an index covering no fragment (built on an empty table, or whose fragments were all removed)
+     * leaves merges on {@link MergePath#V2_FENCED} (surface guard
+     * {@code indexedPathIsTakenOnlyWhenTheIndexCoversAFragment}).
+     */
+    MergePath mergePath();
 
     /** How many rows have each key of {@code keys} here, as text, ascending; keys with no row are absent. */
     Map<String, Long> keyCounts(KeyFilter keys);

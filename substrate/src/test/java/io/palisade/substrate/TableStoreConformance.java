@@ -308,6 +308,47 @@ public abstract class TableStoreConformance {
     }
 
     @Test
+    void nConcurrentThreadsInsertingOneNewKeyCommitExactlyOnce() throws Exception {
+        int writers = 4;
+        TableRef base = keyed("t").insert(nodes("a"), MergePath.V2_FENCED).ref();
+        List<KeyedTable> handles = new ArrayList<>();
+        List<VectorSchemaRoot> batches = new ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+            handles.add(open("t", base));
+            batches.add(nodes(i, "k"));
+        }
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+        List<java.util.concurrent.Future<String>> outcomes = new ArrayList<>();
+        try {
+            for (int i = 0; i < writers; i++) {
+                int w = i;
+                outcomes.add(pool.submit(() -> {
+                    start.await();
+                    try {
+                        handles.get(w).insert(batches.get(w), MergePath.V2_FENCED);
+                        return "ok";
+                    } catch (KeyConflictException e) {
+                        return "conflict " + e.keys();
+                    }
+                }));
+            }
+            start.countDown();
+            List<String> results = new ArrayList<>();
+            for (java.util.concurrent.Future<String> o : outcomes) {
+                results.add(o.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertThat(results).filteredOn("ok"::equals).hasSize(1);
+            assertThat(results).filteredOn(r -> !r.equals("ok")).hasSize(writers - 1).allMatch("conflict [k]"::equals);
+        } finally {
+            pool.shutdownNow();
+        }
+        KeyedTable head = latest("t");
+        assertThat(head.keyCounts(keys(head, "k"))).containsExactly(Map.entry("k", 1L));
+        assertThat(head.ref().version()).isEqualTo(base.version() + 1);
+    }
+
+    @Test
     void concurrentUpsertsOfTheSameNewKeyAreARetryableWriteConflict() {
         TableRef base = keyed("t").insert(nodes("a"), MergePath.V2_FENCED).ref();
         KeyedTable w1 = open("t", base);
@@ -372,6 +413,23 @@ public abstract class TableStoreConformance {
         assertThat(created.kind()).isEqualTo(OperationKind.CREATE_INDEX);
         assertThat(created.indicesAdded()).containsExactly(KeyedTable.ID_INDEX_NAME);
         assertThat(created.indicesRemoved()).isEmpty();
+    }
+
+    @Test
+    void anIndexCoveringNoFragmentLeavesMergesOnTheFencedV2Path() {
+        KeyedTable empty = keyed("t");
+        TableRef v2 = empty.createIdIndex().ref();
+        KeyedTable at2 = open("t", v2);
+        assertThat(at2.hasIdIndex()).isTrue();
+        assertThat(at2.mergePath()).isEqualTo(MergePath.V2_FENCED);
+        assertThatThrownBy(() -> at2.insert(nodes("a"), MergePath.INDEXED_UNFENCED)).isInstanceOf(ValidationException.class);
+        TableRef v3 = at2.insert(nodes("a"), MergePath.V2_FENCED).ref();
+        assertThat(open("t", v3).mergePath()).isEqualTo(MergePath.V2_FENCED);
+        TableRef v4 = open("t", v3).optimizeIdIndex().ref();
+        KeyedTable at4 = open("t", v4);
+        assertThat(at4.mergePath()).isEqualTo(MergePath.INDEXED_UNFENCED);
+        TableRef v5 = at4.delete(keys(at4, "a")).ref();
+        assertThat(open("t", v5).mergePath()).isEqualTo(MergePath.V2_FENCED);
     }
 
     @Test
@@ -537,6 +595,19 @@ public abstract class TableStoreConformance {
         TableRef installed = store.installPrimaryKey("old", TableRef.main(1), "i").ref();
         assertThat(store.installPrimaryKey("old", installed, "i").outcome()).isEqualTo(PrimaryKeyInstall.Outcome.ALREADY_PRESENT);
         assertThat(store.listVersions("old", TableRef.MAIN)).hasSize(2);
+    }
+
+    @Test
+    void concurrentPkInstallsFromOneBaseInstallOnceAndTheRetryIsANoOp() {
+        store.createLegacyKeyed("old", TableKind.NODE, NODE);
+        PrimaryKeyInstall first = store.installPrimaryKey("old", TableRef.main(1), "i-1");
+        assertThat(first.outcome()).isEqualTo(PrimaryKeyInstall.Outcome.INSTALLED);
+        assertThatThrownBy(() -> store.installPrimaryKey("old", TableRef.main(1), "i-2"))
+                .isInstanceOf(WriteConflictException.class);
+        assertThat(store.latest("old", TableRef.MAIN)).isEqualTo(first.ref());
+        PrimaryKeyInstall retry = store.installPrimaryKey("old", store.latest("old", TableRef.MAIN), "i-2");
+        assertThat(retry.outcome()).isEqualTo(PrimaryKeyInstall.Outcome.ALREADY_PRESENT);
+        assertThat(store.decompose("old", first.ref()).properties()).containsEntry(TableStore.INTENT_ID_PROPERTY, "i-1");
     }
 
     @Test

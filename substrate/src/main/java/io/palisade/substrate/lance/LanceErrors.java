@@ -15,6 +15,9 @@ import java.util.regex.Pattern;
  * {@code IllegalArgumentException}s whose messages carry the Rust error (pinned by surface guards):
  * <ul>
  *   <li>"Too many concurrent writers" / "Retryable commit conflict": retryable commit conflict;</li>
+ *   <li>"Incompatible transaction: This Delete transaction is incompatible with concurrent transaction
+ *       Overwrite …": a conflict Lance does not retry; nothing was written, so it is a
+ *       {@code WriteConflictException} too (the request may succeed from the newer base);</li>
  *   <li>"Merge insert failed: found matching row with key values: id = ..." : WhenMatched Fail hit;</li>
  *   <li>{@code IllegalArgumentException} "Invalid user input": refused input, nothing written.</li>
  * </ul>
@@ -31,7 +34,7 @@ final class LanceErrors {
     static boolean isRetryableConflict(Throwable e) {
         String m = lower(e);
         return m.contains("too many concurrent writers") || m.contains("retryable commit conflict")
-                || m.contains("commit conflict");
+                || m.contains("commit conflict") || m.contains("incompatible transaction");
     }
 
     static boolean isMatchedFail(Throwable e) {

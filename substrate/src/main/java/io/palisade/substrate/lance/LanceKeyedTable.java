@@ -129,13 +129,11 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
     }
 
     private void checkPath(MergePath path) {
-        boolean indexed = hasIdIndex();
-        if (path == MergePath.V2_FENCED && indexed) {
-            throw new ValidationException("table '" + name + "' has an index on 'id', so Lance 7.0.0 would take its "
-                    + "indexed (unfenced) merge path; the v2 path was requested (no use_index(false) in the Java API)");
-        }
-        if (path == MergePath.INDEXED_UNFENCED && !indexed) {
-            throw new ValidationException("table '" + name + "' has no index on 'id'; the indexed merge path was requested");
+        MergePath actual = mergePath();
+        if (path != actual) {
+            throw new ValidationException("table '" + name + "' at " + ref + " takes the " + actual
+                    + " merge path (index on 'id': " + hasIdIndex() + "); " + path + " was requested and Lance 7.0.0's "
+                    + "Java API cannot switch paths (no use_index(false))");
         }
     }
 
@@ -245,9 +243,25 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
 
     /** Whether {@code ds} has a scalar index over exactly the field {@code id}. */
     static boolean hasIdIndex(Dataset ds) {
+        return !idIndexes(ds).isEmpty();
+    }
+
+    /** The merge path Lance takes from {@code ds}: indexed iff an id index covers a fragment of {@code ds}. */
+    static MergePath mergePath(Dataset ds) {
+        java.util.Set<Integer> live = new java.util.HashSet<>();
+        ds.getFragments().forEach(f -> live.add(f.getId()));
+        for (org.lance.index.Index i : idIndexes(ds)) {
+            if (i.fragments().map(fs -> fs.stream().anyMatch(live::contains)).orElse(false)) {
+                return MergePath.INDEXED_UNFENCED;
+            }
+        }
+        return MergePath.V2_FENCED;
+    }
+
+    private static List<org.lance.index.Index> idIndexes(Dataset ds) {
         int id = ds.getLanceSchema().fields().stream().filter(f -> f.getName().equals(KeyedSchemas.ID))
                 .mapToInt(org.lance.schema.LanceField::getId).findFirst().orElse(-1);
-        return id >= 0 && ds.getIndexes().stream().anyMatch(i -> i.fields().equals(List.of(id)));
+        return id < 0 ? List.of() : ds.getIndexes().stream().filter(i -> i.fields().equals(List.of(id))).toList();
     }
 
     @Override

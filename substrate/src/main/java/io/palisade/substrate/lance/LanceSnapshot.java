@@ -5,6 +5,7 @@ import io.palisade.fencing.ValidationException;
 import io.palisade.substrate.ArrowRows;
 import io.palisade.substrate.CommitResult;
 import io.palisade.substrate.KeyedSchemas;
+import io.palisade.substrate.MergePath;
 import io.palisade.substrate.TableKind;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableSnapshot;
@@ -38,6 +39,7 @@ abstract class LanceSnapshot implements TableSnapshot {
     final TableKind kind;
     final Dataset dataset;
     final Schema schema;
+    private volatile MergePath mergePath;
 
     LanceSnapshot(LanceTableStore store, String name, TableRef ref, TableKind kind, Dataset dataset) {
         this.store = store;
@@ -93,6 +95,16 @@ abstract class LanceSnapshot implements TableSnapshot {
     @Override
     public boolean hasIdIndex() {
         return LanceKeyedTable.hasIdIndex(dataset);
+    }
+
+    @Override
+    public MergePath mergePath() {
+        MergePath p = mergePath;
+        if (p == null) {
+            p = LanceKeyedTable.mergePath(dataset); // the handle never moves: computed once
+            mergePath = p;
+        }
+        return p;
     }
 
     @Override

@@ -58,6 +58,9 @@ import java.util.regex.Pattern;
  * so handles never move; merge-inserts run with {@code conflictRetries = 0}, so Lance never retries
  * behind the caller (a retry re-runs validation in the coordinator, RFC-023 §6).
  *
+ * <p>Thread safety: the store may be used from many threads; give each thread its own handles
+ * (concurrent writers on separate handles race exactly like separate Lance processes).
+ *
  * <p>Merge-insert commits carry no transaction properties: Lance 7.0.0's Java merge-insert accepts
  * none. The coordinator attributes such versions through the single open intent per table (DESIGN §3).
  */

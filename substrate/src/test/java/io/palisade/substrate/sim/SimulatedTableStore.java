@@ -56,18 +56,29 @@ import java.util.function.UnaryOperator;
  *   <li>any data write vs committed data write that deleted or rewrote one of the same rows: conflict
  *       (disjoint rows of one fragment rebase, as Lance merges deletion vectors);</li>
  *   <li>any write vs committed Overwrite/Merge/Project (schema or whole-table change): conflict;</li>
- *   <li>UpdateConfig and CreateIndex commits are compatible with data writes.</li>
+ *   <li>UpdateConfig and CreateIndex commits are compatible with data writes;</li>
+ *   <li>a Delete rebases over a committed Merge (added all-null column); Overwrite and CreateIndex
+ *       never conflict with data writes, two concurrent CreateIndex commits do.</li>
  * </ul>
- * A delete by keys is evaluated at the handle's base; when a concurrent commit deleted or rewrote one
+ * Further modelled facts (each found by {@code DifferentialSimulationTest} and recorded in
+ * docs/lance-surface.md): the merge path is indexed only while the id index covers a live fragment;
+ * Update/Delete record the version they rebased onto as read version, CreateIndex/Overwrite/Merge
+ * their staged one; a fragment left without live rows is removed; an Overwrite numbers its fragments
+ * from 0 while the table's fragment counter continues; an all-null Merge leaves fragments unchanged;
+ * an optimise with nothing to index commits nothing; forks of a state a branch shares with its parent
+ * are taken from the parent, and forks from another branch rebuild the id index in one commit.
+ *
+ * <p>A delete by keys is evaluated at the handle's base; when a concurrent commit deleted or rewrote one
  * of the same rows it is re-run at the branch head, as Lance's delete re-runs its predicate on a
- * conflict (so it never fails on concurrent data writes, and rows of those keys inserted concurrently
- * as new rows survive a stale delete).
+ * retryable conflict (so it never fails on concurrent data writes, and rows of those keys inserted
+ * concurrently as new rows survive a stale delete). A conflict with a whole-table commit (Overwrite,
+ * schema change) is not retried.
  *
  * <p>All methods are synchronized on the store: commits are totally ordered, results are deterministic.
  */
 public final class SimulatedTableStore implements TableStore {
 
-    /** One stored row set. {@code deleted} holds row offsets; {@code generation} changes when files are rewritten. */
+    /** One stored row set. {@code deleted} holds row offsets; {@code generation} would mark rewritten data files (no modelled operation rewrites them yet). */
     record Fragment(long id, List<Map<String, Object>> rows, Set<Integer> deleted, int generation) {
         Fragment {
             rows = List.copyOf(rows);
@@ -376,16 +387,18 @@ public final class SimulatedTableStore implements TableStore {
         for (State committed : b.versions.tailMap(base.version(), false).values()) {
             String why = conflict(txn, committed.txn());
             if (why != null) {
-                throw new WriteConflictException(txn.kind().lanceName() + " on table '" + table + "' staged at " + base
-                        + " conflicts with a concurrent " + committed.txn().kind().lanceName() + ": " + why);
+                String message = txn.kind().lanceName() + " on table '" + table + "' staged at " + base
+                        + " conflicts with a concurrent " + committed.txn().kind().lanceName() + ": " + why;
+                throw wholeTable(committed.txn().kind()) ? new IncompatibleConflict(message) : new WriteConflictException(message);
             }
         }
         long last = b.versions.lastKey();
         State applied = apply.apply(b.versions.lastEntry().getValue());
         // like Lance, the stored transaction records the version it finally committed on top of
-        // (except CreateIndex, which keeps the version it was built from)
+        // (observed: CreateIndex, Overwrite and Merge keep the version they were staged against)
         Txn t = applied.txn();
-        long readVersion = t.kind() == OperationKind.CREATE_INDEX ? t.readVersion() : last;
+        long readVersion = t.kind() == OperationKind.CREATE_INDEX || t.kind() == OperationKind.OVERWRITE
+                || t.kind() == OperationKind.MERGE ? t.readVersion() : last;
         Txn recorded = new Txn(t.kind(), readVersion, t.properties(), t.insertedKeys(), t.touchedRows(), t.filtered());
         b.versions.put(last + 1, new State(applied.schema(), applied.fieldIds(), applied.nextFieldId(),
                 applied.fragments(), applied.nextFragmentId(), applied.idIndex(), recorded, applied.indexed()));
@@ -397,6 +410,20 @@ public final class SimulatedTableStore implements TableStore {
         return new TableRef(base.branch(), next);
     }
 
+    /** A conflict with a whole-table commit (Overwrite, schema change): Lance does not retry it. */
+    private static final class IncompatibleConflict extends WriteConflictException {
+        private static final long serialVersionUID = 1L;
+
+        IncompatibleConflict(String message) {
+            super(message);
+        }
+    }
+
+    private static boolean wholeTable(OperationKind k) {
+        return k == OperationKind.OVERWRITE || k == OperationKind.MERGE || k == OperationKind.PROJECT
+                || k == OperationKind.RESTORE;
+    }
+
     /** Why {@code current} may not commit after {@code committed}, or null when compatible. */
     static String conflict(Txn current, Txn committed) {
         OperationKind c = committed.kind();
@@ -405,6 +432,9 @@ public final class SimulatedTableStore implements TableStore {
         }
         if (current.kind() == OperationKind.CREATE_INDEX) {
             return c == OperationKind.CREATE_INDEX ? "concurrent index change" : null;
+        }
+        if (current.kind() == OperationKind.DELETE && c == OperationKind.MERGE) {
+            return null; // observed: a delete rebases over an added (all-null) column
         }
         if (c == OperationKind.OVERWRITE || c == OperationKind.MERGE || c == OperationKind.PROJECT
                 || c == OperationKind.RESTORE) {
@@ -558,6 +588,11 @@ public final class SimulatedTableStore implements TableStore {
         }
 
         @Override
+        public MergePath mergePath() {
+            return SimulatedTableStore.mergePath(state);
+        }
+
+        @Override
         public Map<String, Long> keyCounts(KeyFilter keys) {
             return SimulatedTableStore.keyCounts(state, keys);
         }
@@ -566,13 +601,9 @@ public final class SimulatedTableStore implements TableStore {
             synchronized (SimulatedTableStore.this) {
                 Txn txn = new Txn(kind, ref.version(), Map.of(), null, Map.of(), false);
                 TableRef r = commit(name, ref, txn, latest -> {
-                    List<Fragment> frags = new ArrayList<>();
-                    for (Fragment f : latest.fragments()) {
-                        frags.add(kind == OperationKind.MERGE
-                                ? new Fragment(f.id(), f.rows(), f.deleted(), f.generation() + 1) : f);
-                    }
-                    return new State(schema, ids, nextFieldId, frags, latest.nextFragmentId(), latest.idIndex(), txn,
-                            latest.indexed());
+                    // like Lance, an added all-null column writes no data files: fragments are unchanged
+                    return new State(schema, ids, nextFieldId, latest.fragments(), latest.nextFragmentId(),
+                            latest.idIndex(), txn, latest.indexed());
                 });
                 return CommitResult.of(r);
             }
@@ -614,10 +645,11 @@ public final class SimulatedTableStore implements TableStore {
                     for (int i = 0; i < target.getFields().size(); i++) {
                         ids.add(i);
                     }
-                    // like Lance, an Overwrite numbers its fragments from 0 again
+                    // like Lance, an Overwrite numbers its own fragments from 0 again, while later
+                    // writes continue the table's fragment counter
                     List<Fragment> frags = data.isEmpty() ? List.of() : List.of(new Fragment(0, data, Set.of(), 0));
                     return new State(target, ids, Math.max(ids.size(), latest.nextFieldId()), frags,
-                            frags.size(), false, txn, Set.of());
+                            Math.max(latest.nextFragmentId(), frags.size()), false, txn, Set.of());
                 });
                 return new CommitResult(r, data.size(), 0, 0);
             }
@@ -627,6 +659,18 @@ public final class SimulatedTableStore implements TableStore {
         public void close() {
             // nothing to release
         }
+    }
+
+    /** Like Lance: the indexed path only when the id index covers at least one live fragment. */
+    static MergePath mergePath(State state) {
+        if (state.idIndex()) {
+            for (Long f : state.fragmentIds()) {
+                if (state.indexed().contains(f)) {
+                    return MergePath.INDEXED_UNFENCED;
+                }
+            }
+        }
+        return MergePath.V2_FENCED;
     }
 
     static Map<String, Long> keyCounts(State state, KeyFilter keys) {
@@ -670,21 +714,20 @@ public final class SimulatedTableStore implements TableStore {
         private CommitResult merge(VectorSchemaRoot batch, MergePath path, boolean strict) {
             KeyedSchemas.checkBatch(state.schema(), batch.getSchema());
             KeyFilter keys = KeyedSchemas.keysOf(batch, idFieldId());
-            if (path == MergePath.V2_FENCED && state.idIndex()) {
-                throw new ValidationException("table '" + name + "' has an index on 'id'; the v2 path was requested");
-            }
-            if (path == MergePath.INDEXED_UNFENCED && !state.idIndex()) {
-                throw new ValidationException("table '" + name + "' has no index on 'id'; the indexed merge path was requested");
+            if (path != mergePath()) {
+                throw new ValidationException("table '" + name + "' at " + ref + " takes the " + mergePath()
+                        + " merge path; " + path + " was requested");
             }
             List<Map<String, Object>> data = ArrowRows.rows(batch);
             synchronized (SimulatedTableStore.this) {
                 // classify against the base, as Lance's join does
-                Map<String, long[]> matched = new HashMap<>(); // key -> {fragment id, row offset}
+                // key -> every {fragment id, row offset} holding it (several once the indexed path duplicated a key)
+                Map<String, List<long[]>> matched = new HashMap<>();
                 for (Fragment f : state.fragments()) {
                     for (int i = 0; i < f.rows().size(); i++) {
                         Object id = f.rows().get(i).get(KeyedSchemas.ID);
                         if (!f.deleted().contains(i) && id != null && contains(keys, id)) {
-                            matched.put(String.valueOf(id), new long[] {f.id(), i});
+                            matched.computeIfAbsent(String.valueOf(id), x -> new ArrayList<>()).add(new long[] {f.id(), i});
                         }
                     }
                 }
@@ -700,8 +743,8 @@ public final class SimulatedTableStore implements TableStore {
                     }
                 }
                 Map<Long, Set<Integer>> touched = new HashMap<>();
-                matched.values().forEach(m -> touched.computeIfAbsent(m[0], x -> new TreeSet<>()).add((int) m[1]));
-                boolean filtered = path == MergePath.V2_FENCED;
+                matched.values().forEach(ms -> ms.forEach(m -> touched.computeIfAbsent(m[0], x -> new TreeSet<>()).add((int) m[1])));
+                boolean filtered = path == MergePath.V2_FENCED; // the path was checked against mergePath()
                 KeyFilter insertedKeys = keys.keyType() == KeyFilter.KeyType.INT64
                         ? KeyFilter.ofLongs(keys.fieldIds(), inserted.stream().mapToLong(Long::parseLong).toArray())
                         : KeyFilter.ofStrings(keys.fieldIds(), inserted);
@@ -712,7 +755,7 @@ public final class SimulatedTableStore implements TableStore {
                         List<Fragment> frags = new ArrayList<>();
                         for (Fragment f : latest.fragments()) {
                             Set<Integer> del = new TreeSet<>(f.deleted());
-                            for (long[] m : matched.values()) {
+                            for (long[] m : matched.values().stream().flatMap(List::stream).toList()) {
                                 if (m[0] == f.id()) {
                                     del.add((int) m[1]);
                                 }
@@ -722,7 +765,15 @@ public final class SimulatedTableStore implements TableStore {
                                 frags.add(g);
                             }
                         }
-                        frags.add(new Fragment(latest.nextFragmentId(), data, Set.of(), 0));
+                        // a source row joins every target row of its key: a duplicated key stays duplicated
+                        List<Map<String, Object>> written = new ArrayList<>();
+                        for (Map<String, Object> row : data) {
+                            List<long[]> ms = matched.get(String.valueOf(row.get(KeyedSchemas.ID)));
+                            for (int c = 0; c < (ms == null ? 1 : ms.size()); c++) {
+                                written.add(row);
+                            }
+                        }
+                        frags.add(new Fragment(latest.nextFragmentId(), written, Set.of(), 0));
                         return latest.with(frags, latest.nextFragmentId() + 1, txn);
                     });
                 } catch (WriteConflictException e) {
@@ -738,7 +789,8 @@ public final class SimulatedTableStore implements TableStore {
                     }
                     throw e;
                 }
-                return new CommitResult(r, inserted.size(), matched.size(), 0);
+                long updatedRows = matched.values().stream().mapToLong(List::size).sum();
+                return new CommitResult(r, inserted.size(), updatedRows, 0);
             }
         }
 
@@ -757,6 +809,8 @@ public final class SimulatedTableStore implements TableStore {
             synchronized (SimulatedTableStore.this) {
                 try {
                     return deleteAt(ref, state, keys);
+                } catch (IncompatibleConflict e) {
+                    throw e;
                 } catch (WriteConflictException e) {
                     // like Lance's delete, which re-runs its predicate when it meets a conflict
                     TableRef head = head(name, ref.branch());
