@@ -443,7 +443,7 @@ final class Committer implements Agent {
             }
         }
         try (KeyedTable t = graph.store().openKeyed(first.table, ref)) {
-            MergePath path = t.hasIdIndex() ? MergePath.INDEXED_UNFENCED : MergePath.V2_FENCED;
+            MergePath path = t.mergePath();
             if (first.kind == WriteOp.Kind.OVERWRITE) {
                 return t.overwrite(first.rows);
             }
