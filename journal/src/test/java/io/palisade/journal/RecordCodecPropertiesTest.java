@@ -1,39 +1,48 @@
 package io.palisade.journal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.palisade.journal.codec.EventCodec;
 import io.palisade.journal.codec.MalformedPayloadException;
 import io.palisade.journal.codec.RecordCodec;
 import io.palisade.journal.codec.RecordDescriptor;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
 import org.agrona.ExpandableArrayBuffer;
+import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 class RecordCodecPropertiesTest {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    @Provide
-    Arbitrary<JournalEvent> events() {
-        return EventArbitraries.anyEvent();
+    @Test
+    void everyEventRoundTripsThroughTheRecordFormat() {
+        Map<String, Integer> perType = new ConcurrentHashMap<>();
+        qt().withExamples(2000).forAll(EventGens.anyEvent(), longs().all(), longs().all(), longs().all())
+                .checkAssert((event, seq, ts, epoch) -> {
+                    everyEventRoundTripsThroughTheRecordFormat(event, seq, ts, epoch);
+                    perType.merge(JsonRenderer.typeName(event), 1, Integer::sum);
+                });
+        // coverage: every event type took part, at least 20 times (of about 2000 / 19 each)
+        for (String type : ALL_TYPES) {
+            assertThat(perType.getOrDefault(type, 0)).as("examples of %s", type).isGreaterThanOrEqualTo(20);
+        }
+        assertThat(perType.keySet()).containsExactlyInAnyOrderElementsOf(ALL_TYPES);
     }
 
-    @Property(tries = 2000)
-    void everyEventRoundTripsThroughTheRecordFormat(@ForAll("events") JournalEvent event, @ForAll long seq,
-                                                    @ForAll long ts, @ForAll long epoch) {
+    private static void everyEventRoundTripsThroughTheRecordFormat(JournalEvent event, long seq, long ts, long epoch) {
         RecordCodec codec = new RecordCodec();
         ExpandableArrayBuffer buf = new ExpandableArrayBuffer(64);
         byte[] prev = new byte[32];
@@ -49,13 +58,6 @@ class RecordCodecPropertiesTest {
         assertThat(RecordCodec.previousHashEquals(bytes, 0, prev)).isTrue();
         assertThat(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getShort(RecordDescriptor.TYPE_OFFSET))
                 .isEqualTo(EventCodec.typeCode(event));
-
-        Statistics.collect(JsonRenderer.typeName(event));
-        Statistics.coverage(checker -> {
-            for (String type : ALL_TYPES) {
-                checker.check(type).count(c -> c >= 20);
-            }
-        });
     }
 
     private static final List<String> ALL_TYPES = List.of("writer_started", "intent_recorded", "table_committed",
@@ -64,11 +66,21 @@ class RecordCodecPropertiesTest {
             "migration_unit_published", "migration_branch_verified", "migration_stamp_written", "migration_refused",
             "recovery_started", "recovery_finished", "torn_tail_cut");
 
-    @Property(tries = 300)
-    void everyEventRendersAsOneLineOfJsonWithStableHeaderFields(@ForAll("events") JournalEvent event) throws Exception {
+    @Test
+    void everyEventRendersAsOneLineOfJsonWithStableHeaderFields() {
+        qt().withExamples(300).forAll(EventGens.anyEvent())
+                .checkAssert(RecordCodecPropertiesTest::everyEventRendersAsOneLineOfJsonWithStableHeaderFields);
+    }
+
+    private static void everyEventRendersAsOneLineOfJsonWithStableHeaderFields(JournalEvent event) {
         String json = JsonRenderer.toJson(new JournalRecord(42, 1_700_000_000_123_456_789L, 3, event));
         assertThat(json).doesNotContain("\n");
-        JsonNode n = MAPPER.readTree(json);
+        JsonNode n;
+        try {
+            n = MAPPER.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new AssertionError("not JSON: " + json, e);
+        }
         assertThat(n.get("seq").asLong()).isEqualTo(42);
         assertThat(n.get("time").asText()).isEqualTo("2023-11-14T22:13:20.123456789Z");
         assertThat(n.get("epoch").asLong()).isEqualTo(3);
@@ -76,8 +88,13 @@ class RecordCodecPropertiesTest {
         n.fieldNames().forEachRemaining(f -> assertThat(f).matches("[a-z][a-z0-9_]*"));
     }
 
-    @Property(tries = 200)
-    void aPayloadCutShortOrExtendedNeverDecodes(@ForAll("events") JournalEvent event) {
+    @Test
+    void aPayloadCutShortOrExtendedNeverDecodes() {
+        qt().withExamples(200).forAll(EventGens.anyEvent())
+                .checkAssert(RecordCodecPropertiesTest::aPayloadCutShortOrExtendedNeverDecodes);
+    }
+
+    private static void aPayloadCutShortOrExtendedNeverDecodes(JournalEvent event) {
         ExpandableArrayBuffer buf = new ExpandableArrayBuffer(64);
         int payload = EventCodec.encode(event, buf, 0);
         if (payload > 0) {
@@ -88,8 +105,13 @@ class RecordCodecPropertiesTest {
                 .isInstanceOf(MalformedPayloadException.class);
     }
 
-    @Property(tries = 50)
-    void typeCodesAreDistinctAndStable(@ForAll("events") JournalEvent event) {
+    @Test
+    void typeCodesAreDistinctAndStable() {
+        qt().withExamples(50).forAll(EventGens.anyEvent())
+                .checkAssert(RecordCodecPropertiesTest::typeCodesAreDistinctAndStable);
+    }
+
+    private static void typeCodesAreDistinctAndStable(JournalEvent event) {
         Set<Short> codes = new HashSet<>();
         for (short c : new short[] {1, 2, 3, 4, 5, 6, 7, 8, 20, 21, 22, 23, 24, 25, 26, 27, 40, 41, 60}) {
             assertThat(codes.add(c)).isTrue();

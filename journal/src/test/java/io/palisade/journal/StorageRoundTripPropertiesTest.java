@@ -1,39 +1,47 @@
 package io.palisade.journal;
 
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 /** Random event lists survive the real storage path: append (single and batch), close, reopen, read. */
 class StorageRoundTripPropertiesTest {
 
-    @Provide
-    Arbitrary<List<JournalEvent>> eventLists() {
-        return EventArbitraries.anyEvent().list().ofMinSize(1).ofMaxSize(40);
+    static Gen<List<JournalEvent>> eventLists() {
+        return lists().of(EventGens.anyEvent()).ofSizeBetween(1, 40);
     }
 
-    @Property(tries = 15)
-    void eventsReadBackEqualAfterReopen(@ForAll("eventLists") List<JournalEvent> events,
-                                        @ForAll @IntRange(min = 1, max = 8) int batchSize) throws IOException {
-        Path dir = Files.createTempDirectory("journal-prop");
+    @Test
+    void eventsReadBackEqualAfterReopen() {
+        qt().withExamples(15).forAll(eventLists(), integers().between(1, 8))
+                .checkAssert(StorageRoundTripPropertiesTest::eventsReadBackEqualAfterReopen);
+    }
+
+    private static void eventsReadBackEqualAfterReopen(List<JournalEvent> events, int batchSize) {
         try {
-            roundTrip(dir.resolve("_palisade"), events, batchSize);
-        } finally {
-            try (var walk = Files.walk(dir)) {
-                for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
+            Path dir = Files.createTempDirectory("journal-prop");
+            try {
+                roundTrip(dir.resolve("_palisade"), events, batchSize);
+            } finally {
+                try (var walk = Files.walk(dir)) {
+                    for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.delete(p);
+                    }
                 }
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -1,21 +1,25 @@
 package io.palisade.heads;
 
 import io.palisade.journal.JournalRecord;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 /** Fold properties over random consistent journals ({@link Scenario}). */
 class HeadsPropertiesTest {
 
-    @Property(tries = 150)
-    void incrementalStateMatchesTheIndependentModelAndFullReplay(@ForAll long seed,
-                                                                 @ForAll @IntRange(min = 1, max = 600) int steps) {
+    @Test
+    void incrementalStateMatchesTheIndependentModelAndFullReplay() {
+        qt().withExamples(150).forAll(longs().all(), integers().between(1, 600))
+                .checkAssert(HeadsPropertiesTest::incrementalStateMatchesTheIndependentModelAndFullReplay);
+    }
+
+    private static void incrementalStateMatchesTheIndependentModelAndFullReplay(long seed, int steps) {
         Scenario sc = Scenario.inMemory(seed);
         sc.generate(steps);
         List<JournalRecord> all = sc.toRecords(0);
@@ -34,10 +38,13 @@ class HeadsPropertiesTest {
         assertThat(full.digest()).isEqualTo(incremental.digest());
     }
 
-    @Property(tries = 150)
-    void checkpointAtARandomPointPlusTailEqualsFullReplay(@ForAll long seed,
-                                                          @ForAll @IntRange(min = 1, max = 600) int steps,
-                                                          @ForAll @IntRange(min = 0, max = 1000) int cutPermille) {
+    @Test
+    void checkpointAtARandomPointPlusTailEqualsFullReplay() {
+        qt().withExamples(150).forAll(longs().all(), integers().between(1, 600), integers().between(0, 1000))
+                .checkAssert(HeadsPropertiesTest::checkpointAtARandomPointPlusTailEqualsFullReplay);
+    }
+
+    private static void checkpointAtARandomPointPlusTailEqualsFullReplay(long seed, int steps, int cutPermille) {
         List<JournalRecord> records = Scenario.records(seed, steps);
         HeadsState full = HeadsState.fold(HeadsState.empty(), records);
         int cut = (int) ((long) (records.size() - 1) * cutPermille / 1000); // checkpoint covers [0, cut]

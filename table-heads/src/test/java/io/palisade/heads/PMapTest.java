@@ -1,15 +1,15 @@
 package io.palisade.heads;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 class PMapTest {
 
@@ -23,9 +23,13 @@ class PMapTest {
         return k % 3 == 0 ? sb.toString() : "k" + k;
     }
 
-    @Property(tries = 200)
-    void behavesLikeAHashMapAndNeverChangesOlderVersions(
-            @ForAll @Size(max = 400) List<@IntRange(min = -300, max = 300) Integer> ops) {
+    @Test
+    void behavesLikeAHashMapAndNeverChangesOlderVersions() {
+        qt().withExamples(200).forAll(lists().of(integers().between(-300, 300)).ofSizeBetween(0, 400))
+                .checkAssert(PMapTest::behavesLikeAHashMapAndNeverChangesOlderVersions);
+    }
+
+    private static void behavesLikeAHashMapAndNeverChangesOlderVersions(List<Integer> ops) {
         PMap<String, Integer> p = PMap.empty();
         Map<String, Integer> model = new HashMap<>();
         PMap<String, Integer> snapshot = p;
@@ -60,8 +64,12 @@ class PMapTest {
         assertThat(rebuilt).isEqualTo(p).hasSameHashCodeAs(p);
     }
 
-    @Property(tries = 20)
-    void manyKeysRoundTrip(@ForAll @IntRange(min = 1000, max = 20000) int n) {
+    @Test
+    void manyKeysRoundTrip() {
+        qt().withExamples(20).forAll(integers().between(1000, 20000)).checkAssert(PMapTest::manyKeysRoundTrip);
+    }
+
+    private static void manyKeysRoundTrip(int n) {
         PMap<String, Integer> p = PMap.empty();
         for (int i = 0; i < n; i++) {
             p = p.put("intent-" + i, i);
