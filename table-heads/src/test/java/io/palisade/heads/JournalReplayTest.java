@@ -135,15 +135,10 @@ class JournalReplayTest {
     }
 
     /**
-     * Pins a journal bug (branch {@code journal} at 43d007d): {@code JournalReader.read(from)} with {@code from > 0}
-     * throws {@code JournalCorruptedException("segment 1 holds N excerpts by Chronicle's index but only M are
-     * readable")} when the cursor crosses into a later segment, because {@code ChainReader.position} seeks the
-     * tailer to the middle of the segment but {@code excerptsInSegment} counts only the excerpts read after the
-     * seek. Every checkpoint written before a writer restart hits it. Enable once the journal counts the
-     * skipped excerpts.
+     * A checkpoint written before a writer restart, then the tail read across the next writer session's
+     * segment (a reader positioned mid-segment must count the excerpts it skipped).
      */
     @Test
-    @org.junit.jupiter.api.Disabled("journal bug: ChainReader.position does not count the excerpts it skips; see javadoc")
     void checkpointPlusTailAcrossWriterSessions() {
         Clock clock = ticking();
         Scenario sc = new Scenario(5, 1, true);
