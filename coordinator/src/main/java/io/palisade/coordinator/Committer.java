@@ -116,8 +116,11 @@ final class Committer implements Agent {
                     group.add(w);
                 } else {
                     rest.addLast(o);
-                    if (o instanceof Control) {
-                        break; // keep controls ordered after the writes queued before them
+                    if (o instanceof Control || (o instanceof WriteOp w && w.branch.equals(first.branch)
+                            && w.table.equals(first.table))) {
+                        // keep controls ordered after the writes queued before them, and never pull a write
+                        // past an earlier write of another kind on the same table (e.g. upsert k past delete k)
+                        break;
                     }
                 }
             }
