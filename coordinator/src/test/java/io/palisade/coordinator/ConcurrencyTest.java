@@ -308,6 +308,33 @@ class ConcurrencyTest {
     }
 
     @Test
+    void queuedWritesOfOneCallerApplyInSubmissionOrderAcrossKinds() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot k1 = Rows.people(allocator, "k", 1);
+             VectorSchemaRoot x = Rows.people(allocator, "x", 1);
+             VectorSchemaRoot k2 = Rows.people(allocator, "k", 2);
+             VectorSchemaRoot y = Rows.people(allocator, "y", 1);
+             VectorSchemaRoot j1 = Rows.people(allocator, "j", 1);
+             VectorSchemaRoot j3 = Rows.people(allocator, "j", 3)) {
+            g.upsert("main", "person", k1);
+            g.insert("main", "person", j1);
+            List<CompletableFuture<Receipt>> fs = new ArrayList<>();
+            try (Journals.CommitterGate gate = new Journals.CommitterGate(g)) {
+                fs.add(g.upsertAsync("main", "person", x, WriteOptions.NONE));
+                fs.add(g.deleteAsync("main", "person", List.of("k"), WriteOptions.NONE));
+                fs.add(g.upsertAsync("main", "person", k2, WriteOptions.NONE)); // after the delete of k
+                fs.add(g.insertAsync("main", "person", y, WriteOptions.NONE));
+                fs.add(g.deleteAsync("main", "person", List.of("j"), WriteOptions.NONE));
+                fs.add(g.insertAsync("main", "person", j3, WriteOptions.NONE)); // strict insert after the delete of j
+            }
+            List<Receipt> receipts = fs.stream().map(CompletableFuture::join).toList();
+            assertThat(receipts).extracting(Receipt::seq).as("completions in submission order").isSorted();
+            assertThat(ages(g.scan("main", "person"))).containsOnly(Map.entry("x", 1L), Map.entry("k", 2L),
+                    Map.entry("y", 1L), Map.entry("j", 3L));
+        }
+    }
+
+    @Test
     void upsertsOfOneKeyFromManyThreadsAllApplyInTheJournalsSerialOrder() throws Exception {
         int perThread = 2;
         try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults())) {
