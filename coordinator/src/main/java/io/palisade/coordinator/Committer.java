@@ -116,8 +116,11 @@ final class Committer implements Agent {
                     group.add(w);
                 } else {
                     rest.addLast(o);
-                    if (o instanceof Control) {
-                        break; // keep controls ordered after the writes queued before them
+                    if (o instanceof Control || (o instanceof WriteOp w && w.branch.equals(first.branch)
+                            && w.table.equals(first.table))) {
+                        // keep controls ordered after the writes queued before them, and never pull a write
+                        // past an earlier write of another kind on the same table (e.g. upsert k past delete k)
+                        break;
                     }
                 }
             }
@@ -224,13 +227,11 @@ final class Committer implements Agent {
             }
             op.intentId = "i-" + UUID.randomUUID();
             if (op.keys != null && acceptedKeys != null && acceptedKeys.intersects(op.keys)) {
-                if (op.kind == WriteOp.Kind.INSERT) {
-                    WriteOp holder = accepted.stream().filter(a -> a.keys.intersects(op.keys)).findFirst().orElseThrow();
-                    KeyFilter.Overlap ov = holder.keys.overlap(op.keys);
-                    rejectKeyConflict(op, def, pin, ov.sample(), ov.count(), holder.intentId, phaseA);
-                } else {
-                    deferred.add(op); // same key twice in one group: serialise through the next group
-                }
+                // Same key twice in one group: serialise through the next group. A strict insert is not
+                // rejected here: the op holding the key may still fail in Phase B (another of its keys
+                // exists), and then this one conflicts with nothing. If the holder commits, the next
+                // group's winner check rejects this op, naming the holder as the winning intent.
+                deferred.add(op);
                 continue;
             }
             if (op.kind == WriteOp.Kind.INSERT && op.keys != null) {
