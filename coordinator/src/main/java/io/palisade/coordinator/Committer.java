@@ -197,6 +197,7 @@ final class Committer implements Agent {
         Map<String, WriteOp> byIdempotencyKey = new HashMap<>();
         KeyFilter acceptedKeys = null;
         List<WriteOp> deferred = new ArrayList<>();
+        KeyFilter deferredKeys = null;
         for (WriteOp op : ops) {
             if (op.idempotencyKey.isPresent()) {
                 Optional<io.palisade.heads.Receipt> r = state.receipt(op.idempotencyKey.get());
@@ -226,12 +227,16 @@ final class Committer implements Agent {
                 continue;
             }
             op.intentId = "i-" + UUID.randomUUID();
-            if (op.keys != null && acceptedKeys != null && acceptedKeys.intersects(op.keys)) {
+            if (op.keys != null && ((acceptedKeys != null && acceptedKeys.intersects(op.keys))
+                    || (deferredKeys != null && deferredKeys.intersects(op.keys)))) {
                 // Same key twice in one group: serialise through the next group. A strict insert is not
                 // rejected here: the op holding the key may still fail in Phase B (another of its keys
                 // exists), and then this one conflicts with nothing. If the holder commits, the next
                 // group's winner check rejects this op, naming the holder as the winning intent.
+                // Every later op sharing a key with a deferred one is deferred too, so that no write of a
+                // key overtakes an earlier write of the same key.
                 deferred.add(op);
+                deferredKeys = deferredKeys == null ? op.keys : deferredKeys.union(op.keys);
                 continue;
             }
             if (op.kind == WriteOp.Kind.INSERT && op.keys != null) {
