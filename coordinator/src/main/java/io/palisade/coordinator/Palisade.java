@@ -55,6 +55,7 @@ public final class Palisade {
         if (layout.exists()) {
             throw new ValidationException("a graph already exists at " + root);
         }
+        GraphFormat.write(root, FormatStamp.FENCING.number()); // RFC-023 §7.2: born at the fencing format
         layout.writeCatalog(catalog);
         Journal journal = Journal.open(layout.palisade(), journalOptions(options));
         TableStore store = new LanceTableStore(layout.tables().toString());
@@ -113,6 +114,7 @@ public final class Palisade {
         if (!layout.exists()) {
             throw new ValidationException("no graph at " + root + " (missing " + layout.catalogFile() + ")");
         }
+        GraphFormat.checkForNormalOpen(root); // RFC-023 §7.1: the graph-wide stamp, before anything else is opened
         Catalog catalog = Catalog.read(layout.catalogFile());
         Journal journal = Journal.open(layout.palisade(), journalOptions(options));
         TableStore store = null;
@@ -120,7 +122,13 @@ public final class Palisade {
         try {
             store = new LanceTableStore(layout.tables().toString());
             HeadsState state = HeadsReplayer.of(layout.palisade()).replay().state();
-            FormatStamp.of(state.formatStamp() == 0 ? FormatStamp.FENCING.number() : state.formatStamp());
+            if (GraphFormat.read(root).isEmpty()) { // a graph older than the stamp file: its journal's stamp decides
+                int n = state.formatStamp() <= 0 ? FormatStamp.FENCING.number() : state.formatStamp();
+                if (GraphFormat.check(root, n) != FormatStamp.FENCING) {
+                    throw new GraphRefusedException("graph " + root + " is at format stamp " + n
+                            + "; normal writes are refused until `palisade migrate pk` completes (docs/migration.md)");
+                }
+            }
             Recovery.Report report = Recovery.run(journal, state, store, adoptForeign);
             state = report.state();
             catalog = reconcile(layout, catalog, store, state);
