@@ -224,4 +224,38 @@ class PkMigrationTest {
         assertThatThrownBy(() -> Palisade.open(root, Options.defaults())).isInstanceOf(GraphRefusedException.class)
                 .hasMessageContaining("primary key []");
     }
+
+    @Test
+    void aStaleClaimWithNoJournaledMigrationIsReplacedAfterClassification() {
+        Path root = LegacyGraphFixture.standard(dir.resolve("stale-claim"));
+        MigrationClaim stale = MigrationClaim.create(root, "m-crashed-before-journaling"); // crash between create and journal
+        MigrationReport r = PkMigration.run(root, MigrationOptions.defaults());
+        assertThat(r.status()).isEqualTo(MigrationReport.Status.COMPLETED);
+        assertThat(r.resumed()).isTrue();
+        assertThat(r.classifications()).anyMatch(c -> c.contains("m-crashed-before-journaling"));
+        assertThat(r.ownerToken()).isNotEqualTo(stale.ownerToken());
+        assertThat(r.migrationId()).isNotEqualTo("m-crashed-before-journaling");
+    }
+
+    @Test
+    void aClaimIsNotTakenOverWhileItsOwnerHoldsTheWriterLease() {
+        Path root = LegacyGraphFixture.standard(dir.resolve("live-claim"));
+        MigrationClaim live = MigrationClaim.create(root, "m-live");
+        try (io.palisade.journal.Journal held = io.palisade.journal.Journal.open(root.resolve("_palisade"),
+                io.palisade.journal.JournalOptions.defaults().withFormatStamp(4))) {
+            assertThatThrownBy(() -> PkMigration.run(root, MigrationOptions.defaults()))
+                    .isInstanceOf(GraphRefusedException.class).hasMessageContaining("held by another writer");
+            assertThat(MigrationClaim.read(root)).contains(live);
+        }
+        assertThat(GraphFormat.read(root)).contains(4);
+    }
+
+    @Test
+    void aSecondClaimIsRefusedAtomically() {
+        Path root = LegacyGraphFixture.standard(dir.resolve("two-claims"));
+        MigrationClaim first = MigrationClaim.create(root, "m-1");
+        assertThatThrownBy(() -> MigrationClaim.create(root, "m-2")).isInstanceOf(GraphRefusedException.class)
+                .hasMessageContaining("already has a migration claim");
+        assertThat(MigrationClaim.read(root)).contains(first);
+    }
 }
