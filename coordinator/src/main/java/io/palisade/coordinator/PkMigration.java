@@ -54,7 +54,7 @@ import java.util.UUID;
  *       validate each pinned image (non-null, unique ids; no PK other than {@code [id]}): any offence
  *       refuses the whole migration before any effect ({@code MigrationRefused}, claim released);</li>
  *   <li>plan: one {@code MigrationUnitPlanned} per unit, in one batch ({@code migration-after-plan});</li>
- *   <li>per lazily inherited unit: fork table branch {@code g-<graph branch>} from the exact pinned version
+ *   <li>per lazily inherited unit: fork table branch {@code g-<graph branch>-i<incarnation>} from the exact pinned version
  *       ({@code migration-after-fork-commit}), {@code MigrationUnitForked} ({@code migration-after-fork});</li>
  *   <li>per unit: PK install set-if-absent, the Lance commit carrying the unit id as its intent id
  *       ({@code migration-after-pk-commit}), {@code MigrationPkInstalled} ({@code migration-after-install});</li>
@@ -455,8 +455,18 @@ public final class PkMigration {
         return state.migration(migrationId).orElseThrow().units().get(unitId);
     }
 
-    private static String tableBranch(MigrationUnit u) {
-        return u.lazyInherited() ? "g-" + u.graphBranch() : u.pinnedTableBranch();
+    /**
+     * The table branch a unit annotates: the pinned one when owned; for a lazy pin a fork named after the
+     * graph branch <em>incarnation</em> ({@code g-<branch>-i<creation sequence>}), so a table branch left
+     * by an earlier, deleted graph branch of the same name is never mistaken for this unit's fork.
+     */
+    private String tableBranch(MigrationUnit u) {
+        if (!u.lazyInherited()) {
+            return u.pinnedTableBranch();
+        }
+        io.palisade.heads.GraphBranch b = state.branches().get(u.graphBranch());
+        long incarnation = b == null ? 0 : b.createdAt();
+        return "g-" + u.graphBranch() + "-i" + incarnation;
     }
 
     private boolean keyed(String table) {

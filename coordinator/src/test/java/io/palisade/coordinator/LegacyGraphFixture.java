@@ -149,6 +149,10 @@ final class LegacyGraphFixture implements AutoCloseable {
         publish(HeadsState.MAIN, table, pin.head(), new TableHead(TableRef.MAIN, v, 0, 0));
     }
 
+    void deleteBranch(String name) {
+        append(List.of(new JournalEvent.GraphBranchDeleted(name)));
+    }
+
     void createBranch(String name, String from) {
         append(List.of(new GraphBranchCreated(name, from, state.lastSequence())));
     }

@@ -77,7 +77,7 @@ class PkMigrationTest {
                 .extracting(u -> u.graphBranch() + "/" + u.table())
                 .containsExactlyInAnyOrder("dev/knows", "feature/person", "feature/knows", "stale/person", "stale/knows");
         assertThat(r.units()).filteredOn(MigrationReport.Unit::lazyInherited)
-                .allSatisfy(u -> assertThat(u.tableBranch()).isEqualTo("g-" + u.graphBranch()))
+                .allSatisfy(u -> assertThat(u.tableBranch()).startsWith("g-" + u.graphBranch() + "-i"))
                 .allSatisfy(u -> assertThat(u.installedVersion()).isEqualTo(u.pinnedVersion() + 1));
         // the lazy pin of stale still pointed at main's old version: forked from exactly that one
         MigrationReport.Unit stalePerson = r.units().stream()
@@ -257,5 +257,27 @@ class PkMigrationTest {
         assertThatThrownBy(() -> MigrationClaim.create(root, "m-2")).isInstanceOf(GraphRefusedException.class)
                 .hasMessageContaining("already has a migration claim");
         assertThat(MigrationClaim.read(root)).contains(first);
+    }
+
+    @Test
+    void branchEnumerationIsIncarnationSafeForADeletedAndRecreatedBranch() {
+        Path root = dir.resolve("reincarnated");
+        try (LegacyGraphFixture f = LegacyGraphFixture.create(root, Rows.catalog())) {
+            f.insertPeople("main", "a1", 1);
+            f.createBranch("x", "main");
+            f.insertPeople("x", "x1", 2); // the first incarnation of x owns table branch g-x
+            f.deleteBranch("x");
+            f.createBranch("x", "main"); // the second incarnation inherits main lazily
+        }
+        Map<String, String> before = LegacyGraphFixture.digests(root);
+        MigrationReport r = PkMigration.run(root, MigrationOptions.defaults());
+        assertThat(r.status()).isEqualTo(MigrationReport.Status.COMPLETED);
+        assertThat(r.units()).filteredOn(u -> u.graphBranch().equals("x"))
+                .allSatisfy(u -> assertThat(u.lazyInherited()).isTrue())
+                .allSatisfy(u -> assertThat(u.tableBranch()).isNotEqualTo("g-x"));
+        assertThat(LegacyGraphFixture.digests(root)).isEqualTo(before);
+        try (Graph g = Palisade.open(root, Options.defaults())) {
+            assertThat(g.scan("x", "person")).extracting(row -> row.get("id")).containsExactly("a1");
+        }
     }
 }
