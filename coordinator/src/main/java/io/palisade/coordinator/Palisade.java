@@ -141,6 +141,7 @@ public final class Palisade {
                     store.openKeyed(t.name(), new TableRef(h.tableBranch(), h.version())).close(); // PK contract
                 }
             }
+            checkPkOnEveryBranch(catalog, store, state);
             allocator = new RootAllocator();
             return new Graph(layout, catalog, options, journal, store, allocator, state);
         } catch (RuntimeException e) {
@@ -194,6 +195,28 @@ public final class Palisade {
         Catalog next = new Catalog(tables);
         layout.writeCatalog(next);
         return next;
+    }
+
+    /**
+     * RFC-023 §9: every pinned image a write may start from — owned or lazily inherited, on every live
+     * graph branch — carries the PK contract (checked once per distinct table state).
+     */
+    private static void checkPkOnEveryBranch(Catalog catalog, TableStore store, HeadsState state) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String branch : state.branches().keySet()) {
+            for (java.util.Map.Entry<String, io.palisade.heads.Pin> e : state.pins(branch).entrySet()) {
+                Optional<Catalog.TableDef> t = catalog.table(e.getKey());
+                TableHead h = e.getValue().head();
+                if (t.isEmpty() || !t.get().kind().keyed() || !seen.add(e.getKey() + "/" + h.tableBranch() + "@" + h.version())) {
+                    continue;
+                }
+                try {
+                    store.openKeyed(e.getKey(), new TableRef(h.tableBranch(), h.version())).close();
+                } catch (GraphRefusedException ex) {
+                    throw new GraphRefusedException("graph branch '" + branch + "': " + ex.getMessage(), ex);
+                }
+            }
+        }
     }
 
     private static JournalOptions journalOptions(Options options) {

@@ -280,4 +280,19 @@ class PkMigrationTest {
             assertThat(g.scan("x", "person")).extracting(row -> row.get("id")).containsExactly("a1");
         }
     }
+
+    @Test
+    void aStampedGraphWithAnAnnotatedMainButAnUnannotatedLazyPinIsRefusedOnOpenForWrite() {
+        Path root = dir.resolve("lazy-hole");
+        try (LegacyGraphFixture f = LegacyGraphFixture.create(root, Rows.catalog())) {
+            f.insertPeople("main", "a1", 1);
+            f.insertKnows("main", "k1", "a1", "a1");
+            f.createBranch("old", "main"); // pins main's unannotated versions
+            f.installPkOnMain("person", "id");
+            f.installPkOnMain("knows", "id");
+        }
+        GraphFormat.write(root, 5); // main alone annotated and stamped: the RFC's lazy-branch hole
+        assertThatThrownBy(() -> Palisade.open(root, Options.defaults())).isInstanceOf(GraphRefusedException.class)
+                .hasMessageContaining("graph branch 'old'").hasMessageContaining("primary key []");
+    }
 }
