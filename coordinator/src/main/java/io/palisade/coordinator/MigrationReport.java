@@ -55,4 +55,29 @@ public record MigrationReport(Status status, String migrationId, String ownerTok
         verifiedBranches = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(verifiedBranches));
         refusals = List.copyOf(refusals);
     }
+
+    /** A plain-text rendering for operators (the CLI prints it). */
+    public String describe() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("migrate pk: ").append(status);
+        if (migrationId != null) {
+            sb.append(" (migration ").append(migrationId).append(resumed ? ", resumed" : "").append(')');
+        }
+        sb.append('\n');
+        for (String c : classifications) {
+            sb.append("  classified: ").append(c).append('\n');
+        }
+        for (Unit u : units) {
+            sb.append("  unit ").append(u.unitId()).append(": ").append(u.graphBranch()).append('/').append(u.table())
+                    .append(" pinned ").append(u.pinnedTableBranch()).append('@').append(u.pinnedVersion())
+                    .append(u.lazyInherited() ? " (lazy, forked to " + u.tableBranch() + ")" : " (owned)")
+                    .append(" -> PK at ").append(u.tableBranch()).append('@').append(u.installedVersion())
+                    .append(u.alreadyPresent() ? " (already present)" : "").append('\n');
+        }
+        verifiedBranches.forEach((b, d) -> sb.append("  verified branch ").append(b).append(" digest ").append(d).append('\n'));
+        for (Refusal r : refusals) {
+            sb.append("  REFUSED: ").append(r).append('\n');
+        }
+        return sb.toString();
+    }
 }

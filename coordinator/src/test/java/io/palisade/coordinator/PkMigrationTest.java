@@ -126,6 +126,8 @@ class PkMigrationTest {
             assertThat(x.version()).isEqualTo(dupVersion);
             assertThat(x.ids()).containsExactly("a1", "a2");
         });
+        assertThat(r.describe()).contains("REFUSED: table 'person' on graph branch 'main' (main@" + dupVersion
+                + "): 2 duplicate id(s) [a1, a2]");
         assertThat(r.units()).isEmpty();
         assertThat(GraphFormat.read(root)).contains(4);
         assertThat(Files.exists(MigrationClaim.file(root))).isFalse();
