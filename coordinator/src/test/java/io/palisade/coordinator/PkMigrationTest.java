@@ -297,4 +297,34 @@ class PkMigrationTest {
         assertThatThrownBy(() -> Palisade.open(root, Options.defaults())).isInstanceOf(GraphRefusedException.class)
                 .hasMessageContaining("graph branch 'old'").hasMessageContaining("primary key []");
     }
+
+    @Test
+    void theJournalRecordsTheWholePlanBeforeAnyEffectAndTheStampLast() {
+        Path root = LegacyGraphFixture.standard(dir.resolve("order"));
+        MigrationReport r = PkMigration.run(root, MigrationOptions.defaults());
+        assertThat(r.status()).isEqualTo(MigrationReport.Status.COMPLETED);
+        List<io.palisade.journal.JournalEvent> events = new java.util.ArrayList<>();
+        try (io.palisade.journal.JournalReader reader = io.palisade.journal.JournalReader.open(root.resolve("_palisade"));
+             io.palisade.journal.JournalCursor c = reader.read(0)) {
+            for (io.palisade.journal.JournalRecord rec : c.drain()) {
+                if (rec.event().getClass().getSimpleName().startsWith("Migration")) {
+                    events.add(rec.event());
+                }
+            }
+        }
+        List<String> kinds = events.stream().map(e -> e.getClass().getSimpleName()).toList();
+        assertThat(kinds.get(0)).isEqualTo("MigrationClaimed");
+        assertThat(kinds.get(kinds.size() - 1)).isEqualTo("MigrationStampWritten");
+        int lastPlan = kinds.lastIndexOf("MigrationUnitPlanned");
+        assertThat(kinds.subList(1, lastPlan + 1)).containsOnly("MigrationUnitPlanned").hasSize(8);
+        assertThat(kinds.subList(lastPlan + 1, kinds.size())).doesNotContain("MigrationUnitPlanned");
+        assertThat(kinds).filteredOn("MigrationUnitForked"::equals).hasSize(5);
+        assertThat(kinds).filteredOn("MigrationPkInstalled"::equals).hasSize(8);
+        assertThat(kinds).filteredOn("MigrationUnitPublished"::equals).hasSize(8);
+        assertThat(kinds).filteredOn("MigrationBranchVerified"::equals).hasSize(4);
+        assertThat(kinds.indexOf("MigrationBranchVerified")).isGreaterThan(kinds.lastIndexOf("MigrationUnitPublished"));
+        events.stream().filter(e -> e instanceof io.palisade.journal.JournalEvent.MigrationUnitForked)
+                .map(e -> (io.palisade.journal.JournalEvent.MigrationUnitForked) e)
+                .forEach(f -> assertThat(f.achievedVersion()).isEqualTo(f.forkedFromVersion()));
+    }
 }
