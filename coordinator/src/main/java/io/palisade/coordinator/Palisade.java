@@ -55,6 +55,7 @@ public final class Palisade {
         if (layout.exists()) {
             throw new ValidationException("a graph already exists at " + root);
         }
+        GraphFormat.write(root, FormatStamp.FENCING.number()); // RFC-023 §7.2: born at the fencing format
         layout.writeCatalog(catalog);
         Journal journal = Journal.open(layout.palisade(), journalOptions(options));
         TableStore store = new LanceTableStore(layout.tables().toString());
@@ -113,6 +114,7 @@ public final class Palisade {
         if (!layout.exists()) {
             throw new ValidationException("no graph at " + root + " (missing " + layout.catalogFile() + ")");
         }
+        GraphFormat.checkForNormalOpen(root); // RFC-023 §7.1: the graph-wide stamp, before anything else is opened
         Catalog catalog = Catalog.read(layout.catalogFile());
         Journal journal = Journal.open(layout.palisade(), journalOptions(options));
         TableStore store = null;
@@ -120,7 +122,13 @@ public final class Palisade {
         try {
             store = new LanceTableStore(layout.tables().toString());
             HeadsState state = HeadsReplayer.of(layout.palisade()).replay().state();
-            FormatStamp.of(state.formatStamp() == 0 ? FormatStamp.FENCING.number() : state.formatStamp());
+            if (GraphFormat.read(root).isEmpty()) { // a graph older than the stamp file: its journal's stamp decides
+                int n = state.formatStamp() <= 0 ? FormatStamp.FENCING.number() : state.formatStamp();
+                if (GraphFormat.check(root, n) != FormatStamp.FENCING) {
+                    throw new GraphRefusedException("graph " + root + " is at format stamp " + n
+                            + "; normal writes are refused until `palisade migrate pk` completes (docs/migration.md)");
+                }
+            }
             Recovery.Report report = Recovery.run(journal, state, store, adoptForeign);
             state = report.state();
             catalog = reconcile(layout, catalog, store, state);
@@ -133,6 +141,7 @@ public final class Palisade {
                     store.openKeyed(t.name(), new TableRef(h.tableBranch(), h.version())).close(); // PK contract
                 }
             }
+            checkPkOnEveryBranch(catalog, store, state);
             allocator = new RootAllocator();
             return new Graph(layout, catalog, options, journal, store, allocator, state);
         } catch (RuntimeException e) {
@@ -186,6 +195,28 @@ public final class Palisade {
         Catalog next = new Catalog(tables);
         layout.writeCatalog(next);
         return next;
+    }
+
+    /**
+     * RFC-023 §9: every pinned image a write may start from — owned or lazily inherited, on every live
+     * graph branch — carries the PK contract (checked once per distinct table state).
+     */
+    private static void checkPkOnEveryBranch(Catalog catalog, TableStore store, HeadsState state) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String branch : state.branches().keySet()) {
+            for (java.util.Map.Entry<String, io.palisade.heads.Pin> e : state.pins(branch).entrySet()) {
+                Optional<Catalog.TableDef> t = catalog.table(e.getKey());
+                TableHead h = e.getValue().head();
+                if (t.isEmpty() || !t.get().kind().keyed() || !seen.add(e.getKey() + "/" + h.tableBranch() + "@" + h.version())) {
+                    continue;
+                }
+                try {
+                    store.openKeyed(e.getKey(), new TableRef(h.tableBranch(), h.version())).close();
+                } catch (GraphRefusedException ex) {
+                    throw new GraphRefusedException("graph branch '" + branch + "': " + ex.getMessage(), ex);
+                }
+            }
+        }
     }
 
     private static JournalOptions journalOptions(Options options) {

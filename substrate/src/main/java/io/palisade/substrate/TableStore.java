@@ -77,6 +77,15 @@ public interface TableStore extends AutoCloseable {
      */
     PrimaryKeyInstall installPrimaryKey(String table, TableRef base, String intentId);
 
+    /**
+     * Every row at an exact state, read without the PK contract check of {@link #openKeyed}: only for
+     * the PK migration (validating ids of pre-fencing images and digesting rows before and after) and
+     * its tests. Never a write path.
+     */
+    default List<java.util.Map<String, Object>> scanUnchecked(String table, TableRef ref) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot read a table unchecked");
+    }
+
     /** What the commit that produced {@code ref} did (see {@link CommitDescription}). */
     CommitDescription decompose(String table, TableRef ref);
 

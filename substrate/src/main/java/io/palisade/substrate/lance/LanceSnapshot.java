@@ -140,7 +140,7 @@ abstract class LanceSnapshot implements TableSnapshot {
         return sb.append(')').toString();
     }
 
-    private static List<Map<String, Object>> read(Dataset dataset, String filter, List<String> columns, String name, TableRef ref) {
+    static List<Map<String, Object>> read(Dataset dataset, String filter, List<String> columns, String name, TableRef ref) {
         ScanOptions.Builder b = new ScanOptions.Builder();
         if (filter != null) {
             b.filter(filter);

@@ -372,6 +372,13 @@ public final class LanceTableStore implements TableStore {
         }
     }
 
+    @Override
+    public List<Map<String, Object>> scanUnchecked(String table, TableRef ref) {
+        try (Dataset ds = openDataset(table, ref)) {
+            return LanceSnapshot.read(ds, null, null, table, ref);
+        }
+    }
+
     // ------------------------------------------------------------------ decomposition
 
     @Override
