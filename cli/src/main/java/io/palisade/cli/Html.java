@@ -49,7 +49,14 @@ final class Html {
         s.append("<h2>Summary</h2>\n<table id=\"summary\"><tr>");
         String[] kinds = {"commit", "conflict", "retry", "crash", "recovery", "aborted"};
         for (String k : kinds) {
-            s.append("<th>").append(k).append(k.equals("recovery") || k.equals("crash") ? "" : "s").append("</th>");
+            s.append("<th>").append(switch (k) {
+                case "commit" -> "commits";
+                case "conflict" -> "conflicts";
+                case "retry" -> "retries";
+                case "crash" -> "crashes";
+                case "recovery" -> "recoveries";
+                default -> "aborted by recovery";
+            }).append("</th>");
         }
         s.append("</tr><tr>");
         for (String k : kinds) {

@@ -30,7 +30,7 @@ import java.util.concurrent.Callable;
         description = {"A self-contained HTML page (inline CSS and SVG, no network): a timeline per table of commits,",
                 "conflicts, retries, crashes (writer restarts after a torn tail or with work left open) and recoveries,",
                 "and a table of the busiest conflicting keys. Read-only.",
-                "A retry is an intent that writes a key (or reuses an idempotency key) of an earlier intent that lost a conflict."})
+                "A retry is an upsert of a key that lost a conflict before, or an intent reusing the idempotency key of one that lost."})
 final class ReportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "GRAPH")
     Path graph;
@@ -102,8 +102,11 @@ final class ReportCommand implements Callable<Integer> {
                 case IntentRecorded x -> {
                     intents.put(x.intentId(), x);
                     Set<String> lost = lostKeys.get(x.table());
+                    // attributable retries only: the idempotency key of an intent that lost, or an upsert of keys that lost
+                    // (racing strict inserts of the same keys are conflicts, not retries)
                     boolean retry = (x.idempotencyKey() != null && lostIdem.contains(x.idempotencyKey()))
-                            || (lost != null && x.keyFilter() != null && x.keyFilter().keys().stream().anyMatch(lost::contains));
+                            || (x.operation() == LogicalOperation.UPSERT && lost != null && x.keyFilter() != null
+                            && x.keyFilter().keys().stream().anyMatch(lost::contains));
                     if (retry && x.operation() != LogicalOperation.CREATE_TABLE) {
                         retried.add(x.intentId());
                         if (in) {
