@@ -73,7 +73,7 @@ final class Html {
                 .append("<span><i class=\"sw\" style=\"background:#2f6fd6\"></i>recovery</span>")
                 .append("<span><i class=\"sw\" style=\"border:2px solid #8a4fd0\"></i>aborted by recovery</span>")
                 .append("<span><i class=\"sw\" style=\"background:#999\"></i>writer restart</span></div>\n");
-        s.append("<svg id=\"timeline\" class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH)
+        s.append("<svg id=\"timeline\" class=\"timeline\" width=\"").append(WIDTH)
                 .append("\" height=\"").append(height).append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(height)
                 .append("\" role=\"img\" aria-label=\"timeline of commits, conflicts, retries, crashes and recoveries per table\">\n");
         int plot = WIDTH - LEFT - RIGHT;
