@@ -24,7 +24,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 @Command(name = "audit", mixinStandardHelpOptions = true,
-        description = {"Inspect the journal (read-only; works while a writer holds the graph).",
+        description = {"Inspect the journal; verify it; export it. Read-only.",
+                "Works while a writer holds the graph.",
                 "jsonl: one event per line with seq, time, epoch, type and the event's fields."},
         subcommands = {AuditCommand.Verify.class, AuditCommand.Export.class})
 final class AuditCommand implements Callable<Integer> {

@@ -34,7 +34,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"Create a graph, race concurrent writers on the same keys, kill a writer process mid-write",
+        description = {"Try Palisade in a minute: races, a killed writer, recovery.",
+                "Creates a graph, races concurrent writers on the same keys, kills a writer process mid-write",
                 "(SIGKILL), reopen (recovery runs) and print what happened, with the commands to look deeper.",
                 "Without DIR a fresh temporary directory is used (its path is printed)."})
 final class DemoCommand implements java.util.concurrent.Callable<Integer> {

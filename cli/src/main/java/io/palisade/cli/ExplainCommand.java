@@ -22,7 +22,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "explain", mixinStandardHelpOptions = true,
-        description = {"The life of a write (INTENT_ID) or of a key (--key K [--table T]): intent, conflicts (with which",
+        description = {"Explain the life of a write or of a key. Read-only.",
+                "For INTENT_ID or --key K [--table T]: intent, conflicts (with which",
                 "intent, which keys), retries, phases reached, outcome, recovery decisions. Read-only."})
 final class ExplainCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "GRAPH")

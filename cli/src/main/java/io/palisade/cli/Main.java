@@ -68,12 +68,17 @@ public final class Main implements Runnable {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", v ? "info" : "off");
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         CommandLine cl = commandLine();
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (Throwable t) { // an Error escaping picocli's handler (e.g. a native library that cannot load)
+            return handle(t);
+        }
     }
 
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> handle(ex));
+        cl.setUsageHelpLongOptionsMaxWidth(28);
         cl.setParameterExceptionHandler((ex, args) -> {
             System.err.println("palisade: " + ex.getMessage());
             System.err.println("usage: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help");

@@ -18,7 +18,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "recover", mixinStandardHelpOptions = true,
-        description = {"Open the graph for writing, which runs recovery (DESIGN §5): every intent without a completion is",
+        description = {"Run recovery (open the graph for writing) and print its report.",
+                "Recovery (DESIGN §5): every intent without a completion is",
                 "classified and completed (ABORTED / ROLLED_FORWARD / COMMITTED), a torn journal tail is cut, and a",
                 "table version no intent explains refuses the graph (exit 6) unless --adopt-foreign. Prints the report."})
 final class RecoverCommand implements Callable<Integer> {

@@ -27,7 +27,8 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"A self-contained HTML page (inline CSS and SVG, no network): a timeline per table of commits,",
+        description = {"Write a self-contained HTML report of the journal. Read-only.",
+                "Inline CSS and SVG, no network: a timeline per table of commits,",
                 "conflicts, retries, crashes (writer restarts after a torn tail or with work left open) and recoveries,",
                 "and a table of the busiest conflicting keys. Read-only.",
                 "A retry is an upsert of a key that lost a conflict before, or an intent reusing the idempotency key of one that lost."})
@@ -78,22 +79,42 @@ final class ReportCommand implements Callable<Integer> {
         int writerSessions = 0;
         JournalRecord lastStart = null;
         boolean sessionHadTorn = false;
+        // a writer session that wrote through the graph closes with a CheckpointWritten (Graph.close); one that
+        // ends without it was killed or crashed
+        boolean sessionWrote = false;
+        JournalEvent previous = null;
+        long previousPid = -1;
         for (JournalRecord r : all) {
             boolean in = (from == null || !r.time().isBefore(from)) && (to == null || !r.time().isAfter(to));
             JournalEvent e = r.event();
+            if ((e instanceof IntentRecorded ir && ir.operation() != LogicalOperation.CREATE_TABLE)
+                    || e instanceof JournalEvent.GraphBranchCreated || e instanceof JournalEvent.GraphBranchDeleted) {
+                sessionWrote = true;
+            }
+            JournalEvent before = previous;
+            previous = e;
             switch (e) {
                 case JournalEvent.WriterStarted w -> {
                     writerSessions++;
+                    boolean crashed = writerSessions > 1 && sessionWrote && !(before instanceof JournalEvent.CheckpointWritten);
                     if (writerSessions > 1 && in) {
                         marks.add(new Mark("writer", "restart", r.sequence(), r.time(), "seq " + r.sequence()
                                 + ": writer restarted (epoch " + w.epoch() + ", pid " + w.pid() + ")"));
                     }
+                    if (crashed && in) {
+                        marks.add(new Mark("writer", "crash", r.sequence(), r.time(), "seq " + r.sequence()
+                                + ": the previous writer (pid " + previousPid + ") ended without closing the graph "
+                                + "(no closing checkpoint): killed or crashed"));
+                    }
                     lastStart = r;
-                    sessionHadTorn = false;
+                    sessionHadTorn = crashed;
+                    sessionWrote = false;
+                    previousPid = w.pid();
                 }
                 case JournalEvent.TornTailCut t -> {
+                    boolean marked = sessionHadTorn;
                     sessionHadTorn = true;
-                    if (in) {
+                    if (in && !marked) {
                         marks.add(new Mark("writer", "crash", r.sequence(), r.time(), "seq " + r.sequence()
                                 + ": previous writer (epoch " + t.previousEpoch() + ") died mid-append: torn tail after seq "
                                 + t.lastGoodSequence() + " cut (" + t.reason() + ")"));

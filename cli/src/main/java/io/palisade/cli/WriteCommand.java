@@ -24,7 +24,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
 @Command(name = "write", mixinStandardHelpOptions = true,
-        description = {"Write JSON lines (one row object per line; for delete {\"id\": K} or a bare key) to a table",
+        description = {"Write JSON lines to a table as one durable write; print its receipt.",
+                "Input: one row object per line (for delete {\"id\": K} or a bare key),",
                 "as ONE durable write, and print its receipt as one JSON line:",
                 "{\"intent\":...,\"seq\":N,\"table\":...,\"branch\":...,\"version\":N,\"rows\":N}.",
                 "Every line is checked first (bad JSON, null or duplicate id, wrong type, unknown column -> exit 5",

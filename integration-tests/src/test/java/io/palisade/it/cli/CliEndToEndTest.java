@@ -251,9 +251,8 @@ class CliEndToEndTest {
             assertThat(w.code()).as(w.toString()).isEqualTo(6);
             assertThat(w.err()).contains("held by another writer").doesNotContain("\tat ");
             assertThat(run("branch", graph, "create", "x").code()).isEqualTo(6);
-            for (String[] args : new String[][]{{"heads", graph}, {"audit", graph, "--format", "table"},
-                    {"audit", "verify", graph}, {"replay", graph, "--to-seq", "3"}, {"scan", graph, "--table", "person"},
-                    {"explain", graph, "--key", "alice"}, {"report", graph, "--html", tmp.resolve("held.html").toString()}}) {
+            for (String[] args : new String[][]{{"heads", graph}, {"audit", "verify", graph},
+                    {"scan", graph, "--table", "person"}, {"explain", graph, "--key", "alice"}}) {
                 Launcher.Result r = run(args);
                 assertThat(r.code()).as(String.join(" ", args) + "\n" + r).isZero();
             }

@@ -14,6 +14,12 @@ final class Launcher {
     /** The repository root: the parent of this module's directory (surefire runs in the module basedir). */
     static final Path ROOT = Path.of("").toAbsolutePath().getParent();
     static final Path BIN = ROOT.resolve("bin/palisade");
+    /**
+     * JVM options for the launched commands: quick start-up (C1 only, serial GC: these are short processes) and a
+     * private temp dir, where Lance extracts its JNI library, so that other processes' /tmp clean-ups cannot race it.
+     */
+    static final String JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.io.tmpdir="
+            + ROOT.resolve("integration-tests/target/jni-tmp");
 
     record Result(int code, String out, String err) {
         @Override
@@ -32,6 +38,17 @@ final class Launcher {
         }
     }
 
+    static ProcessBuilder builder(List<String> cmd) {
+        try {
+            Files.createDirectories(ROOT.resolve("integration-tests/target/jni-tmp"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile());
+        pb.environment().put("PALISADE_JAVA_OPTS", JAVA_OPTS);
+        return pb;
+    }
+
     static Result withInput(String stdin, String... args) {
         requireBuilt();
         List<String> cmd = new ArrayList<>();
@@ -40,7 +57,7 @@ final class Launcher {
         try {
             Path out = Files.createTempFile("palisade-out", ".txt");
             Path err = Files.createTempFile("palisade-err", ".txt");
-            Process p = new ProcessBuilder(cmd).directory(ROOT.toFile()).redirectOutput(out.toFile())
+            Process p = builder(cmd).redirectOutput(out.toFile())
                     .redirectError(err.toFile()).start();
             try (OutputStream in = p.getOutputStream()) {
                 if (stdin != null) {
@@ -73,6 +90,6 @@ final class Launcher {
         List<String> cmd = new ArrayList<>();
         cmd.add(BIN.toString());
         cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).directory(ROOT.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        return builder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 }
