@@ -184,6 +184,15 @@ class CliEndToEndTest {
         assertThat(run("audit", graph, "--format", "table", "--intent", firstReceipt.get("intent").asText()).out())
                 .contains("intent_recorded").contains("table_committed").contains("intent_completed");
 
+        Process follow = Launcher.start("audit", graph, "--follow", "--type", "intent_completed");
+        try (BufferedReader fin = new BufferedReader(new InputStreamReader(follow.getInputStream(), StandardCharsets.UTF_8))) {
+            assertThat(JSON.readTree(fin.readLine()).get("type").asText()).isEqualTo("intent_completed");
+            assertThat(follow.isAlive()).as("--follow keeps running at the journal end").isTrue();
+        } finally {
+            follow.destroy();
+            follow.waitFor(30, TimeUnit.SECONDS);
+        }
+
         Launcher.Result ex = run("explain", graph, firstReceipt.get("intent").asText());
         assertThat(ex.code()).as(ex.toString()).isZero();
         assertThat(ex.out()).contains("intent recorded").contains("substrate commit").contains("head published")
