@@ -120,9 +120,8 @@ final class BranchCommand implements Runnable {
             Cli.requireGraph(parent.graph);
             try (Graph g = Cli.openForWrite(parent.graph)) {
                 Object r = merge.invoke(g, name, into);
-                System.out.println(r instanceof io.palisade.coordinator.Receipt rc
-                        ? Cli.toJson(WriteCommand.receiptJson(rc)) : "merged " + name + " into " + into
-                        + (r == null ? "" : ": " + r));
+                // the coordinator's merge result (a record: source, target, counts, receipts) as one JSON line
+                System.out.println(r == null ? "{\"source\":\"" + name + "\",\"target\":\"" + into + "\"}" : Cli.toJson(r));
             } catch (InvocationTargetException e) {
                 if (e.getCause() instanceof Exception x) {
                     throw x;
