@@ -171,6 +171,13 @@ class CliEndToEndTest {
         assertThat(old.code()).as(old.toString()).isZero();
         assertThat(old.out()).contains("\"version\":" + firstReceipt.get("version").asLong());
 
+        Launcher.Result past = run("scan", graph, "--table", "person", "--at-seq", firstReceipt.get("seq").asText());
+        assertThat(past.code()).as(past.toString()).isZero();
+        assertThat(past.out()).contains("\"id\":\"bob\"").contains("\"age\":30").doesNotContain("frank");
+        Launcher.Result now = run("heads", graph, "--json", "--branch", "main", "--at-time", java.time.Instant.now().toString());
+        assertThat(now.code()).as(now.toString()).isZero();
+        assertThat(JSON.readTree(now.out())).isEqualTo(heads);
+
         Launcher.Result a = run("audit", graph, "--format", "jsonl");
         assertThat(a.code()).as(a.toString()).isZero();
         String[] events = a.out().strip().split("\n");
