@@ -1,20 +1,143 @@
 package io.palisade.cli;
 
+import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.JournalCorruptedException;
+import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.MergeConflictException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.fencing.WriteConflictException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** Entry point of the {@code palisade} command. */
 @Command(name = "palisade", mixinStandardHelpOptions = true, version = "palisade 0.1.0",
-        description = "Write coordinator for keyed Lance tables.",
-        subcommands = {DemoCommand.class})
+        description = "Write coordinator for keyed Lance tables: write, read, audit and explain a graph.",
+        subcommands = {InitCommand.class, WriteCommand.class, ScanCommand.class, BranchCommand.class,
+                HeadsCommand.class, AuditCommand.class, ReplayCommand.class, ExplainCommand.class,
+                RecoverCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
+                HoldCommand.class, DemoWriterCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+                "0:ok",
+                "1:internal error (or a command not implemented yet)",
+                "2:usage error (unknown command, bad option)",
+                "3:key conflict (strict insert of an existing or concurrently inserted key; merge conflict)",
+                "4:retryable write conflict (the same request may succeed if retried)",
+                "5:invalid input, nothing written (bad JSON line, null or duplicate id, wrong type, unknown column)",
+                "6:refused (writer lease held by another process, unsupported format stamp, foreign commit)",
+                "7:journal corrupted or verification failed"},
+        footer = {"%nReading tools (audit, replay, explain, heads, report, audit verify, scan) open the journal",
+                "read-only and work while a writer holds the graph. Errors are one line on stderr;",
+                "--verbose adds the stack trace."})
 public final class Main implements Runnable {
+    public static final int OK = 0;
+    public static final int INTERNAL = 1;
+    public static final int USAGE = 2;
+    public static final int KEY_CONFLICT = 3;
+    public static final int WRITE_CONFLICT = 4;
+    public static final int INVALID_INPUT = 5;
+    public static final int REFUSED = 6;
+    public static final int CORRUPTED = 7;
+
+    static volatile boolean verbose;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
+            description = "Log progress and print stack traces of errors.")
+    void verbose(boolean v) {
+        verbose = v;
+    }
+
     public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
         System.setProperty("chronicle.analytics.disable", "true");
-        System.exit(new CommandLine(new Main()).execute(args));
+        boolean v = false;
+        for (String a : args) {
+            if (a.equals("-v") || a.equals("--verbose")) {
+                v = true;
+            }
+        }
+        verbose = v;
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", v ? "info" : "off");
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        CommandLine cl = commandLine();
+        try {
+            return cl.execute(args);
+        } catch (Throwable t) { // an Error escaping picocli's handler (e.g. a native library that cannot load)
+            return handle(t);
+        }
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> handle(ex));
+        cl.setUsageHelpLongOptionsMaxWidth(28);
+        cl.setParameterExceptionHandler((ex, args) -> {
+            System.err.println("palisade: " + ex.getMessage());
+            System.err.println("usage: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help");
+            return USAGE;
+        });
+        return cl;
+    }
+
+    /** One line on stderr, and the exit code of the error. */
+    static int handle(Throwable ex) {
+        Throwable e = ex;
+        while ((e instanceof java.util.concurrent.CompletionException || e instanceof java.util.concurrent.ExecutionException)
+                && e.getCause() != null) {
+            e = e.getCause();
+        }
+        int code = exitCode(e);
+        String kind = switch (code) {
+            case KEY_CONFLICT -> "key conflict";
+            case WRITE_CONFLICT -> "write conflict (retryable)";
+            case INVALID_INPUT -> "invalid input, nothing written";
+            case REFUSED -> "refused";
+            case CORRUPTED -> "journal corrupted";
+            case USAGE -> "usage";
+            default -> "internal error";
+        };
+        String msg = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
+        if (code == INTERNAL && !(e instanceof CliException)) {
+            msg = e.getClass().getSimpleName() + ": " + msg;
+        }
+        System.err.println("palisade: " + kind + ": " + msg.replace('\n', ' '));
+        if (verbose) {
+            e.printStackTrace(System.err);
+        }
+        return code;
+    }
+
+    static int exitCode(Throwable e) {
+        if (e instanceof CliException c) {
+            return c.code;
+        }
+        if (e instanceof KeyConflictException || e instanceof MergeConflictException) {
+            return KEY_CONFLICT;
+        }
+        if (e instanceof WriteConflictException) {
+            return WRITE_CONFLICT;
+        }
+        if (e instanceof ValidationException) {
+            return INVALID_INPUT;
+        }
+        if (e instanceof GraphRefusedException) {
+            return REFUSED;
+        }
+        if (e instanceof JournalCorruptedException) {
+            return CORRUPTED;
+        }
+        if (e instanceof CommitStateUnknownException) {
+            return INTERNAL;
+        }
+        return INTERNAL;
     }
 
     @Override

@@ -1,0 +1,177 @@
+package io.palisade.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Palisade;
+import io.palisade.coordinator.Graph;
+import io.palisade.heads.HeadsReplayer;
+import io.palisade.heads.HeadsState;
+import io.palisade.journal.JournalCursor;
+import io.palisade.journal.JournalReader;
+import io.palisade.journal.JournalRecord;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Shared helpers of the commands: graph paths, read-only journal access, JSON. */
+final class Cli {
+    static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+    private Cli() {
+    }
+
+    static Path palisadeDir(Path graph) {
+        return graph.resolve("_palisade");
+    }
+
+    static Path tablesDir(Path graph) {
+        return graph.resolve("tables");
+    }
+
+    /** Fails with exit 5 when {@code graph} holds no graph. */
+    static Path requireGraph(Path graph) {
+        if (!Files.exists(palisadeDir(graph).resolve("catalog.json"))) {
+            throw new CliException(Main.INVALID_INPUT, "no graph at " + graph + " (missing _palisade/catalog.json)");
+        }
+        return graph;
+    }
+
+    static Catalog catalog(Path graph) {
+        return Catalog.read(palisadeDir(requireGraph(graph)).resolve("catalog.json"));
+    }
+
+    /** Opens the graph for writing (takes the writer lease; recovery runs). */
+    static Graph openForWrite(Path graph) {
+        requireGraph(graph);
+        return Palisade.open(graph, Options.defaults());
+    }
+
+    static JournalReader reader(Path graph) {
+        return JournalReader.open(palisadeDir(requireGraph(graph)));
+    }
+
+    static HeadsReplayer replayer(Path graph) {
+        return HeadsReplayer.of(palisadeDir(requireGraph(graph)));
+    }
+
+    /** The current heads state, folded read-only from checkpoint + journal. */
+    static HeadsState currentState(Path graph) {
+        return replayer(graph).replay().state();
+    }
+
+    /** Every record from {@code from} to the current end. */
+    static List<JournalRecord> records(Path graph, long from) {
+        List<JournalRecord> out = new ArrayList<>();
+        try (JournalCursor c = reader(graph).read(Math.max(0, from))) {
+            JournalRecord r;
+            while ((r = c.poll()) != null) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    static Instant parseTime(String s, String option) {
+        if (s == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(s);
+        } catch (DateTimeParseException e) {
+            try {
+                return java.time.OffsetDateTime.parse(s).toInstant();
+            } catch (DateTimeParseException e2) {
+                try {
+                    return java.time.LocalDate.parse(s).atStartOfDay(java.time.ZoneOffset.UTC).toInstant();
+                } catch (DateTimeParseException e3) {
+                    throw new CliException(Main.USAGE, option + " '" + s + "' is not an ISO-8601 time "
+                            + "(e.g. 2026-11-29T14:00:00Z)");
+                }
+            }
+        }
+    }
+
+    static void printJson(PrintStream out, Object o) {
+        try {
+            out.println(JSON.writeValueAsString(o));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String toJson(Object o) {
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A JSON-friendly form of a scanned value. */
+    static Object plain(Object v) {
+        if (v == null || v instanceof String || v instanceof Number || v instanceof Boolean) {
+            return v;
+        }
+        if (v instanceof java.time.LocalDateTime t) {
+            return t.toString() + "Z";
+        }
+        if (v instanceof List<?> l) {
+            return l.stream().map(Cli::plain).toList();
+        }
+        return v.toString();
+    }
+
+    /** Whether progress may be drawn (a terminal, not a pipe). */
+    static boolean terminal() {
+        java.io.Console c = System.console();
+        if (c == null) {
+            return false;
+        }
+        try {
+            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(c);
+        } catch (ReflectiveOperationException e) {
+            return true;
+        }
+    }
+
+    /** A progress line on stderr, drawn only on a terminal. */
+    static final class Progress {
+        private final String what;
+        private final long total;
+        private final boolean on = terminal();
+        private long last;
+
+        Progress(String what, long total) {
+            this.what = what;
+            this.total = total;
+        }
+
+        void at(long n) {
+            if (!on) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - last < 100_000_000L && n < total) {
+                return;
+            }
+            last = now;
+            int width = 30;
+            int filled = total <= 0 ? 0 : (int) Math.min(width, n * width / total);
+            System.err.print("\r" + what + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + n
+                    + (total > 0 ? "/" + total : ""));
+        }
+
+        void done() {
+            if (on) {
+                System.err.print("\r" + " ".repeat(what.length() + 60) + "\r");
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.palisade.cli;
+
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.HeadPublished;
+import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.JournalEvent.RecoveryFinished;
+import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.RecoveryClassification;
+import io.palisade.journal.HeadTransition;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+@Command(name = "explain", mixinStandardHelpOptions = true,
+        description = {"Explain the life of a write or of a key. Read-only.",
+                "For INTENT_ID or --key K [--table T]: intent, conflicts (with which",
+                "intent, which keys), retries, phases reached, outcome, recovery decisions. Read-only."})
+final class ExplainCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "GRAPH")
+    Path graph;
+
+    @Parameters(index = "1", arity = "0..1", paramLabel = "INTENT_ID")
+    String intent;
+
+    @Option(names = "--key", paramLabel = "K")
+    String key;
+
+    @Option(names = "--table", paramLabel = "T")
+    String table;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if ((intent == null) == (key == null)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give either INTENT_ID or --key K");
+        }
+        List<JournalRecord> all = Cli.records(graph, 0);
+        PrintStream out = System.out;
+        if (intent != null) {
+            if (!explainIntent(all, intent, out, "")) {
+                throw new CliException(Main.INVALID_INPUT, "no intent '" + intent + "' in the journal of " + graph);
+            }
+            return Main.OK;
+        }
+        List<String> intents = new ArrayList<>();
+        Map<String, IntentRecorded> recorded = new LinkedHashMap<>();
+        for (JournalRecord r : all) {
+            if (r.event() instanceof IntentRecorded e && e.keyFilter() != null && (table == null || table.equals(e.table()))
+                    && e.keyFilter().keys().contains(key)) {
+                intents.add(e.intentId());
+                recorded.put(e.intentId(), e);
+            }
+        }
+        if (intents.isEmpty()) {
+            throw new CliException(Main.INVALID_INPUT, "no intent in the journal of " + graph + " touched key '" + key + "'"
+                    + (table == null ? "" : " of table '" + table + "'"));
+        }
+        out.println("key '" + key + "'" + (table == null ? "" : " of table '" + table + "'") + ": " + intents.size()
+                + " intent(s) touched it, in journal order");
+        int conflicts = 0;
+        int committed = 0;
+        for (String id : intents) {
+            out.println();
+            explainIntent(all, id, out, "  ");
+            for (JournalRecord r : all) {
+                if (r.event() instanceof IntentCompleted c && c.intentId().equals(id)) {
+                    if (c.outcome().name().contains("CONFLICT")) {
+                        conflicts++;
+                    } else if (c.outcome().name().equals("COMMITTED") || c.outcome().name().equals("ROLLED_FORWARD")) {
+                        committed++;
+                    }
+                }
+            }
+        }
+        out.println();
+        out.println("summary: " + committed + " applied, " + conflicts + " lost a conflict"
+                + (conflicts > 0 && committed > 0 ? " (a loser that wrote the key again later is a retry)" : ""));
+        return Main.OK;
+    }
+
+    /** Prints the life of one intent; false when the journal does not know it. */
+    static boolean explainIntent(List<JournalRecord> all, String id, PrintStream out, String indent) {
+        final class St {
+            IntentRecorded rec;
+            String outcome;
+            boolean published;
+            boolean committedSeen;
+            String idem;
+        }
+        St st = new St();
+        long recAt = -1;
+        List<String> lines = new ArrayList<>();
+        List<String> beaten = new ArrayList<>();
+        for (JournalRecord r : all) {
+            JournalEvent e = r.event();
+            String at = "seq " + r.sequence() + " " + r.time() + "  ";
+            switch (e) {
+                case IntentRecorded x when x.intentId().equals(id) -> {
+                    st.rec = x;
+                    recAt = r.sequence();
+                    st.idem = x.idempotencyKey();
+                    lines.add(at + "A  intent recorded: " + x.operation().name().toLowerCase() + " on " + x.graphBranch()
+                            + "/" + x.table() + ", expected base " + x.expectedBase().tableBranch() + "@"
+                            + x.expectedBase().version() + " (journal seq " + x.expectedBase().graphSequence() + ")"
+                            + (x.keyFilter() == null ? "" : ", key filter of " + x.keyFilter().size() + " key(s) "
+                            + sample(x.keyFilter().keys()))
+                            + (x.idempotencyKey() == null ? "" : ", idempotency key '" + x.idempotencyKey() + "'"));
+                }
+                case IntentRecorded x when st.idem != null && st.idem.equals(x.idempotencyKey()) ->
+                        lines.add(at + "   retried with the same idempotency key as intent " + x.intentId());
+                case TableCommitted x when x.intentIds().contains(id) -> {
+                    st.committedSeen = true;
+                    lines.add(at + "B  substrate commit: "
+                        + x.table() + " " + x.tableBranch() + "@" + x.achievedVersion()
+                        + (x.intentIds().size() > 1 ? " (group commit of " + x.intentIds().size() + " intents)" : ""));
+                }
+                case HeadPublished x when st.rec != null && st.committedSeen && st.outcome == null && !st.published && matches(x, st.rec) -> {
+                    st.published = true;
+                    HeadTransition t = x.transitions().get(0);
+                    lines.add(at + "C  head published: " + t.graphBranch() + "/" + t.table() + " -> "
+                            + t.to().tableBranch() + "@" + t.to().version());
+                }
+                case IntentCompleted x when x.intentId().equals(id) -> {
+                    st.outcome = x.outcome().name();
+                    lines.add(at + "D  completed: " + x.outcome()
+                            + (x.reason().isEmpty() ? "" : " (" + x.reason() + ")")
+                            + (x.conflictingIntent() == null ? "" : "; winner intent " + x.conflictingIntent())
+                            + (x.conflictingKeys().isEmpty() ? "" : "; conflicting keys " + x.conflictingKeys()));
+                }
+                case IntentCompleted x when id.equals(x.conflictingIntent()) -> beaten.add("seq " + r.sequence()
+                        + ": intent " + x.intentId() + " lost to this one (" + x.outcome() + ") on keys " + x.conflictingKeys());
+                case RecoveryFinished x -> {
+                    for (RecoveryClassification c : x.classifications()) {
+                        if (c.subjectId().equals(id)) {
+                            lines.add(at + "R  recovery " + x.recoveryId() + ": " + c.kind() + " (" + c.detail() + ")");
+                        }
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+        if (st.rec == null) {
+            return false;
+        }
+        out.println(indent + "intent " + id + " (recorded at seq " + recAt + ")");
+        for (String l : lines) {
+            out.println(indent + "  " + l);
+        }
+        for (String b : beaten) {
+            out.println(indent + "  " + b);
+        }
+        out.println(indent + "  outcome: " + (st.outcome == null
+                ? "OPEN - no completion yet (in flight, or the writer died; recovery classifies it at the next open)"
+                : st.outcome));
+        return true;
+    }
+
+    private static boolean matches(HeadPublished p, IntentRecorded rec) {
+        return p.transitions().stream().anyMatch(t -> t.graphBranch().equals(rec.graphBranch()) && t.table().equals(rec.table()));
+    }
+
+    private static String sample(List<String> keys) {
+        return keys.size() <= 5 ? keys.toString() : keys.subList(0, 5) + "...";
+    }
+}

@@ -1,0 +1,239 @@
+package io.palisade.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.Catalog.ColumnDef;
+import io.palisade.coordinator.Catalog.ColumnType;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.TimeStampMicroTZVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * JSON-lines input of {@code palisade write}: one object per line, checked against the table's catalog
+ * columns before anything is written. Every mistake names the line number (1-based).
+ */
+final class JsonLines {
+    /** One parsed row and the line it came from. */
+    record Row(int line, JsonNode node) {
+    }
+
+    private JsonLines() {
+    }
+
+    static CliException bad(int line, String table, String msg) {
+        return new CliException(Main.INVALID_INPUT, "line " + line + " (table '" + table + "'): " + msg);
+    }
+
+    /** Parses and checks rows for insert/upsert/append. */
+    static List<Row> readRows(BufferedReader in, Catalog.TableDef def) throws IOException {
+        List<Row> rows = new ArrayList<>();
+        Map<String, Integer> ids = new HashMap<>();
+        String text;
+        int line = 0;
+        while ((text = in.readLine()) != null) {
+            line++;
+            if (text.isBlank()) {
+                continue;
+            }
+            JsonNode n = parse(text, line, def.name());
+            if (!n.isObject()) {
+                throw bad(line, def.name(), "expected a JSON object, got " + kind(n));
+            }
+            for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+                String f = it.next();
+                if (def.column(f).isEmpty()) {
+                    throw bad(line, def.name(), "unknown column '" + f + "'; the table's columns are "
+                            + def.columns().stream().map(ColumnDef::name).toList());
+                }
+            }
+            for (ColumnDef c : def.columns()) {
+                JsonNode v = n.get(c.name());
+                if (v == null || v.isNull()) {
+                    if (!c.nullable()) {
+                        throw bad(line, def.name(), (c.name().equals("id") ? "null or missing id" : "column '" + c.name()
+                                + "' is non-null but " + (v == null ? "missing" : "null")));
+                    }
+                    continue;
+                }
+                check(v, c, line, def.name());
+            }
+            if (def.kind().keyed()) {
+                String id = n.get("id").asText();
+                Integer first = ids.putIfAbsent(id, line);
+                if (first != null) {
+                    throw bad(line, def.name(), "duplicate id '" + id + "' (first at line " + first + ")");
+                }
+            }
+            rows.add(new Row(line, n));
+        }
+        return rows;
+    }
+
+    /** Parses keys for delete: {"id": K} objects or bare JSON scalars. */
+    static List<String> readKeys(BufferedReader in, Catalog.TableDef def) throws IOException {
+        List<String> keys = new ArrayList<>();
+        String text;
+        int line = 0;
+        ColumnDef idCol = def.column("id").orElseThrow(
+                () -> new CliException(Main.INVALID_INPUT, "table '" + def.name() + "' has no key: delete needs a keyed table"));
+        while ((text = in.readLine()) != null) {
+            line++;
+            if (text.isBlank()) {
+                continue;
+            }
+            JsonNode n = parse(text, line, def.name());
+            JsonNode k = n.isObject() ? n.get("id") : n;
+            if (k == null || k.isNull()) {
+                throw bad(line, def.name(), "null or missing id");
+            }
+            if (n.isObject() && n.size() > 1) {
+                for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+                    String f = it.next();
+                    if (def.column(f).isEmpty()) {
+                        throw bad(line, def.name(), "unknown column '" + f + "'");
+                    }
+                }
+            }
+            check(k, idCol, line, def.name());
+            keys.add(k.asText());
+        }
+        return keys;
+    }
+
+    private static JsonNode parse(String text, int line, String table) {
+        try {
+            JsonNode n = Cli.JSON.readTree(text);
+            if (n == null) {
+                throw bad(line, table, "not JSON");
+            }
+            return n;
+        } catch (JsonProcessingException e) {
+            throw bad(line, table, "bad JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private static String kind(JsonNode v) {
+        return switch (v.getNodeType()) {
+            case STRING -> "a string";
+            case NUMBER -> v.isIntegralNumber() ? "an integer" : "a number";
+            case BOOLEAN -> "a boolean";
+            case ARRAY -> "an array";
+            case OBJECT -> "an object";
+            default -> v.getNodeType().name().toLowerCase();
+        };
+    }
+
+    private static void check(JsonNode v, ColumnDef c, int line, String table) {
+        String want = null;
+        switch (c.type()) {
+            case ColumnType.Scalar s -> {
+                switch (s) {
+                    case STRING -> { if (!v.isTextual()) want = "string"; }
+                    case INT32 -> { if (!v.isIntegralNumber() || !v.canConvertToInt()) want = "int32"; }
+                    case INT64 -> { if (!v.isIntegralNumber() || !v.canConvertToLong()) want = "int64"; }
+                    case FLOAT32, FLOAT64 -> { if (!v.isNumber()) want = s.name().toLowerCase(); }
+                    case BOOL -> { if (!v.isBoolean()) want = "bool"; }
+                    case TIMESTAMP -> {
+                        if (v.isTextual()) {
+                            try {
+                                Instant.parse(v.asText());
+                            } catch (RuntimeException e) {
+                                want = "timestamp (ISO-8601 like 2026-11-29T14:00:00Z, or epoch microseconds)";
+                            }
+                        } else if (!v.isIntegralNumber()) {
+                            want = "timestamp (ISO-8601 like 2026-11-29T14:00:00Z, or epoch microseconds)";
+                        }
+                    }
+                }
+            }
+            case ColumnType.Vector vec -> {
+                if (!v.isArray() || v.size() != vec.dim()) {
+                    want = "vector of " + vec.dim() + " float32";
+                } else {
+                    for (JsonNode x : v) {
+                        if (!x.isNumber()) {
+                            want = "vector of " + vec.dim() + " float32";
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if (want != null) {
+            throw bad(line, table, "column '" + c.name() + "' expects " + want + ", got " + kind(v) + " " + abbreviate(v));
+        }
+    }
+
+    private static String abbreviate(JsonNode v) {
+        String s = v.toString();
+        return s.length() > 40 ? s.substring(0, 37) + "..." : s;
+    }
+
+    /** The Arrow batch of {@code rows} in the table's schema (caller closes it). */
+    static VectorSchemaRoot toArrow(List<Row> rows, Catalog.TableDef def, BufferAllocator allocator) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(def.arrowSchema(), allocator);
+        root.allocateNew();
+        int n = rows.size();
+        for (ColumnDef c : def.columns()) {
+            FieldVector v = root.getVector(c.name());
+            for (int r = 0; r < n; r++) {
+                JsonNode x = rows.get(r).node().get(c.name());
+                if (x == null || x.isNull()) {
+                    v.setNull(r);
+                    continue;
+                }
+                switch (v) {
+                    case VarCharVector s -> s.setSafe(r, x.asText().getBytes(StandardCharsets.UTF_8));
+                    case IntVector i -> i.setSafe(r, x.asInt());
+                    case BigIntVector b -> b.setSafe(r, x.asLong());
+                    case Float4Vector f -> f.setSafe(r, (float) x.asDouble());
+                    case Float8Vector d -> d.setSafe(r, x.asDouble());
+                    case BitVector b -> b.setSafe(r, x.asBoolean() ? 1 : 0);
+                    case TimeStampMicroTZVector t -> {
+                        long micros;
+                        if (x.isTextual()) {
+                            Instant i = Instant.parse(x.asText());
+                            micros = Math.addExact(Math.multiplyExact(i.getEpochSecond(), 1_000_000L), i.getNano() / 1000);
+                        } else {
+                            micros = x.asLong();
+                        }
+                        t.setSafe(r, micros);
+                    }
+                    case FixedSizeListVector l -> {
+                        Float4Vector items = (Float4Vector) l.getDataVector();
+                        int dim = l.getListSize();
+                        int start = l.startNewValue(r);
+                        for (int k = 0; k < dim; k++) {
+                            items.setSafe(start + k, (float) x.get(k).asDouble());
+                        }
+                        items.setValueCount(Math.max(items.getValueCount(), start + dim));
+                    }
+                    default -> throw new CliException(Main.INVALID_INPUT, "column '" + c.name()
+                            + "' has a type the CLI cannot write: " + v.getField().getType());
+                }
+            }
+            v.setValueCount(n);
+        }
+        root.setRowCount(n);
+        return root;
+    }
+}

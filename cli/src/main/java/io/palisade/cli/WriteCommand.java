@@ -1,0 +1,132 @@
+package io.palisade.cli;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.Graph;
+import io.palisade.coordinator.Receipt;
+import io.palisade.coordinator.WriteOptions;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+
+@Command(name = "write", mixinStandardHelpOptions = true,
+        description = {"Write JSON lines to a table as one durable write; print its receipt.",
+                "Input: one row object per line (for delete {\"id\": K} or a bare key),",
+                "as ONE durable write, and print its receipt as one JSON line:",
+                "{\"intent\":...,\"seq\":N,\"table\":...,\"branch\":...,\"version\":N,\"rows\":N}.",
+                "Every line is checked first (bad JSON, null or duplicate id, wrong type, unknown column -> exit 5",
+                "naming the line); nothing is written unless every line is good.",
+                "insert is strict: an existing key -> exit 3, nothing written. On an append-only table insert appends."})
+final class WriteCommand implements Callable<Integer> {
+    enum Mode { insert, upsert, delete }
+
+    @Parameters(index = "0", paramLabel = "GRAPH")
+    Path graph;
+
+    @Parameters(index = "1", arity = "0..1", paramLabel = "FILE", description = "JSON lines file, or - for stdin (default).")
+    String file = "-";
+
+    @Option(names = "--table", required = true)
+    String table;
+
+    @Option(names = "--branch", defaultValue = "main", description = "Graph branch (default: ${DEFAULT-VALUE}).")
+    String branch;
+
+    @Option(names = "--mode", defaultValue = "insert", description = "insert (strict), upsert or delete (default: ${DEFAULT-VALUE}).")
+    Mode mode;
+
+    @Option(names = "--idempotency-key", paramLabel = "K", description = "Repeating a key returns the first receipt, never a second write.")
+    String idempotencyKey;
+
+    @Override
+    public Integer call() throws Exception {
+        Catalog catalog = Cli.catalog(graph);
+        Catalog.TableDef def = catalog.require(table);
+        WriteOptions opts = idempotencyKey == null ? WriteOptions.NONE : WriteOptions.idempotencyKey(idempotencyKey);
+        List<JsonLines.Row> rows = null;
+        List<String> keys = null;
+        try (BufferedReader in = open()) {
+            if (mode == Mode.delete) {
+                keys = JsonLines.readKeys(in, def);
+                if (keys.isEmpty()) {
+                    throw new CliException(Main.INVALID_INPUT, "no keys to delete in the input");
+                }
+            } else {
+                rows = JsonLines.readRows(in, def);
+                if (rows.isEmpty()) {
+                    throw new CliException(Main.INVALID_INPUT, "no rows in the input");
+                }
+            }
+        }
+        Receipt receipt;
+        try (Graph g = Cli.openForWrite(graph)) {
+            if (mode == Mode.delete) {
+                receipt = join(g.deleteAsync(branch, table, keys, opts));
+            } else {
+                try (BufferAllocator alloc = new RootAllocator();
+                     VectorSchemaRoot root = JsonLines.toArrow(rows, def, alloc)) {
+                    if (!def.kind().keyed()) {
+                        if (mode != Mode.insert) {
+                            throw new CliException(Main.INVALID_INPUT, "table '" + table
+                                    + "' is append-only: only --mode insert (an append) is possible");
+                        }
+                        receipt = g.append(branch, table, root);
+                    } else if (mode == Mode.insert) {
+                        receipt = g.insert(branch, table, root, opts);
+                    } else {
+                        receipt = g.upsert(branch, table, root, opts);
+                    }
+                }
+            }
+        }
+        System.out.println(Cli.toJson(receiptJson(receipt)));
+        return Main.OK;
+    }
+
+    static Map<String, Object> receiptJson(Receipt r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("intent", r.intent());
+        m.put("seq", r.seq());
+        m.put("table", r.table());
+        m.put("branch", r.branch());
+        m.put("version", r.version());
+        m.put("rows", r.rows());
+        return m;
+    }
+
+    private static <T> T join(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            throw e;
+        }
+    }
+
+    private BufferedReader open() throws IOException {
+        if (file.equals("-")) {
+            return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        }
+        Path p = Path.of(file);
+        if (!Files.isReadable(p)) {
+            throw new CliException(Main.INVALID_INPUT, "cannot read input file " + file);
+        }
+        return Files.newBufferedReader(p, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,95 @@
+package io.palisade.it.cli;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the real {@code bin/palisade} launcher in a separate process, from the repository root. */
+final class Launcher {
+    /** The repository root: the parent of this module's directory (surefire runs in the module basedir). */
+    static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+    static final Path BIN = ROOT.resolve("bin/palisade");
+    /**
+     * JVM options for the launched commands: quick start-up (C1 only, serial GC: these are short processes) and a
+     * private temp dir, where Lance extracts its JNI library, so that other processes' /tmp clean-ups cannot race it.
+     */
+    static final String JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.io.tmpdir="
+            + ROOT.resolve("integration-tests/target/jni-tmp");
+
+    record Result(int code, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + code + "\n--- stdout\n" + out + "\n--- stderr\n" + err;
+        }
+    }
+
+    private Launcher() {
+    }
+
+    static void requireBuilt() {
+        if (!Files.isExecutable(BIN) || !Files.isDirectory(ROOT.resolve("cli/target/lib"))) {
+            throw new IllegalStateException("bin/palisade is not built: run mvn install (the cli module packages "
+                    + "cli/target/lib before integration-tests runs)");
+        }
+    }
+
+    static ProcessBuilder builder(List<String> cmd) {
+        try {
+            Files.createDirectories(ROOT.resolve("integration-tests/target/jni-tmp"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile());
+        pb.environment().put("PALISADE_JAVA_OPTS", JAVA_OPTS);
+        return pb;
+    }
+
+    static Result withInput(String stdin, String... args) {
+        requireBuilt();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(BIN.toString());
+        cmd.addAll(List.of(args));
+        try {
+            Path out = Files.createTempFile("palisade-out", ".txt");
+            Path err = Files.createTempFile("palisade-err", ".txt");
+            Process p = builder(cmd).redirectOutput(out.toFile())
+                    .redirectError(err.toFile()).start();
+            try (OutputStream in = p.getOutputStream()) {
+                if (stdin != null) {
+                    in.write(stdin.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            if (!p.waitFor(180, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("palisade " + String.join(" ", args) + " did not finish in 180 s");
+            }
+            Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+            return r;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    static Result run(String... args) {
+        return withInput(null, args);
+    }
+
+    /** Starts the launcher without waiting (stdout piped to the caller). */
+    static Process start(String... args) throws IOException {
+        requireBuilt();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(BIN.toString());
+        cmd.addAll(List.of(args));
+        return builder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+}
