@@ -1,6 +1,7 @@
 package io.palisade.cli;
 
 import io.palisade.coordinator.Graph;
+import io.palisade.coordinator.MergeResult;
 import io.palisade.heads.GraphBranch;
 import io.palisade.heads.HeadsState;
 import picocli.CommandLine.Command;
@@ -8,14 +9,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 @Command(name = "branch", mixinStandardHelpOptions = true,
         description = {"Graph branches: create (lazy), delete, list, merge.",
-                "merge needs Graph.merge in the coordinator; without it `branch merge` exits 1 (not supported yet)."},
+                "merge brings a branch's changes into another (a key changed on both sides: exit 3)."},
         subcommands = {BranchCommand.Create.class, BranchCommand.Delete.class, BranchCommand.ListBranches.class,
                 BranchCommand.Merge.class})
 final class BranchCommand implements Runnable {
@@ -98,8 +97,9 @@ final class BranchCommand implements Runnable {
     }
 
     @Command(name = "merge", mixinStandardHelpOptions = true,
-            description = {"Merge branch NAME into --into (inserted rows strictly, updated rows as upserts; a key changed",
-                    "on both sides -> exit 3). Exits 1 'not supported yet' when the coordinator has no Graph.merge."})
+            description = {"Merge branch NAME into --into: rows inserted on NAME go in with WhenMatched Fail, updated rows",
+                    "as upserts, keys deleted on NAME are deleted. A key changed on both sides since the fork is a merge",
+                    "conflict (exit 3, keys named) and nothing is merged. Prints the result as one JSON line."})
     static final class Merge implements Callable<Integer> {
         @ParentCommand
         BranchCommand parent;
@@ -109,24 +109,11 @@ final class BranchCommand implements Runnable {
         String into;
 
         @Override
-        public Integer call() throws Exception {
-            Method merge;
-            try {
-                merge = Graph.class.getMethod("merge", String.class, String.class);
-            } catch (NoSuchMethodException e) {
-                throw new CliException(Main.INTERNAL, "branch merge is not supported yet: this coordinator has no "
-                        + "Graph.merge (issue 5)");
-            }
+        public Integer call() {
             Cli.requireGraph(parent.graph);
             try (Graph g = Cli.openForWrite(parent.graph)) {
-                Object r = merge.invoke(g, name, into);
-                // the coordinator's merge result (a record: source, target, counts, receipts) as one JSON line
-                System.out.println(r == null ? "{\"source\":\"" + name + "\",\"target\":\"" + into + "\"}" : Cli.toJson(r));
-            } catch (InvocationTargetException e) {
-                if (e.getCause() instanceof Exception x) {
-                    throw x;
-                }
-                throw e;
+                MergeResult r = g.merge(name, into);
+                System.out.println(Cli.toJson(r));
             }
             return Main.OK;
         }

@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:ok",
-                "1:internal error (or a command not implemented yet)",
+                "1:internal error",
                 "2:usage error (unknown command, bad option)",
                 "3:key conflict (strict insert of an existing or concurrently inserted key; merge conflict)",
                 "4:retryable write conflict (the same request may succeed if retried)",

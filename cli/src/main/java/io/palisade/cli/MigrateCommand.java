@@ -1,5 +1,8 @@
 package io.palisade.cli;
 
+import io.palisade.coordinator.MigrationOptions;
+import io.palisade.coordinator.MigrationReport;
+import io.palisade.coordinator.PkMigration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -18,9 +21,12 @@ final class MigrateCommand implements Runnable {
     }
 
     @Command(name = "pk", mixinStandardHelpOptions = true,
-            description = {"Upgrade a pre-fencing graph: install the id primary key on every table of every branch,",
-                    "then write the fencing format stamp (RFC-023 §8).",
-                    "NOT IMPLEMENTED YET: the coordinator has no migration executor (issue 7); exits 1."})
+            description = {"Upgrade a pre-fencing graph: install the id primary key on every table of every branch",
+                    "(including lazily inherited table states), then write the fencing format stamp (RFC-023 §8).",
+                    "Journaled and resumable: run it again after a crash; it rolls forward. Writers must be stopped.",
+                    "Exit 0 when the graph is (or already was) at the fencing format; 6 when the migration refused",
+                    "(duplicate or null ids, a different primary key; the report names table, branch, version, ids).",
+                    "See docs/migration.md."})
     static final class Pk implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "GRAPH")
         Path graph;
@@ -28,8 +34,9 @@ final class MigrateCommand implements Runnable {
         @Override
         public Integer call() {
             Cli.requireGraph(graph);
-            throw new CliException(Main.INTERNAL, "migrate pk is not implemented yet: see issue 7 (the coordinator has "
-                    + "no PK migration executor); graphs created by this binary are already at the fencing format");
+            MigrationReport report = PkMigration.run(graph, MigrationOptions.defaults());
+            System.out.println(report.describe());
+            return report.status() == MigrationReport.Status.REFUSED ? Main.REFUSED : Main.OK;
         }
     }
 }
