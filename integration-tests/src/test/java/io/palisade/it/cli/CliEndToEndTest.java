@@ -237,7 +237,7 @@ class CliEndToEndTest {
 
     @Test
     @Order(7)
-    void branchesCreateListWriteAndMergeIsReportedUnsupported() throws Exception {
+    void branchesCreateListWriteMergeAndMergeConflict() throws Exception {
         assertThat(run("branch", graph, "create", "dev").code()).isZero();
         Launcher.Result l = run("branch", graph, "list");
         assertThat(l.out()).contains("dev").contains("main");
@@ -247,12 +247,24 @@ class CliEndToEndTest {
         assertThat(s.out()).contains("zed");
         assertThat(scan()).extracting(n -> n.get("id").asText()).doesNotContain("zed");
         Launcher.Result m = run("branch", graph, "merge", "dev", "--into", "main");
-        if (m.code() == 1) {
-            assertThat(m.err()).contains("not supported yet");
-        } else {
-            assertThat(m.code()).as(m.toString()).isZero();
-        }
+        assertThat(m.code()).as(m.toString()).isZero();
+        JsonNode merged = JSON.readTree(m.out());
+        assertThat(merged.get("inserted").asLong()).isEqualTo(1);
+        assertThat(scan()).extracting(n -> n.get("id").asText()).contains("zed");
+
+        // a key changed on both sides since the fork: exit 3, keys named, nothing merged
+        assertThat(run("branch", graph, "create", "dev2").code()).isZero();
+        assertThat(withInput("{\"id\":\"zed\",\"age\":1}\n", "write", graph, "--table", "person", "--branch", "dev2",
+                "--mode", "upsert").code()).isZero();
+        assertThat(withInput("{\"id\":\"zed\",\"age\":2}\n", "write", graph, "--table", "person", "--mode", "upsert")
+                .code()).isZero();
+        Launcher.Result c = run("branch", graph, "merge", "dev2", "--into", "main");
+        assertThat(c.code()).as(c.toString()).isEqualTo(3);
+        assertThat(c.err()).contains("zed").doesNotContain("\tat ");
+        assertThat(scan()).filteredOn(n -> n.get("id").asText().equals("zed"))
+                .extracting(n -> n.get("age").asLong()).containsExactly(2L);
         assertThat(run("branch", graph, "delete", "dev").code()).isZero();
+        assertThat(run("branch", graph, "delete", "dev2").code()).isZero();
     }
 
     @Test
@@ -280,15 +292,15 @@ class CliEndToEndTest {
 
     @Test
     @Order(9)
-    void recoverReportsAndMigratePkIsNotImplementedYet() throws Exception {
+    void recoverReportsAndMigratePkOnAFencingGraphIsANoOp() throws Exception {
         Launcher.Result r = run("recover", graph, "--json");
         assertThat(r.code()).as(r.toString()).isZero();
         JsonNode rep = JSON.readTree(r.out());
         assertThat(rep.has("classifications")).isTrue();
         assertThat(rep.get("heads_digest").asText()).isNotEmpty();
         Launcher.Result m = run("migrate", "pk", graph);
-        assertThat(m.code()).isEqualTo(1);
-        assertThat(m.err()).contains("not implemented yet: see issue 7");
+        assertThat(m.code()).as(m.toString()).isZero();
+        assertThat(m.out()).contains("ALREADY_FENCING");
     }
 
     @Test
