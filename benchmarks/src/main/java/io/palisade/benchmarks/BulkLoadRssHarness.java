@@ -44,12 +44,14 @@ import java.util.regex.Pattern;
  * <pre>
  * BulkLoadRssHarness [--sizes 100000,500000,2000000] [--bases 0,1000000] [--batch 8192] [--dim 128]
  *                    [--xmx 1g] [--methods batched,raw] [--raw-max 2000000] [--indexed false] [--dir PATH]
+ *                    [--malloc-arena-max N]
  * </pre>
  * Pass criterion (issue 9): the batched load's peak RSS grows by at most 25% from the smallest to the
  * largest size, per base. Prints a Markdown table and the verdict.
  */
 public final class BulkLoadRssHarness {
     private static final long LOAD_KEY_OFFSET = 1_000_000_000L;
+    private static Map<String, String> childEnv = Map.of();
     private static final Pattern TIME_RSS = Pattern.compile("Maximum resident set size \\(kbytes\\): (\\d+)");
     private static final Pattern CHILD = Pattern.compile("^(VmHWM_KB|elapsed_ms|rows|version)=(\\S+)$", Pattern.MULTILINE);
 
@@ -66,6 +68,7 @@ public final class BulkLoadRssHarness {
         String xmx = "1g";
         long rawMax = 2_000_000L;
         boolean indexed = false;
+        String arenaMax = null;
         Path dir = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -78,6 +81,7 @@ public final class BulkLoadRssHarness {
                 case "--raw-max" -> rawMax = Long.parseLong(args[++i]);
                 case "--indexed" -> indexed = Boolean.parseBoolean(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
+                case "--malloc-arena-max" -> arenaMax = args[++i];
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -85,8 +89,9 @@ public final class BulkLoadRssHarness {
             dir = Files.createTempDirectory("bulk-load-rss");
         }
         PrintStream out = System.out;
-        out.printf(Locale.ROOT, "# bulk load RSS gate: batch %d, dim %d, child -Xmx%s, %s merge path%n", batch, dim, xmx,
-                indexed ? "indexed" : "v2 (fenced)");
+        out.printf(Locale.ROOT, "# bulk load RSS gate: batch %d, dim %d, child -Xmx%s, %s merge path%s%n", batch, dim, xmx,
+                indexed ? "indexed" : "v2 (fenced)", arenaMax == null ? "" : ", MALLOC_ARENA_MAX=" + arenaMax);
+        childEnv = arenaMax == null ? Map.of() : Map.of("MALLOC_ARENA_MAX", arenaMax);
         List<String> rowsOut = new ArrayList<>();
         Map<String, Long> batchedRss = new LinkedHashMap<>();
         for (long base : bases) {
@@ -180,7 +185,9 @@ public final class BulkLoadRssHarness {
         Path err = Files.createTempFile("bulk-load-child", ".err");
         Path outFile = Files.createTempFile("bulk-load-child", ".out");
         try {
-            Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(outFile.toFile()).start();
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(outFile.toFile());
+            pb.environment().putAll(childEnv);
+            Process p = pb.start();
             if (!p.waitFor(2, TimeUnit.HOURS)) {
                 p.destroyForcibly();
             }
@@ -197,9 +204,9 @@ public final class BulkLoadRssHarness {
                 r.put("time_rss_kb", t.group(1));
             }
             if (p.exitValue() != 0) {
-                String[] lines = stderr.split("\n");
+                List<String> lines = Arrays.stream(stderr.split("\n")).filter(l -> !l.contains(" INFO ")).toList();
                 log.println("# child " + childArgs + " failed (exit " + p.exitValue() + "): "
-                        + String.join(" / ", Arrays.asList(lines).subList(0, Math.min(6, lines.length))));
+                        + String.join(" / ", lines.subList(0, Math.min(3, lines.size()))));
             }
             return r;
         } finally {
