@@ -70,6 +70,10 @@ final class BulkLoader {
         if (!def.kind().keyed()) {
             throw new ValidationException("table '" + table + "' is append-only and has no key: a bulk load needs a keyed table");
         }
+        if (graph.poisoned(branch, table)) {
+            throw new io.palisade.fencing.GraphRefusedException("table '" + table + "' on branch '" + branch
+                    + "' had a commit of unknown outcome; reopen the graph to recover it");
+        }
         HeadsState state = graph.state();
         if (!state.branchLive(branch)) {
             throw new ValidationException("unknown graph branch '" + branch + "'");
@@ -108,13 +112,22 @@ final class BulkLoader {
         } catch (ValidationException e) {
             run.rollBack(head, branch, table, IntentOutcome.VALIDATION_FAILED, e.getMessage(), List.of());
             throw e;
-        } catch (PalisadeException e) {
-            // commit state unknown: leave the intent open; recovery at the next open rolls it back
-            throw e instanceof CommitStateUnknownException c ? c
-                    : new CommitStateUnknownException("bulk load of '" + table + "' failed: " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            run.rollBack(head, branch, table, IntentOutcome.ABORTED, "load input failed: " + e, List.of());
-            throw new ValidationException("bulk load of '" + table + "' failed reading its input: " + e);
+            // a substrate failure of unknown outcome or a reader error: a Restore of the start version
+            // undoes whatever was committed; if even that fails, the intent stays open, the table is
+            // refused until reopen, and recovery rolls the load back then
+            try {
+                run.rollBack(head, branch, table, IntentOutcome.ABORTED, "bulk load failed: " + e, List.of());
+            } catch (RuntimeException rollbackFailure) {
+                e.addSuppressed(rollbackFailure);
+                graph.poison(branch, table);
+                throw new CommitStateUnknownException("bulk load of '" + table + "' failed and could not be rolled back; "
+                        + "reopen the graph to recover it: " + e.getMessage(), e);
+            }
+            if (e instanceof PalisadeException p) {
+                throw p;
+            }
+            throw new ValidationException("bulk load of '" + table + "' failed (rolled back): " + e);
         } finally {
             run.close();
         }

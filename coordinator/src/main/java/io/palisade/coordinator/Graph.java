@@ -273,6 +273,15 @@ public final class Graph implements AutoCloseable {
         }
     }
 
+    /** Refuses further writes to {@code table} on {@code branch} until reopen (committer thread only). */
+    void poison(String branch, String table) {
+        committer.poison(branch, table);
+    }
+
+    boolean poisoned(String branch, String table) {
+        return committer.poisoned(branch, table);
+    }
+
     /** Runs {@code task} on the committer thread, ordered with the writes queued before it. */
     @SuppressWarnings("unchecked")
     <T> T onCommitter(java.util.concurrent.Callable<T> task) {
