@@ -270,15 +270,13 @@ final class BulkLoader {
         void rollBack(TableHead head, String branch, String table, IntentOutcome outcome, String reason, List<String> keys) {
             List<JournalEvent> events = new ArrayList<>();
             TableRef latest = graph.store().latest(table, tableBranch);
-            if (latest.version() != start.version() || !start.branch().equals(tableBranch)) {
-                if (latest.version() != start.version()) {
-                    TableRef restored = graph.store().restore(table, start);
-                    LOG.warn("bulk load {} of '{}' failed after {} batches; restored {} as {}", intentId, table, batches,
-                            start, restored);
-                    CrashPoints.hit("load-after-restore");
-                    TableHead to = new TableHead(restored.branch(), restored.version(), head.schemaId(), head.incarnation());
-                    events.add(new HeadPublished(List.of(new HeadTransition(branch, table, head, to))));
-                }
+            if (latest.version() > start.version()) {
+                TableRef restored = graph.store().restore(table, start);
+                LOG.warn("bulk load {} of '{}' failed after {} batches; restored {} as {}", intentId, table, batches,
+                        start, restored);
+                CrashPoints.hit("load-after-restore");
+                TableHead to = new TableHead(restored.branch(), restored.version(), head.schemaId(), head.incarnation());
+                events.add(new HeadPublished(List.of(new HeadTransition(branch, table, head, to))));
             }
             events.add(new IntentCompleted(intentId, outcome, reason, null, keys));
             graph.append(events);
