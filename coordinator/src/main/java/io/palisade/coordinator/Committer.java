@@ -153,6 +153,15 @@ final class Committer implements Agent {
         return op.future.join();
     }
 
+    /** Refuses further writes to a graph branch's table until reopen (a commit of unknown outcome). */
+    void poison(String branch, String table) {
+        poisoned.add(branch + "/" + table);
+    }
+
+    boolean poisoned(String branch, String table) {
+        return poisoned.contains(branch + "/" + table);
+    }
+
     /** Fails everything still queued (on close). */
     void failPending(PalisadeException e) {
         queue.drain(pending::addLast);

@@ -24,6 +24,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -107,6 +108,25 @@ public final class Graph implements AutoCloseable {
 
     public CompletableFuture<Receipt> upsertAsync(String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
         return submit(keyed(WriteOp.Kind.UPSERT, branch, table, rows, options));
+    }
+
+    /**
+     * Bulk load (issue 9, docs/bulk-load.md): streams {@code reader} into {@code table} on {@code branch}
+     * as ONE intent that commits successive fenced merge-inserts of at most {@code batchRows} rows each
+     * (WhenMatched Fail for {@link LoadMode#APPEND}, UpdateAll for {@link LoadMode#MERGE}), journals its
+     * progress after every batch and publishes the graph head once at the end: readers of the graph see
+     * all of the load or none of it. Memory is bounded by the batch, not by the load or the table.
+     *
+     * <p>A strict load whose keys are already present, or that carries a key twice (in one batch or
+     * across batches), fails with {@link io.palisade.fencing.KeyConflictException} naming keys; the
+     * batches already committed are rolled back (restored) before the failure is returned. The load runs
+     * on the committer: other writes to the graph wait for it. The caller keeps ownership of
+     * {@code reader} (it is read to its end, or to the failure, but not closed).
+     */
+    public Receipt load(String branch, String table, ArrowReader reader, LoadMode mode, int batchRows) {
+        java.util.Objects.requireNonNull(reader, "reader");
+        java.util.Objects.requireNonNull(mode, "mode");
+        return onCommitter(() -> BulkLoader.load(this, branch, table, reader, mode, batchRows));
     }
 
     /** Deletes the rows with these keys (absent keys are ignored). */
@@ -251,6 +271,15 @@ public final class Graph implements AutoCloseable {
         if (closed) {
             committer.failPending(new GraphRefusedException("graph " + layout.root() + " is closed"));
         }
+    }
+
+    /** Refuses further writes to {@code table} on {@code branch} until reopen (committer thread only). */
+    void poison(String branch, String table) {
+        committer.poison(branch, table);
+    }
+
+    boolean poisoned(String branch, String table) {
+        return committer.poisoned(branch, table);
     }
 
     /** Runs {@code task} on the committer thread, ordered with the writes queued before it. */

@@ -139,6 +139,10 @@ final class Merges {
                         && ir.keyFilter() != null && ir.operation() != LogicalOperation.CREATE_TABLE
                         && state.completedIntent(ir.intentId()).map(CompletedIntent::applied).orElse(false)) {
                     out.computeIfAbsent(ir.table(), t -> new HashSet<>()).addAll(ir.keyFilter().keys());
+                } else if (r.event() instanceof JournalEvent.LoadProgress lp && lp.batchKeys() != null) {
+                    // a bulk load journals its keys per batch (docs/bulk-load.md)
+                    state.completedIntent(lp.intentId()).filter(c -> c.applied() && c.graphBranch().equals(branch))
+                            .ifPresent(c -> out.computeIfAbsent(c.table(), t -> new HashSet<>()).addAll(lp.batchKeys().keys()));
                 }
             }
         }

@@ -7,7 +7,9 @@ public enum IntentOutcome {
     WRITE_CONFLICT(3),
     VALIDATION_FAILED(4),
     ABORTED(5),
-    ROLLED_FORWARD(6);
+    ROLLED_FORWARD(6),
+    /** An unfinished bulk load undone by restoring its start version (issue 9, docs/bulk-load.md). */
+    ROLLED_BACK(7);
 
     private final int code;
 

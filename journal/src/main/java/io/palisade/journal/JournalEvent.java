@@ -126,6 +126,31 @@ public sealed interface JournalEvent {
         }
     }
 
+    /**
+     * Bulk-load progress (issue 9): one record per committed batch of a load intent, plus a start marker
+     * ({@code batchIndex == -1}, {@code rows == 0}, no keys) that names the table branch and the version
+     * the load starts from (the roll-back target). A load publishes its head once, at the end; recovery
+     * of an unfinished load rolls back to the start marker's version (docs/bulk-load.md).
+     *
+     * @param intentId        the load's intent
+     * @param batchIndex      0-based index of the committed batch; -1 for the start marker
+     * @param tableBranch     the table branch the load writes
+     * @param achievedVersion the table version after this batch (for the start marker: the start version)
+     * @param rows            rows committed by the load so far, this batch included
+     * @param batchKeys       nullable: the exact key filter of this batch (null for the start marker); a
+     *                        load journals its keys per batch so its memory stays bounded by the batch
+     */
+    record LoadProgress(String intentId, int batchIndex, String tableBranch, long achievedVersion, long rows,
+                        KeyFilter batchKeys) implements JournalEvent {
+        public LoadProgress {
+            Objects.requireNonNull(intentId, "intentId");
+            Objects.requireNonNull(tableBranch, "tableBranch");
+            if (batchIndex < -1) {
+                throw new IllegalArgumentException("batchIndex " + batchIndex);
+            }
+        }
+    }
+
     /** A graph branch was created from {@code fromBranch} as of journal sequence {@code fromSequence}. */
     record GraphBranchCreated(String branch, String fromBranch, long fromSequence) implements JournalEvent {
         public GraphBranchCreated {

@@ -21,6 +21,7 @@ import io.palisade.journal.JournalEvent.MigrationUnitPlanned;
 import io.palisade.journal.JournalEvent.MigrationUnitPublished;
 import io.palisade.journal.JournalEvent.RecoveryFinished;
 import io.palisade.journal.JournalEvent.RecoveryStarted;
+import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalEvent.TableCommitted;
 import io.palisade.journal.JournalEvent.TornTailCut;
 import io.palisade.journal.JournalEvent.WriterStarted;
@@ -87,6 +88,7 @@ public final class JsonRenderer {
             case RecoveryStarted e -> "recovery_started";
             case RecoveryFinished e -> "recovery_finished";
             case TornTailCut e -> "torn_tail_cut";
+            case LoadProgress e -> "load_progress";
         };
     }
 
@@ -232,6 +234,18 @@ public final class JsonRenderer {
                 n.put("last_good_sequence", e.lastGoodSequence());
                 n.put("excerpts_cut", e.excerptsCut());
                 n.put("reason", e.reason());
+            }
+            case LoadProgress e -> {
+                n.put("intent_id", e.intentId());
+                n.put("batch_index", e.batchIndex());
+                n.put("table_branch", e.tableBranch());
+                n.put("achieved_version", e.achievedVersion());
+                n.put("rows", e.rows());
+                if (e.batchKeys() == null) {
+                    n.putNull("batch_keys");
+                } else {
+                    keyFilter(n.putObject("batch_keys"), e.batchKeys());
+                }
             }
         }
         return n;

@@ -23,7 +23,9 @@ public record RecoveryClassification(String subjectId, Kind kind, String table, 
         /** A table version no journaled intent explains: the graph is refused for writes. */
         FOREIGN_COMMIT(4),
         /** An open migration unit resumed forward. */
-        MIGRATION_RESUMED(5);
+        MIGRATION_RESUMED(5),
+        /** An unfinished bulk load with committed batches: restored to its start version, completed ROLLED_BACK. */
+        LOAD_ROLLED_BACK(6);
 
         private final int code;
 

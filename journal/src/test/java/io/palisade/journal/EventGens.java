@@ -18,6 +18,7 @@ import io.palisade.journal.JournalEvent.MigrationUnitPublished;
 import io.palisade.journal.JournalEvent.RecoveryFinished;
 import io.palisade.journal.JournalEvent.RecoveryStarted;
 import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalEvent.TornTailCut;
 import io.palisade.journal.JournalEvent.WriterStarted;
 import org.quicktheories.api.Pair;
@@ -254,11 +255,22 @@ final class EventGens {
         return anyLong().zip(anyLong(), anyLong(), text(), TornTailCut::new);
     }
 
+    static Gen<JournalEvent> loadProgress() {
+        Gen<String> id = text();
+        Gen<Integer> batch = integers().between(-1, Integer.MAX_VALUE);
+        Gen<String> tableBranch = text();
+        Gen<Long> version = naturals();
+        Gen<Long> rows = naturals();
+        Gen<KeyFilter> keys = nullable(keyFilter(), 30);
+        return in -> new LoadProgress(id.generate(in), batch.generate(in), tableBranch.generate(in),
+                version.generate(in), rows.generate(in), keys.generate(in));
+    }
+
     /** Every event type, equally likely. */
     static Gen<JournalEvent> anyEvent() {
         return oneOf(List.of(writerStarted(), intentRecorded(), tableCommitted(), headPublished(),
                 intentCompleted(), branchCreated(), branchDeleted(), checkpoint(), migrationClaimed(), unitPlanned(),
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
-                recoveryStarted(), recoveryFinished(), tornTailCut()));
+                recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress()));
     }
 }

@@ -2,6 +2,7 @@ package io.palisade.recovery;
 
 import io.palisade.fencing.GraphRefusedException;
 import io.palisade.heads.HeadsState;
+import io.palisade.heads.IntentPhase;
 import io.palisade.heads.OpenIntent;
 import io.palisade.heads.Pin;
 import io.palisade.journal.HeadTransition;
@@ -10,11 +11,15 @@ import io.palisade.journal.Journal;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalEvent.HeadPublished;
 import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.JournalEvent.LoadProgress;
+import io.palisade.journal.JournalCursor;
+import io.palisade.journal.JournalReader;
 import io.palisade.journal.JournalEvent.TableCommitted;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.RecoveryClassification;
 import io.palisade.journal.RecoveryClassification.Kind;
 import io.palisade.journal.TableHead;
+import io.palisade.substrate.OperationKind;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;
 import io.palisade.substrate.VersionInfo;
@@ -74,7 +79,9 @@ public final class Recovery {
             groups.computeIfAbsent(o.graphBranch() + "\u0000" + o.table(), k -> new ArrayList<>()).add(o);
         }
         for (List<OpenIntent> group : groups.values()) {
-            classify(group, state, store, found, events);
+            if (!classifyLoad(journal, group, state, store, found, events)) {
+                classify(group, state, store, found, events);
+            }
         }
         List<String> explainedTables = state.openIntents().stream().map(o -> o.graphBranch() + "/" + o.table()).toList();
         for (String branch : state.branches().keySet()) {
@@ -153,6 +160,81 @@ public final class Recovery {
             events.add(new IntentCompleted(o.intentId(), IntentOutcome.ROLLED_FORWARD, "rolled forward by recovery", null,
                     List.of()));
         }
+    }
+
+    /**
+     * The rule for an unfinished bulk load (docs/bulk-load.md): an open intent with {@link LoadProgress}
+     * records that never reached its single TableCommitted is rolled BACK to the version its last start
+     * marker names, by a Restore commit (or by adopting the Restore an interrupted earlier rollback
+     * made); that restored version (same content as the start) is published and the intent completes
+     * as ROLLED_BACK. The batches between are explained by the progress records, plus at most one
+     * in-flight batch (committed, not yet journaled); anything beyond is a foreign commit.
+     *
+     * @return false when the group is not an unfinished load (the general rule applies)
+     */
+    private static boolean classifyLoad(Journal journal, List<OpenIntent> group, HeadsState state, TableStore store,
+                                        List<RecoveryClassification> found, List<JournalEvent> events) {
+        OpenIntent o = group.get(0);
+        if (group.size() != 1 || o.phase() != IntentPhase.RECORDED) {
+            return false;
+        }
+        LoadProgress startMarker = null;
+        LoadProgress lastBatch = null;
+        int progressRecords = 0;
+        try (JournalReader reader = journal.reader(); JournalCursor cursor = reader.read(o.recordedAt())) {
+            for (JournalRecord r = cursor.poll(); r != null; r = cursor.poll()) {
+                if (r.event() instanceof LoadProgress lp && lp.intentId().equals(o.intentId())) {
+                    progressRecords++;
+                    if (lp.batchIndex() < 0) {
+                        startMarker = lp;
+                    } else {
+                        // keep no key filters: memory stays bounded however long the load was
+                        lastBatch = new LoadProgress(lp.intentId(), lp.batchIndex(), lp.tableBranch(),
+                                lp.achievedVersion(), lp.rows(), null);
+                    }
+                }
+            }
+        }
+        if (progressRecords == 0) {
+            return false;
+        }
+        String table = o.table();
+        String tableBranch = startMarker.tableBranch();
+        long startVersion = startMarker.achievedVersion();
+        long journaled = lastBatch == null || !lastBatch.tableBranch().equals(tableBranch) ? startVersion
+                : lastBatch.achievedVersion();
+        long latest = store.exists(table) && store.listBranches(table).contains(tableBranch)
+                ? store.latest(table, tableBranch).version() : -1;
+        String evidence = "load started at " + tableBranch + "@" + startVersion + ", "
+                + (lastBatch == null ? "no batch journaled" : (lastBatch.batchIndex() + 1) + " batches (" + lastBatch.rows()
+                + " rows) journaled up to @" + journaled) + ", table branch at @" + latest;
+        if (latest <= startVersion) {
+            found.add(new RecoveryClassification(o.intentId(), Kind.NO_EFFECT_ABORTED, table, evidence));
+            events.add(new IntentCompleted(o.intentId(), IntentOutcome.ABORTED,
+                    "bulk load without substrate effect, aborted by recovery", null, List.of()));
+            return true;
+        }
+        TableRef restored;
+        boolean restoredEarlier = latest <= journaled + 2
+                && store.decompose(table, new TableRef(tableBranch, latest)).kind() == OperationKind.RESTORE;
+        if (restoredEarlier) {
+            restored = new TableRef(tableBranch, latest);
+        } else if (latest <= journaled + 1) {
+            restored = store.restore(table, new TableRef(tableBranch, startVersion));
+        } else {
+            throw new GraphRefusedException("foreign commit: table '" + table + "' branch " + tableBranch + " is at version "
+                    + latest + " but the unfinished bulk load " + o.intentId() + " explains at most version " + (journaled + 1)
+                    + " (" + evidence + "); versions: " + describe(store, table, tableBranch, journaled));
+        }
+        TableHead from = state.head(o.graphBranch(), table).orElse(o.recorded().intendedTransition().from());
+        TableHead to = new TableHead(tableBranch, restored.version(), from.schemaId(), from.incarnation());
+        events.add(new HeadPublished(List.of(new HeadTransition(o.graphBranch(), table, from, to))));
+        events.add(new IntentCompleted(o.intentId(), IntentOutcome.ROLLED_BACK,
+                "unfinished bulk load rolled back by recovery: " + tableBranch + "@" + startVersion + " restored as @"
+                        + restored.version(), null, List.of()));
+        found.add(new RecoveryClassification(o.intentId(), Kind.LOAD_ROLLED_BACK, table,
+                evidence + "; restored @" + startVersion + " as @" + restored.version() + " and published it"));
+        return true;
     }
 
     private static String describe(TableStore store, String table, String branch, long after) {

@@ -89,6 +89,16 @@ public interface TableStore extends AutoCloseable {
     /** What the commit that produced {@code ref} did (see {@link CommitDescription}). */
     CommitDescription decompose(String table, TableRef ref);
 
+    /**
+     * Restores the branch of {@code to} to the exact state {@code to}: one Restore commit whose content
+     * is that version's, at a new newest version (which is returned). Versions in between stay in the
+     * history. Used to roll back an unfinished bulk load (docs/bulk-load.md). Stores that cannot restore
+     * throw {@link UnsupportedOperationException}.
+     */
+    default TableRef restore(String table, TableRef to) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot restore a table version");
+    }
+
     @Override
     void close();
 }

@@ -7,6 +7,7 @@ import io.palisade.journal.JournalEvent.CheckpointWritten;
 import io.palisade.journal.JournalEvent.GraphBranchCreated;
 import io.palisade.journal.JournalEvent.GraphBranchDeleted;
 import io.palisade.journal.JournalEvent.HeadPublished;
+import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalEvent.IntentCompleted;
 import io.palisade.journal.JournalEvent.IntentRecorded;
 import io.palisade.journal.JournalEvent.MigrationBranchVerified;
@@ -153,6 +154,7 @@ public final class HeadsState {
             case MigrationRefused e -> f.migrationRefused(e);
             case RecoveryStarted e -> f.openRecovery = e.recoveryId();
             case RecoveryFinished e -> f.openRecovery = null;
+            case LoadProgress e -> f.loadProgress(e);
             case TornTailCut e -> {
                 // the journal's own bookkeeping: nothing in the heads changes
             }
@@ -432,6 +434,22 @@ public final class HeadsState {
                             + ")");
                 }
                 open = open.put(id, o.committed(e.tableBranch(), e.achievedVersion(), seq));
+            }
+        }
+
+        /**
+         * A bulk load's batch progress: only valid for an open intent still before phase B's journaled
+         * commit (a load journals its single TableCommitted at the end). It changes no head: the load
+         * publishes once, at the end. Recovery reads the progress records from the journal itself.
+         */
+        void loadProgress(LoadProgress e) {
+            OpenIntent o = open.get(e.intentId());
+            if (o == null) {
+                throw fail(null, null, "load progress names intent " + e.intentId() + ", which is not open");
+            }
+            if (o.phase() != IntentPhase.RECORDED) {
+                throw fail(o.graphBranch(), o.table(), "load progress of intent " + e.intentId() + " after phase "
+                        + o.phase());
             }
         }
 

@@ -22,6 +22,7 @@ import io.palisade.journal.JournalEvent.MigrationUnitPlanned;
 import io.palisade.journal.JournalEvent.MigrationUnitPublished;
 import io.palisade.journal.JournalEvent.RecoveryFinished;
 import io.palisade.journal.JournalEvent.RecoveryStarted;
+import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalEvent.TableCommitted;
 import io.palisade.journal.JournalEvent.TornTailCut;
 import io.palisade.journal.JournalEvent.WriterStarted;
@@ -48,6 +49,7 @@ public final class EventCodec {
     public static final short GRAPH_BRANCH_CREATED = 6;
     public static final short GRAPH_BRANCH_DELETED = 7;
     public static final short CHECKPOINT_WRITTEN = 8;
+    public static final short LOAD_PROGRESS = 9;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -85,6 +87,7 @@ public final class EventCodec {
             case RecoveryStarted e -> RECOVERY_STARTED;
             case RecoveryFinished e -> RECOVERY_FINISHED;
             case TornTailCut e -> TORN_TAIL_CUT;
+            case LoadProgress e -> LOAD_PROGRESS;
         };
     }
 
@@ -151,6 +154,9 @@ public final class EventCodec {
             }
             case TornTailCut e -> w.putLong(e.previousEpoch()).putLong(e.lastGoodSequence()).putLong(e.excerptsCut())
                     .putString(e.reason());
+            case LoadProgress e -> w.putString(e.intentId()).putInt(e.batchIndex()).putString(e.tableBranch())
+                    .putLong(e.achievedVersion()).putLong(e.rows())
+                    .putBytes(e.batchKeys() == null ? null : e.batchKeys().encode());
         }
         return w.position() - offset;
     }
@@ -243,6 +249,16 @@ public final class EventCodec {
                 yield new RecoveryFinished(id, cs, r.getString());
             }
             case TORN_TAIL_CUT -> new TornTailCut(r.getLong(), r.getLong(), r.getLong(), r.getString());
+            case LOAD_PROGRESS -> {
+                String intentId = r.getString();
+                int batchIndex = r.getInt();
+                String tableBranch = r.getString();
+                long version = r.getLong();
+                long rows = r.getLong();
+                byte[] kf = r.getNullableBytes();
+                yield new LoadProgress(intentId, batchIndex, tableBranch, version, rows,
+                        kf == null ? null : KeyFilter.decode(kf));
+            }
             default -> throw new MalformedPayloadException("record type code " + type
                     + " is unknown to this build (journal format " + RecordDescriptor.FORMAT_VERSION
                     + "); it was written by a newer Palisade and is refused, never skipped");

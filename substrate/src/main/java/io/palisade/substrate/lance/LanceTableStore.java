@@ -224,6 +224,16 @@ public final class LanceTableStore implements TableStore {
     // ------------------------------------------------------------------ versions and branches
 
     @Override
+    public TableRef restore(String table, TableRef to) {
+        try (Dataset ds = openDataset(table, to)) {
+            ds.restore();
+        } catch (RuntimeException e) {
+            throw LanceErrors.commitFailure(table, "restore to " + to, e);
+        }
+        return latest(table, to.branch());
+    }
+
+    @Override
     public TableRef latest(String table, String branch) {
         try (Dataset ds = openLatest(table, branch)) {
             return new TableRef(branch, ds.version());
