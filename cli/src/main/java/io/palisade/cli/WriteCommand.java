@@ -52,6 +52,10 @@ final class WriteCommand implements Callable<Integer> {
     @Option(names = "--idempotency-key", paramLabel = "K", description = "Repeating a key returns the first receipt, never a second write.")
     String idempotencyKey;
 
+    @Option(names = "--batch-rows", paramLabel = "N", description = {"Bulk load (insert or upsert into a keyed table): one intent",
+            "committed in fenced batches of N rows, published once at the end (all or nothing). See docs/bulk-load.md."})
+    Integer batchRows;
+
     @Override
     public Integer call() throws Exception {
         Catalog catalog = Cli.catalog(graph);
@@ -85,6 +89,14 @@ final class WriteCommand implements Callable<Integer> {
                                     + "' is append-only: only --mode insert (an append) is possible");
                         }
                         receipt = g.append(branch, table, root);
+                    } else if (batchRows != null) {
+                        if (batchRows <= 0) {
+                            throw new CliException(Main.USAGE, "--batch-rows must be positive");
+                        }
+                        if (idempotencyKey != null) {
+                            throw new CliException(Main.USAGE, "--idempotency-key is not supported with --batch-rows");
+                        }
+                        receipt = load(g, root, alloc);
                     } else if (mode == Mode.insert) {
                         receipt = g.insert(branch, table, root, opts);
                     } else {
@@ -95,6 +107,21 @@ final class WriteCommand implements Callable<Integer> {
         }
         System.out.println(Cli.toJson(receiptJson(receipt)));
         return Main.OK;
+    }
+
+    /** Streams the batch to {@link Graph#load} through an Arrow IPC reader (the load re-batches it). */
+    private Receipt load(Graph g, VectorSchemaRoot root, BufferAllocator alloc) throws java.io.IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (org.apache.arrow.vector.ipc.ArrowStreamWriter w = new org.apache.arrow.vector.ipc.ArrowStreamWriter(root, null, bytes)) {
+            w.start();
+            w.writeBatch();
+            w.end();
+        }
+        try (org.apache.arrow.vector.ipc.ArrowStreamReader r = new org.apache.arrow.vector.ipc.ArrowStreamReader(
+                new java.io.ByteArrayInputStream(bytes.toByteArray()), alloc)) {
+            return g.load(branch, table, r, mode == Mode.insert ? io.palisade.coordinator.LoadMode.APPEND
+                    : io.palisade.coordinator.LoadMode.MERGE, batchRows);
+        }
     }
 
     static Map<String, Object> receiptJson(Receipt r) {
