@@ -48,27 +48,11 @@ final class LanceKeylessTable extends LanceSnapshot implements KeylessTable {
 
     @Override
     public CommitResult addColumns(List<Field> columns) {
-        KeyedSchemas.checkAddColumns(schema, columns);
-        try {
-            return onWriteDataset(w -> {
-                w.addColumns(columns);
-                return advanced(w);
-            });
-        } catch (Exception e) {
-            throw LanceErrors.commitFailure(name, "add columns", e);
-        }
+        return addColumnsCommit(columns);
     }
 
     @Override
     public CommitResult dropColumns(List<String> columns) {
-        KeyedSchemas.checkDropColumns(schema, columns, false);
-        try {
-            return onWriteDataset(w -> {
-                w.dropColumns(columns);
-                return advanced(w);
-            });
-        } catch (Exception e) {
-            throw LanceErrors.commitFailure(name, "drop columns", e);
-        }
+        return dropColumnsCommit(columns, false);
     }
 }

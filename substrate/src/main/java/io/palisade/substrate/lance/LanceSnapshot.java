@@ -210,4 +210,30 @@ abstract class LanceSnapshot implements TableSnapshot {
     public void close() {
         dataset.close();
     }
+
+    /** Adds nullable columns on a private dataset at this handle's ref (shared by keyed and keyless tables). */
+    CommitResult addColumnsCommit(List<org.apache.arrow.vector.types.pojo.Field> columns) {
+        KeyedSchemas.checkAddColumns(schema, columns);
+        try {
+            return onWriteDataset(w -> {
+                w.addColumns(columns);
+                return advanced(w);
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "add columns", e);
+        }
+    }
+
+    /** Drops columns; {@code keyed} refuses dropping the primary key. */
+    CommitResult dropColumnsCommit(List<String> columns, boolean keyed) {
+        KeyedSchemas.checkDropColumns(schema, columns, keyed);
+        try {
+            return onWriteDataset(w -> {
+                w.dropColumns(columns);
+                return advanced(w);
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "drop columns", e);
+        }
+    }
 }
