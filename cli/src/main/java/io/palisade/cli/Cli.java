@@ -174,4 +174,39 @@ final class Cli {
             }
         }
     }
+
+    /**
+     * Draws progress of work that journals as it goes (a bulk load's batches, a migration's steps) by
+     * following the journal from its current end on a daemon thread; only on a terminal. Close it when
+     * the work returns.
+     */
+    static AutoCloseable journalProgress(Path graph, String what, long total,
+                                         java.util.function.Predicate<io.palisade.journal.JournalEvent> counts) {
+        if (!terminal()) {
+            return () -> { };
+        }
+        Progress p = new Progress(what, total);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread t = new Thread(() -> {
+            try (io.palisade.journal.JournalReader r = io.palisade.journal.JournalReader.open(graph.resolve("_palisade"));
+                 io.palisade.journal.JournalCursor c = r.follow(java.time.Instant.now())) {
+                long n = 0;
+                while (!stop.get()) {
+                    io.palisade.journal.JournalRecord rec = c.take(java.time.Duration.ofMillis(200));
+                    if (rec != null && counts.test(rec.event())) {
+                        p.at(++n);
+                    }
+                }
+            } catch (RuntimeException e) {
+                // progress is best effort; the work itself reports its own errors
+            }
+        }, "palisade-progress");
+        t.setDaemon(true);
+        t.start();
+        return () -> {
+            stop.set(true);
+            t.join(1_000);
+            p.done();
+        };
+    }
 }

@@ -34,7 +34,16 @@ final class MigrateCommand implements Runnable {
         @Override
         public Integer call() {
             Cli.requireGraph(graph);
-            MigrationReport report = PkMigration.run(graph, MigrationOptions.defaults());
+            MigrationReport report;
+            try (AutoCloseable progress = Cli.journalProgress(graph, "migrate pk", 0, e -> e instanceof
+                    io.palisade.journal.JournalEvent.MigrationUnitPublished
+                    || e instanceof io.palisade.journal.JournalEvent.MigrationBranchVerified)) {
+                report = PkMigration.run(graph, MigrationOptions.defaults());
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
             System.out.println(report.describe());
             return report.status() == MigrationReport.Status.REFUSED ? Main.REFUSED : Main.OK;
         }

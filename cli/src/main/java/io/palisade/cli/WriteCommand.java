@@ -96,7 +96,11 @@ final class WriteCommand implements Callable<Integer> {
                         if (idempotencyKey != null) {
                             throw new CliException(Main.USAGE, "--idempotency-key is not supported with --batch-rows");
                         }
-                        receipt = load(g, root, alloc);
+                        long batches = (root.getRowCount() + batchRows - 1) / batchRows;
+                        try (AutoCloseable progress = Cli.journalProgress(graph, "load", batches,
+                                e -> e instanceof io.palisade.journal.JournalEvent.LoadProgress lp && lp.batchIndex() >= 0)) {
+                            receipt = load(g, root, alloc);
+                        }
                     } else if (mode == Mode.insert) {
                         receipt = g.insert(branch, table, root, opts);
                     } else {
