@@ -452,6 +452,7 @@ final class Committer implements Agent {
                 return switch (first.kind) {
                     case OVERWRITE -> t.overwrite(first.rows);
                     case ADD_COLUMNS -> t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
+                    case COMPACT -> t.compact();
                     case INSERT, UPSERT, DELETE, APPEND, OPTIMIZE_INDEX ->
                             throw new ValidationException(first.kind + " needs a keyed table");
                 };
@@ -467,6 +468,9 @@ final class Committer implements Agent {
             }
             if (first.kind == WriteOp.Kind.OPTIMIZE_INDEX) {
                 return t.hasIdIndex() ? t.optimizeIdIndex() : t.createIdIndex();
+            }
+            if (first.kind == WriteOp.Kind.COMPACT) {
+                return t.compact();
             }
             if (first.kind == WriteOp.Kind.DELETE) {
                 KeyFilter all = ops.get(0).keys;
@@ -525,6 +529,8 @@ final class Committer implements Agent {
                     .map(c -> new io.palisade.fencing.action.AddFields.NewField(c.name(), true)).toList(), java.util.Map.of()));
             // the index segments an optimise rewrites are only known to the substrate
             case OPTIMIZE_INDEX -> List.of();
+            // which fragments a compaction rewrites is decided by the substrate at commit time
+            case COMPACT -> List.of();
         };
     }
 
@@ -536,6 +542,7 @@ final class Committer implements Agent {
             case OVERWRITE -> LogicalOperation.OVERWRITE;
             case ADD_COLUMNS -> LogicalOperation.ADD_COLUMNS;
             case OPTIMIZE_INDEX -> LogicalOperation.INDEX_MAINTENANCE;
+            case COMPACT -> LogicalOperation.COMPACTION;
         };
     }
 

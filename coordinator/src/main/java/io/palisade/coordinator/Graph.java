@@ -216,6 +216,16 @@ public final class Graph implements AutoCloseable {
                 baseVersion(branch, table))));
     }
 
+    /**
+     * Compacts a table's small fragments (rows unchanged; indices remapped by the substrate) as a
+     * journaled maintenance operation.
+     */
+    public Receipt compact(String branch, String table) {
+        catalog.require(table);
+        return join(submit(new WriteOp(WriteOp.Kind.COMPACT, branch, table, null, null, Optional.empty(),
+                baseVersion(branch, table))));
+    }
+
     /** Adds columns to the catalog and writes it durably (committer thread only). */
     void addToCatalog(String table, List<Catalog.ColumnDef> columns) {
         List<Catalog.TableDef> tables = new ArrayList<>();
@@ -482,7 +492,7 @@ public final class Graph implements AutoCloseable {
         if (op.kind == WriteOp.Kind.DELETE) {
             return op.deleteKeys;
         }
-        if (op.kind == WriteOp.Kind.ADD_COLUMNS || op.kind == WriteOp.Kind.OPTIMIZE_INDEX) {
+        if (op.kind == WriteOp.Kind.ADD_COLUMNS || op.kind == WriteOp.Kind.OPTIMIZE_INDEX || op.kind == WriteOp.Kind.COMPACT) {
             return null;
         }
         Schema declared = def.arrowSchema();

@@ -8,7 +8,7 @@ import java.util.concurrent.CompletableFuture;
 
 /** One queued logical write, as the committer sees it. */
 final class WriteOp {
-    enum Kind { INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, OPTIMIZE_INDEX }
+    enum Kind { INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT }
 
     final Kind kind;
     final String branch;
@@ -40,7 +40,7 @@ final class WriteOp {
     long rowCount() {
         return switch (kind) {
             case DELETE -> deleteKeys.size();
-            case ADD_COLUMNS, OPTIMIZE_INDEX -> 0;
+            case ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT -> 0;
             default -> rows.getRowCount();
         };
     }
@@ -48,6 +48,6 @@ final class WriteOp {
     /** Whether two ops can share one substrate commit. */
     boolean groupsWith(WriteOp o) {
         return kind == o.kind && branch.equals(o.branch) && table.equals(o.table)
-                && kind != Kind.OVERWRITE && kind != Kind.ADD_COLUMNS && kind != Kind.OPTIMIZE_INDEX;
+                && kind != Kind.OVERWRITE && kind != Kind.ADD_COLUMNS && kind != Kind.OPTIMIZE_INDEX && kind != Kind.COMPACT;
     }
 }

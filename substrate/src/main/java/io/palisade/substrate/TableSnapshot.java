@@ -50,6 +50,14 @@ public interface TableSnapshot extends AutoCloseable {
      */
     MergePath mergePath();
 
+    /**
+     * Compacts small fragments into larger ones (rows unchanged; Lance remaps the indices). A store that
+     * cannot compact refuses with a {@link io.palisade.fencing.ValidationException}.
+     */
+    default CommitResult compact() {
+        throw new io.palisade.fencing.ValidationException("table '" + name() + "': this store does not compact");
+    }
+
     /** How many rows have each key of {@code keys} here, as text, ascending; keys with no row are absent. */
     Map<String, Long> keyCounts(KeyFilter keys);
 

@@ -236,4 +236,17 @@ abstract class LanceSnapshot implements TableSnapshot {
             throw LanceErrors.commitFailure(name, "drop columns", e);
         }
     }
+
+    /** Lance compaction on a private dataset at this handle's ref. */
+    @Override
+    public CommitResult compact() {
+        try {
+            return onWriteDataset(w -> {
+                w.compact();
+                return advanced(w);
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "compact", e);
+        }
+    }
 }
