@@ -118,9 +118,10 @@ public final class Palisade {
         BufferAllocator allocator = null;
         try {
             store = new LanceTableStore(layout.tables().toString());
-            HeadsState state = HeadsReplayer.of(layout.palisade()).replay().state();
+            HeadsReplayer.Replay replay = HeadsReplayer.of(layout.palisade()).replay();
+            HeadsState state = replay.state();
             FormatStamp.of(state.formatStamp() == 0 ? FormatStamp.FENCING.number() : state.formatStamp());
-            Recovery.Report report = Recovery.run(journal, state, store, adoptForeign);
+            Recovery.Report report = Recovery.run(journal, replay, store, adoptForeign);
             state = report.state();
             for (Catalog.TableDef t : catalog.tables()) {
                 if (state.head(HeadsState.MAIN, t.name()).isEmpty()) {
@@ -132,7 +133,9 @@ public final class Palisade {
                 }
             }
             allocator = new RootAllocator();
-            return new Graph(layout, catalog, options, journal, store, allocator, state);
+            Graph graph = new Graph(layout, catalog, options, journal, store, allocator, state);
+            graph.recoveryReport(report);
+            return graph;
         } catch (RuntimeException e) {
             if (allocator != null) {
                 allocator.close();
