@@ -42,8 +42,19 @@ public final class PhaseCrashPoints {
     private PhaseCrashPoints() {
     }
 
+    private static volatile java.util.function.Consumer<String> listener;
+
+    /** Test seam: {@code l} runs on every hit, before the halt check (the crash suite's power-loss model). */
+    public static void listener(java.util.function.Consumer<String> l) {
+        listener = l;
+    }
+
     /** Halts the JVM if {@code name} is the configured crash point and this is its nth hit. */
     public static void hit(String name) {
+        java.util.function.Consumer<String> l = listener;
+        if (l != null) {
+            l.accept(name);
+        }
         if (!TARGET.isEmpty() && TARGET.equals(name) && HITS.incrementAndGet() == NTH) {
             Runtime.getRuntime().halt(HALT_STATUS);
         }
