@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** Entry point of the {@code palisade} command. */
 @Command(name = "palisade", mixinStandardHelpOptions = true, version = "palisade 0.1.0",
         description = "Write coordinator for keyed Lance tables.",
-        subcommands = {DemoCommand.class})
+        subcommands = {DemoCommand.class, RecoverCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

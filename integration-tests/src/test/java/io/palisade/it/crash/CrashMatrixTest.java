@@ -67,7 +67,7 @@ class CrashMatrixTest {
                 points.add(1, "after-fork");
             }
             for (String point : points) {
-                cell(h, op + " x " + point, plan(h, op), point, 1_000_000);
+                cell(h, op + " x " + point, plan(h, op), point, 2);
             }
         }
         assertThat(CELLS).contains("BRANCH_WRITE x after-fork", "DELETE x before-publish");
@@ -98,8 +98,8 @@ class CrashMatrixTest {
                         "before-publish") : List.of("after-substrate-commit");
                 for (String interrupted : first) {
                     List<Plan.Op> plan = plan(h, op);
-                    CrashHarness.Segment s1 = h.runChild(plan, new CrashHarness.AtPoint(interrupted), false, 1_000_000);
-                    CrashHarness.Segment s2 = h.runChild(List.of(), new CrashHarness.AtPoint(point), false, 1_000_000);
+                    CrashHarness.Segment s1 = h.runChild(plan, new CrashHarness.AtPoint(interrupted), false, 2);
+                    CrashHarness.Segment s2 = h.runChild(List.of(), new CrashHarness.AtPoint(point), false, 2);
                     String label = "RECOVERY(" + op + " x " + interrupted + ") x " + point;
                     h.verify(label, false, List.of(s1, s2));
                     CELLS.add(label);
