@@ -68,6 +68,7 @@ final class CrashHarness implements AutoCloseable {
 
     final Path graph;
     final Path logs;
+    private final Path childTmpRoot;
     private final Random random;
     private Model model = Model.initial();
     private int nextId;
@@ -75,12 +76,32 @@ final class CrashHarness implements AutoCloseable {
     private int nextMsg;
     private int trial;
 
+    private static final List<CrashHarness> OPEN = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    /** A harness closed by {@link #closeAll()} (tests call it after each test). */
+    static CrashHarness open(Path dir, long seed) {
+        CrashHarness h = new CrashHarness(dir, seed);
+        OPEN.add(h);
+        return h;
+    }
+
+    static void closeAll() {
+        synchronized (OPEN) {
+            OPEN.forEach(CrashHarness::close);
+            OPEN.clear();
+        }
+    }
+
     CrashHarness(Path dir, long seed) {
         this.graph = dir.resolve("g");
         this.logs = dir.resolve("logs");
         this.random = new Random(seed);
+        Path shm = Path.of("/dev/shm");
+        this.childTmpRoot = Files.isDirectory(shm) && Files.isWritable(shm)
+                ? shm.resolve("palisade-crash-" + ProcessHandle.current().pid()) : dir.resolve("child-tmp");
         try {
             Files.createDirectories(logs);
+            Files.createDirectories(childTmpRoot);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -207,6 +228,7 @@ final class CrashHarness implements AutoCloseable {
             return runChild0(plan, death, power, checkpointEvery);
         } finally {
             CHILD_NANOS.addAndGet(System.nanoTime() - t0);
+            PowerLoss.deleteTree(childTmpRoot.resolve("child"));
         }
     }
 
@@ -223,6 +245,12 @@ final class CrashHarness implements AutoCloseable {
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-Dchronicle.analytics.disable=true");
+        // Lance's JNI loader extracts its 180 MB library to java.io.tmpdir on every start and a killed JVM
+        // never deletes it: give each child its own tmpdir (on tmpfs when there is one) and delete it after.
+        Path childTmp = childTmpRoot.resolve("child");
+        PowerLoss.deleteTree(childTmp);
+        Files.createDirectories(childTmp);
+        cmd.add("-Djava.io.tmpdir=" + childTmp);
         if (death instanceof AtPoint p) {
             cmd.add("-Dpalisade.crash.at=" + p.point());
         }
@@ -440,6 +468,6 @@ final class CrashHarness implements AutoCloseable {
 
     @Override
     public void close() {
-        // the graph lives in the test's temp dir
+        PowerLoss.deleteTree(childTmpRoot); // the graph itself lives in the test's temp dir
     }
 }

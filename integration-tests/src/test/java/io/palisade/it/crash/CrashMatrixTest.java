@@ -27,6 +27,11 @@ class CrashMatrixTest {
     @TempDir
     Path dir;
 
+    @org.junit.jupiter.api.AfterEach
+    void closeHarnesses() {
+        CrashHarness.closeAll();
+    }
+
     static final List<String> CELLS = new ArrayList<>();
 
     @AfterAll
@@ -60,7 +65,7 @@ class CrashMatrixTest {
 
     @Test
     void everyWritePathCrashPointTimesEveryWriteOperationRecovers() throws Exception {
-        CrashHarness h = new CrashHarness(dir, 6001);
+        CrashHarness h = CrashHarness.open(dir, 6001);
         for (WriteOp op : WriteOp.values()) {
             List<String> points = new ArrayList<>(WRITE_POINTS);
             if (op == WriteOp.BRANCH_WRITE) {
@@ -75,14 +80,14 @@ class CrashMatrixTest {
 
     @Test
     void everyCheckpointCrashPointTimesEveryOperationRecovers() throws Exception {
-        CrashHarness h = new CrashHarness(dir, 6002);
+        CrashHarness h = CrashHarness.open(dir, 6002);
         for (String point : List.of(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP, PhaseCrashPoints.CHECKPOINT_AFTER_RENAME)) {
             for (WriteOp op : WriteOp.values()) {
                 // checkpointEvery=1: a checkpoint follows every journal batch; :1 is the one after the first
-                // batch (Phase A, or the branch creation), :2 the next (Phase C/D, or the branch write's Phase A)
-                for (int nth : new int[] {1, 2}) {
-                    cell(h, op + " x " + point + ":" + nth, plan(h, op), point + ":" + nth, 1);
-                }
+                // batch (Phase A, or the branch creation), :2 the next (Phase C/D, or the branch write's Phase A).
+                // Each op gets :1 at one point and :2 at the other.
+                int nth = 1 + (op.ordinal() + (point.equals(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP) ? 0 : 1)) % 2;
+                cell(h, op + " x " + point + ":" + nth, plan(h, op), point + ":" + nth, 1);
             }
             Plan.Op create = h.op(Plan.Kind.BRANCH, h.model().copy());
             cell(h, "BRANCH_CREATE x " + point, List.of(create), point + ":1", 1);
@@ -91,12 +96,14 @@ class CrashMatrixTest {
 
     @Test
     void everyRecoveryCrashPointRecoversOnTheNextOpen() throws Exception {
-        CrashHarness h = new CrashHarness(dir, 6003);
-        for (String point : RECOVERY_POINTS) {
+        CrashHarness h = CrashHarness.open(dir, 6003);
+        // what the killed write left for recovery: after-intent → ABORTED, after-substrate-commit and
+        // before-publish → ROLLED_FORWARD; rotated so each recovery point meets each op and each decision
+        List<String> interruptedAt = List.of("after-intent", "after-substrate-commit", "before-publish");
+        for (int j = 0; j < RECOVERY_POINTS.size(); j++) {
+            String point = RECOVERY_POINTS.get(j);
             for (WriteOp op : WriteOp.values()) {
-                List<String> first = op == WriteOp.INSERT ? List.of("after-substrate-commit", "after-intent",
-                        "before-publish") : List.of("after-substrate-commit");
-                for (String interrupted : first) {
+                for (String interrupted : List.of(interruptedAt.get((op.ordinal() + j) % interruptedAt.size()))) {
                     List<Plan.Op> plan = plan(h, op);
                     CrashHarness.Segment s1 = h.runChild(plan, new CrashHarness.AtPoint(interrupted), false, 2);
                     CrashHarness.Segment s2 = h.runChild(List.of(), new CrashHarness.AtPoint(point), false, 2);

@@ -17,6 +17,11 @@ class PowerLossTest {
     @TempDir
     Path dir;
 
+    @org.junit.jupiter.api.AfterEach
+    void closeHarnesses() {
+        CrashHarness.closeAll();
+    }
+
     @AfterAll
     static void printCounts() {
         System.out.println("[crash-power] " + CrashHarness.summary());
@@ -24,7 +29,7 @@ class PowerLossTest {
 
     @Test
     void powerCutAtEveryWritePathPointKeepsEveryInvariant() throws Exception {
-        CrashHarness h = new CrashHarness(dir, 6007);
+        CrashHarness h = CrashHarness.open(dir, 6007);
         List<String> points = new ArrayList<>(CrashMatrixTest.WRITE_POINTS);
         points.add("checkpoint-after-temp:2");
         points.add("checkpoint-after-rename:2");

@@ -27,6 +27,11 @@ class RandomKillTest {
     @TempDir
     Path dir;
 
+    @org.junit.jupiter.api.AfterEach
+    void closeHarnesses() {
+        CrashHarness.closeAll();
+    }
+
     @AfterAll
     static void printCounts() {
         System.out.println("[crash-random] " + CrashHarness.summary());
@@ -34,7 +39,7 @@ class RandomKillTest {
 
     /** Runs {@code kills} random kills on one graph; shared with the power-loss suite. */
     static int run(Path dir, long seed, int kills, boolean power) throws Exception {
-        CrashHarness h = new CrashHarness(dir, seed);
+        CrashHarness h = CrashHarness.open(dir, seed);
         Random r = h.random();
         int done = 0;
         int trial = 0;
