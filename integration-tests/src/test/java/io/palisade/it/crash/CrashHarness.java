@@ -255,12 +255,15 @@ final class CrashHarness implements AutoCloseable {
             cmd.add("-Dpalisade.crash.at=" + p.point());
         }
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(nativeLibDir() + java.io.File.pathSeparator + System.getProperty("java.class.path"));
         cmd.add(CrashWorkload.class.getName());
         cmd.add(graph.toString());
         cmd.add(power ? "POWER" : "PROCESS");
         cmd.add(Integer.toString(checkpointEvery));
         cmd.add(Plan.encode(plan));
+        if (power) {
+            new PowerLoss(graph).snapshot(); // the baseline: the journal as the last check left it, all synced
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectError(logs.resolve("child-" + CHILDREN.get() + ".err").toFile());
         Process p = pb.start();
@@ -299,6 +302,9 @@ final class CrashHarness implements AutoCloseable {
             throw new AssertionError("child did not finish within 180 s: " + describe(plan, death, lines));
         }
         reader.join(10_000);
+        if (power) {
+            PowerLoss.restoreNewest(graph); // the power cut: the journal as of its last observed sync
+        }
         int exit = p.exitValue();
         List<String> copy;
         synchronized (lines) {
@@ -329,6 +335,35 @@ final class CrashHarness implements AutoCloseable {
         return death + " plan=" + plan + " output=" + lines;
     }
 
+    private Path nativeLibDir;
+
+    /**
+     * A classpath directory holding Lance's JNI library already inflated: Lance's loader copies the
+     * library from its class loader's resource to a temp file on every start; found first on the
+     * classpath as a plain file, it is copied instead of inflated from the 65 MB jar entry (about a
+     * second of CPU per child on this machine). Same bytes, same loader code path.
+     */
+    private synchronized String nativeLibDir() throws IOException {
+        if (nativeLibDir == null) {
+            Path root = childTmpRoot.resolve("nativelib-cp");
+            for (String arch : List.of("linux-x86-64", "linux-aarch64")) {
+                String res = "/nativelib/" + arch + "/liblance_jni.so";
+                try (java.io.InputStream in = org.lance.Dataset.class.getResourceAsStream(res)) {
+                    String os = System.getProperty("os.arch", "");
+                    boolean mine = arch.equals("linux-x86-64") ? os.equals("amd64") || os.equals("x86_64") : os.equals("aarch64");
+                    if (in != null && mine) {
+                        Path target = root.resolve(res.substring(1));
+                        Files.createDirectories(target.getParent());
+                        Files.copy(in, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        break;
+                    }
+                }
+            }
+            nativeLibDir = root;
+        }
+        return nativeLibDir.toString();
+    }
+
     // ------------------------------------------------------------------ checks
 
     private void check(String invariant, boolean ok, String message) {
@@ -357,9 +392,7 @@ final class CrashHarness implements AutoCloseable {
     private void verify0(String label, boolean power, List<Segment> segments) {
         trial++;
         TRIALS.incrementAndGet();
-        if (power) {
-            PowerLoss.restoreNewest(graph);
-        }
+        // (in power mode every child's power cut was already applied by runChild)
         // candidate models: acknowledged ops applied; an op in flight (neither ACK nor FAIL, the first such
         // of its child) applied or not; ops after it never started
         List<Model> candidates = new ArrayList<>(List.of(model.copy()));

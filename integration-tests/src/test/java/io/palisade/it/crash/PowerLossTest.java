@@ -33,8 +33,10 @@ class PowerLossTest {
         List<String> points = new ArrayList<>(CrashMatrixTest.WRITE_POINTS);
         points.add("checkpoint-after-temp:2");
         points.add("checkpoint-after-rename:2");
-        for (String point : points) {
-            for (Plan.Kind kind : new Plan.Kind[] {Plan.Kind.INSERT, Plan.Kind.DELETE, Plan.Kind.APPEND}) {
+        Plan.Kind[] kinds = {Plan.Kind.INSERT, Plan.Kind.UPSERT, Plan.Kind.DELETE, Plan.Kind.APPEND};
+        for (int i = 0; i < points.size(); i++) {
+            String point = points.get(i);
+            for (Plan.Kind kind : List.of(kinds[i % kinds.length])) {
                 List<Plan.Op> plan = List.of(h.op(kind, h.model().copy()));
                 CrashHarness.Segment s = h.runChild(plan, new CrashHarness.AtPoint(point), true, 1);
                 h.verify("POWER " + kind + " x " + point, true, List.of(s));
