@@ -71,9 +71,9 @@ class CrashMatrixTest {
      */
     @Test
     void everyWritePathAndRecoveryCrashPointTimesEveryWriteOperationRecovers() throws Exception {
-        CrashHarness h = CrashHarness.open(dir, 6001);
         List<String> leavesWork = List.of("after-intent", "after-substrate-commit", "before-publish");
         for (WriteOp op : WriteOp.values()) {
+            CrashHarness h = CrashHarness.open(dir.resolve(op.name()), 6001 + op.ordinal()); // a graph per op
             List<String> points = new ArrayList<>(WRITE_POINTS);
             if (op == WriteOp.BRANCH_WRITE) {
                 points.add(1, "after-fork");
@@ -106,8 +106,8 @@ class CrashMatrixTest {
 
     @Test
     void everyCheckpointCrashPointTimesEveryOperationRecovers() throws Exception {
-        CrashHarness h = CrashHarness.open(dir, 6002);
         for (String point : List.of(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP, PhaseCrashPoints.CHECKPOINT_AFTER_RENAME)) {
+            CrashHarness h = CrashHarness.open(dir.resolve(point), 6002 + point.length());
             for (WriteOp op : WriteOp.values()) {
                 // checkpointEvery=1: a checkpoint follows every journal batch; :1 is the one after the first
                 // batch (Phase A, or the branch creation), :2 the next (Phase C/D, or the branch write's Phase A).
