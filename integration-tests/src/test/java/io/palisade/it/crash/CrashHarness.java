@@ -56,6 +56,8 @@ final class CrashHarness implements AutoCloseable {
     static final AtomicLong KILLS_MID_RUN = new AtomicLong();
     static final AtomicLong INVARIANTS = new AtomicLong();
     static final AtomicLong CHILD_NANOS = new AtomicLong();
+    static final AtomicLong POWER_CUTS_DROPPING = new AtomicLong();
+    static final AtomicLong POWER_RECORDS_DROPPED = new AtomicLong();
     static final AtomicLong VERIFY_NANOS = new AtomicLong();
     static final Map<String, AtomicLong> BY_INVARIANT = new java.util.concurrent.ConcurrentSkipListMap<>();
 
@@ -305,7 +307,13 @@ final class CrashHarness implements AutoCloseable {
         }
         reader.join(10_000);
         if (power) {
+            long before = endSequence();
             PowerLoss.restoreNewest(graph); // the power cut: the journal as of its last observed sync
+            long dropped = before - endSequence();
+            if (dropped > 0) {
+                POWER_CUTS_DROPPING.incrementAndGet();
+                POWER_RECORDS_DROPPED.addAndGet(dropped);
+            }
         }
         int exit = p.exitValue();
         List<String> copy;
@@ -338,6 +346,12 @@ final class CrashHarness implements AutoCloseable {
     }
 
     private Path nativeLibDir;
+
+    private long endSequence() {
+        try (JournalReader r = JournalReader.open(graph.resolve("_palisade"))) {
+            return r.endSequence();
+        }
+    }
 
     /**
      * A classpath directory holding Lance's JNI library already inflated: Lance's loader copies the
@@ -501,6 +515,8 @@ final class CrashHarness implements AutoCloseable {
         BY_INVARIANT.forEach((k, v) -> m.put(k, v.get()));
         return "trials=" + TRIALS.get() + " child-seconds=" + CHILD_NANOS.get() / 1_000_000_000L
                 + " verify-seconds=" + VERIFY_NANOS.get() / 1_000_000_000L + " children=" + CHILDREN.get() + " kills-landed-mid-run=" + KILLS_MID_RUN.get()
+                + " power-cuts-that-dropped-journal-records=" + POWER_CUTS_DROPPING.get()
+                + " (records dropped: " + POWER_RECORDS_DROPPED.get() + ")"
                 + " invariant-checks=" + INVARIANTS.get() + " " + new TreeMap<>(m);
     }
 

@@ -42,7 +42,7 @@ class ForeignCommitTest {
              LanceTableStore store = new LanceTableStore(graph.resolve("tables").toString());
              KeyedTable t = store.openKeyed("person", store.latest("person", TableRef.MAIN));
              VectorSchemaRoot rows = CrashWorkloadRows.people(a, Map.of("mallory", 1L))) {
-            t.upsert(rows, MergePath.V2_FENCED);
+            t.upsert(rows, t.hasIdIndex() ? MergePath.INDEXED_UNFENCED : MergePath.V2_FENCED);
         }
         long endBefore;
         try (JournalReader r = JournalReader.open(graph.resolve("_palisade"))) {
