@@ -31,8 +31,23 @@ public final class CrashPoints {
     private CrashPoints() {
     }
 
+    private static volatile java.util.function.Consumer<String> listener;
+
+    /**
+     * Test seam: {@code l} runs on every hit of every point, on the thread that reaches it, before the
+     * halt check (the crash suite's power-loss model snapshots the journal at the sync points that the
+     * write-path points follow). Null removes it.
+     */
+    public static void listener(java.util.function.Consumer<String> l) {
+        listener = l;
+    }
+
     /** Halts the JVM if {@code name} is the configured crash point and this is its nth hit. */
     public static void hit(String name) {
+        java.util.function.Consumer<String> l = listener;
+        if (l != null) {
+            l.accept(name);
+        }
         if (!TARGET.isEmpty() && TARGET.equals(name) && HITS.incrementAndGet() == NTH) {
             Runtime.getRuntime().halt(HALT_STATUS);
         }

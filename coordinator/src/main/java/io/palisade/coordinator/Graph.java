@@ -557,6 +557,19 @@ public final class Graph implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ recovery (issue 6)
+
+    private volatile io.palisade.recovery.Recovery.Report recoveryReport;
+
+    /** What recovery found and did when this graph was opened ({@link io.palisade.recovery.Recovery.Report#toJson()}). */
+    public io.palisade.recovery.Recovery.Report recoveryReport() {
+        return recoveryReport;
+    }
+
+    void recoveryReport(io.palisade.recovery.Recovery.Report report) {
+        this.recoveryReport = report;
+    }
+
     /** Waits (bounded) for the committer to drain; for tests. */
     boolean awaitIdle(long timeout, TimeUnit unit) {
         long deadline = System.nanoTime() + unit.toNanos(timeout);

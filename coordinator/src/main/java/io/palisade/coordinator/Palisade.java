@@ -121,7 +121,8 @@ public final class Palisade {
         BufferAllocator allocator = null;
         try {
             store = new LanceTableStore(layout.tables().toString());
-            HeadsState state = HeadsReplayer.of(layout.palisade()).replay().state();
+            HeadsReplayer.Replay replay = HeadsReplayer.of(layout.palisade()).replay();
+            HeadsState state = replay.state();
             if (GraphFormat.read(root).isEmpty()) { // a graph older than the stamp file: its journal's stamp decides
                 int n = state.formatStamp() <= 0 ? FormatStamp.FENCING.number() : state.formatStamp();
                 if (GraphFormat.check(root, n) != FormatStamp.FENCING) {
@@ -129,7 +130,7 @@ public final class Palisade {
                             + "; normal writes are refused until `palisade migrate pk` completes (docs/migration.md)");
                 }
             }
-            Recovery.Report report = Recovery.run(journal, state, store, adoptForeign);
+            Recovery.Report report = Recovery.run(journal, replay, store, adoptForeign);
             state = report.state();
             catalog = reconcile(layout, catalog, store, state);
             for (Catalog.TableDef t : catalog.tables()) {
@@ -143,7 +144,9 @@ public final class Palisade {
             }
             checkPkOnEveryBranch(catalog, store, state);
             allocator = new RootAllocator();
-            return new Graph(layout, catalog, options, journal, store, allocator, state);
+            Graph graph = new Graph(layout, catalog, options, journal, store, allocator, state);
+            graph.recoveryReport(report);
+            return graph;
         } catch (RuntimeException e) {
             if (allocator != null) {
                 allocator.close();

@@ -1,10 +1,16 @@
 package io.palisade.recovery;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.palisade.fencing.GraphRefusedException;
+import io.palisade.heads.Checkpoints;
+import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.IntentPhase;
 import io.palisade.heads.OpenIntent;
+import io.palisade.heads.PhaseCrashPoints;
 import io.palisade.heads.Pin;
+import io.palisade.journal.Durability;
 import io.palisade.journal.HeadTransition;
 import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.Journal;
@@ -30,6 +36,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -44,23 +51,87 @@ import java.util.UUID;
  *   <tr><td>a version no intent explains</td><td>{@link GraphRefusedException} naming table, branch and version</td></tr>
  * </table>
  *
- * Invariant: one substrate commit is in flight per table, so every open intent of a (graph branch,
+ * <p>Journaling: {@code RecoveryStarted} (synced), then one synced batch per (graph branch, table)
+ * group holding that group's decisions, then {@code RecoveryFinished}. Each step is followed by a
+ * crash point ({@link PhaseCrashPoints}).
+ *
+ * <p>Invariant: one substrate commit is in flight per table, so every open intent of a (graph branch,
  * table) belongs to the same group and the versions past its expected base are that group's effect.
- * Recovery is idempotent: it only appends completions for intents still open, so a second run finds
- * nothing to do; killed part-way, a re-run redoes exactly what is still open.
+ * Recovery is idempotent and crash-safe: it only appends records for intents still open (and closes a
+ * recovery left open by an earlier, killed run), so a second run finds nothing to do; killed part-way,
+ * a re-run decides exactly what is still open, from the same substrate evidence, and so converges to
+ * the same heads.
  */
 public final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    /** What one run found and did. */
-    public record Report(String recoveryId, List<RecoveryClassification> classifications, String headsDigest,
-                         HeadsState state) {
+    /**
+     * What one run found and did.
+     *
+     * @param recoveryId         id of this run ({@code RecoveryStarted}/{@code RecoveryFinished}); null when nothing was journaled
+     * @param checkpointSequence the checkpoint the heads were loaded from (-1: full replay)
+     * @param skippedCheckpoints damaged or unusable checkpoints passed over, newest first ("file: reason")
+     * @param recordsReplayed    journal records folded on top of the checkpoint
+     * @param closedRecovery     id of an earlier recovery run that was killed before it finished, now closed
+     * @param classifications    every decision, in journal order
+     * @param headsDigestBefore  heads digest of the replayed state, before any decision
+     * @param headsDigest        heads digest after recovery
+     * @param adoptForeign       whether the operator asked to adopt foreign versions
+     * @param state              the state after the appended records
+     */
+    public record Report(String recoveryId, long checkpointSequence, List<String> skippedCheckpoints,
+                         long recordsReplayed, String closedRecovery, List<RecoveryClassification> classifications,
+                         String headsDigestBefore, String headsDigest, boolean adoptForeign, HeadsState state) {
+        public Report {
+            skippedCheckpoints = List.copyOf(skippedCheckpoints);
+            classifications = List.copyOf(classifications);
+        }
+
+        /** Whether this run journaled anything. */
         public boolean changedAnything() {
-            return !classifications.isEmpty();
+            return !classifications.isEmpty() || closedRecovery != null;
+        }
+
+        /** The report as JSON (state omitted; its digest is included). */
+        public String toJson() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("recoveryId", recoveryId);
+            m.put("checkpointSequence", checkpointSequence);
+            m.put("skippedCheckpoints", skippedCheckpoints);
+            m.put("recordsReplayed", recordsReplayed);
+            m.put("closedRecovery", closedRecovery);
+            m.put("adoptForeign", adoptForeign);
+            m.put("headsDigestBefore", headsDigestBefore);
+            m.put("headsDigest", headsDigest);
+            m.put("lastSequence", state.lastSequence());
+            List<Map<String, Object>> cs = new ArrayList<>();
+            for (RecoveryClassification c : classifications) {
+                Map<String, Object> e = new LinkedHashMap<>();
+                e.put("subject", c.subjectId());
+                e.put("kind", c.kind().name());
+                e.put("table", c.table());
+                e.put("detail", c.detail());
+                cs.add(e);
+            }
+            m.put("classifications", cs);
+            try {
+                return JSON.writeValueAsString(m);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException("a report of strings and numbers always serialises", e);
+            }
         }
     }
 
     private Recovery() {
+    }
+
+    /** Runs recovery over a replay (checkpoint + tail); the report names the checkpoint and what was skipped. */
+    public static Report run(Journal journal, HeadsReplayer.Replay replay, TableStore store, boolean adoptForeign) {
+        List<String> skipped = replay.skippedCheckpoints().stream()
+                .map(s -> s.file().getFileName() + ": " + s.reason()).toList();
+        return run(journal, replay.state(), replay.checkpointSequence(), skipped, replay.recordsReplayed(), store,
+                adoptForeign);
     }
 
     /**
@@ -68,58 +139,95 @@ public final class Recovery {
      *
      * @param adoptForeign publish foreign versions instead of refusing (the operator's explicit decision)
      * @return the report, with the state after the appended records
+     * @throws GraphRefusedException when a table version no journaled intent explains is found (and not adopted)
      */
     public static Report run(Journal journal, HeadsState state, TableStore store, boolean adoptForeign) {
-        String id = "recovery-" + UUID.randomUUID();
-        List<RecoveryClassification> found = new ArrayList<>();
-        List<JournalEvent> events = new ArrayList<>();
+        return run(journal, state, state.lastCheckpointSequence(), List.of(), -1, store, adoptForeign);
+    }
 
+    private static Report run(Journal journal, HeadsState state, long checkpointSeq, List<String> skipped,
+                              long replayed, TableStore store, boolean adoptForeign) {
+        String before = state.digest();
+        // Foreign versions first: refusing must not leave half a recovery in the journal.
+        List<Foreign> foreign = foreign(state, store);
+        if (!foreign.isEmpty() && !adoptForeign) {
+            Foreign f = foreign.get(0);
+            throw new GraphRefusedException("foreign commit: " + f.detail()
+                    + ". Nothing was changed. Inspect it, then run `palisade recover GRAPH --adopt-foreign` "
+                    + "(Palisade.open(path, options, true)) to publish it; see docs/recovery.md");
+        }
         Map<String, List<OpenIntent>> groups = new LinkedHashMap<>();
         for (OpenIntent o : state.openIntents()) {
             groups.computeIfAbsent(o.graphBranch() + "\u0000" + o.table(), k -> new ArrayList<>()).add(o);
         }
-        for (List<OpenIntent> group : groups.values()) {
-            if (!classifyLoad(journal, group, state, store, found, events)) {
-                classify(group, state, store, found, events);
+        Optional<String> leftOpen = state.openRecovery();
+        if (groups.isEmpty() && foreign.isEmpty()) {
+            if (leftOpen.isEmpty()) {
+                return new Report(null, checkpointSeq, skipped, replayed, null, List.of(), before, before,
+                        adoptForeign, state);
             }
+            // an earlier run was killed after its last decision: close it
+            HeadsState next = fold(journal, state, List.of(
+                    new JournalEvent.RecoveryFinished(leftOpen.get(), List.of(), state.digest())));
+            LOG.info("recovery {} left open by a killed run: closed, nothing else to do", leftOpen.get());
+            return new Report(leftOpen.get(), checkpointSeq, skipped, replayed, leftOpen.get(), List.of(), before,
+                    next.digest(), adoptForeign, next);
         }
-        List<String> explainedTables = state.openIntents().stream().map(o -> o.graphBranch() + "/" + o.table()).toList();
+
+        String id = "recovery-" + UUID.randomUUID();
+        List<RecoveryClassification> found = new ArrayList<>();
+        HeadsState s = fold(journal, state, List.of(
+                new JournalEvent.RecoveryStarted(id, state.lastCheckpointSequence(), state.lastSequence())));
+        PhaseCrashPoints.hit(PhaseCrashPoints.RECOVERY_AFTER_STARTED);
+        for (List<OpenIntent> group : groups.values()) {
+            List<JournalEvent> events = new ArrayList<>();
+            if (!classifyLoad(journal, group, s, store, found, events)) {
+                classify(group, s, store, found, events);
+            }
+            s = fold(journal, s, events);
+            PhaseCrashPoints.hit(PhaseCrashPoints.RECOVERY_AFTER_CLASSIFY);
+        }
+        for (Foreign f : foreign) {
+            found.add(new RecoveryClassification(f.head().tableBranch() + "@" + f.latest(), Kind.FOREIGN_COMMIT, f.table(),
+                    "adopted by operator: " + f.detail()));
+            TableHead to = new TableHead(f.head().tableBranch(), f.latest(), f.head().schemaId(), f.head().incarnation());
+            s = fold(journal, s, List.of(new HeadPublished(List.of(new HeadTransition(f.graphBranch(), f.table(),
+                    f.head(), to)))));
+            LOG.warn("recovery {}: adopted foreign commit (operator decision): {}", id, f.detail());
+        }
+        s = fold(journal, s, List.of(new JournalEvent.RecoveryFinished(id, found, s.digest())));
+        PhaseCrashPoints.hit(PhaseCrashPoints.RECOVERY_AFTER_FINISHED);
+        LOG.info("recovery {}: {}", id, found);
+        return new Report(id, checkpointSeq, skipped, replayed, leftOpen.orElse(null), found, before, s.digest(),
+                adoptForeign, s);
+    }
+
+    /** A table version past an owned head that no open intent explains. */
+    private record Foreign(String graphBranch, String table, TableHead head, long latest, String detail) {
+    }
+
+    private static List<Foreign> foreign(HeadsState state, TableStore store) {
+        List<String> explained = state.openIntents().stream().map(o -> o.graphBranch() + "/" + o.table()).toList();
+        List<Foreign> out = new ArrayList<>();
         for (String branch : state.branches().keySet()) {
             for (Map.Entry<String, Pin> e : state.pins(branch).entrySet()) {
-                if (!e.getValue().owned() || explainedTables.contains(branch + "/" + e.getKey())) {
+                if (!e.getValue().owned() || explained.contains(branch + "/" + e.getKey())) {
                     continue;
                 }
                 TableHead head = e.getValue().head();
-                if (!store.exists(e.getKey())) {
+                if (!store.exists(e.getKey()) || !store.listBranches(e.getKey()).contains(head.tableBranch())) {
                     continue;
                 }
                 long latest = store.latest(e.getKey(), head.tableBranch()).version();
                 if (latest > head.version()) {
-                    String detail = "table '" + e.getKey() + "' branch " + head.tableBranch() + " is at version " + latest
+                    out.add(new Foreign(branch, e.getKey(), head, latest, "table '" + e.getKey() + "' (graph branch '"
+                            + branch + "', table branch '" + head.tableBranch() + "') is at version " + latest
                             + " but the journal's head is version " + head.version() + "; no intent explains "
-                            + describe(store, e.getKey(), head.tableBranch(), head.version());
-                    if (!adoptForeign) {
-                        throw new GraphRefusedException("foreign commit: " + detail
-                                + ". Inspect it, then run `palisade recover GRAPH --adopt-foreign` to publish it");
-                    }
-                    found.add(new RecoveryClassification(head.tableBranch() + "@" + latest, Kind.FOREIGN_COMMIT, e.getKey(),
-                            "adopted by operator: " + detail));
-                    TableHead to = new TableHead(head.tableBranch(), latest, head.schemaId(), head.incarnation());
-                    events.add(new HeadPublished(List.of(new HeadTransition(branch, e.getKey(), head, to))));
+                            + describe(store, e.getKey(), head.tableBranch(), head.version())));
                 }
             }
         }
-        if (found.isEmpty()) {
-            return new Report(id, List.of(), state.digest(), state);
-        }
-        List<JournalEvent> all = new ArrayList<>();
-        all.add(new JournalEvent.RecoveryStarted(id, state.lastCheckpointSequence(), state.lastSequence()));
-        all.addAll(events);
-        HeadsState next = fold(journal, state, all);
-        JournalEvent finished = new JournalEvent.RecoveryFinished(id, found, next.digest());
-        next = fold(journal, next, List.of(finished));
-        LOG.info("recovery {}: {}", id, found);
-        return new Report(id, List.copyOf(found), next.digest(), next);
+        return out;
     }
 
     private static void classify(List<OpenIntent> group, HeadsState state, TableStore store,
@@ -140,7 +248,8 @@ public final class Recovery {
         long achieved = store.exists(first.table()) && store.listBranches(first.table()).contains(tableBranch)
                 ? store.latest(first.table(), tableBranch).version() : -1;
         boolean forkOnly = !tableBranch.equals(first.recorded().expectedBase().tableBranch()) && achieved == base;
-        if (achieved <= base || forkOnly) {
+        boolean anyCommitted = group.stream().anyMatch(o -> o.phase() == IntentPhase.TABLE_COMMITTED);
+        if ((achieved <= base || forkOnly) && !anyCommitted) {
             for (OpenIntent o : group) {
                 found.add(new RecoveryClassification(o.intentId(), Kind.NO_EFFECT_ABORTED, o.table(),
                         tableBranch + " at " + achieved + ", expected base " + base));
@@ -150,13 +259,20 @@ public final class Recovery {
             return;
         }
         TableHead from = state.head(first.graphBranch(), first.table()).orElse(intended.from());
-        TableHead to = new TableHead(tableBranch, achieved, intended.to().schemaId(), intended.to().incarnation());
-        List<String> ids = group.stream().map(OpenIntent::intentId).toList();
-        events.add(new TableCommitted(ids, first.graphBranch(), first.table(), tableBranch, achieved));
+        // A TableCommitted already journaled (a killed Phase C/D batch) names the achieved version: journal it
+        // once only (a second one is an illegal transition) and publish exactly that version.
+        List<String> uncommitted = group.stream().filter(o -> o.phase() == IntentPhase.RECORDED)
+                .map(OpenIntent::intentId).toList();
+        long version = group.stream().filter(o -> o.phase() == IntentPhase.TABLE_COMMITTED)
+                .mapToLong(OpenIntent::committedVersion).max().orElse(achieved);
+        TableHead to = new TableHead(tableBranch, version, intended.to().schemaId(), intended.to().incarnation());
+        if (!uncommitted.isEmpty()) {
+            events.add(new TableCommitted(uncommitted, first.graphBranch(), first.table(), tableBranch, version));
+        }
         events.add(new HeadPublished(List.of(new HeadTransition(first.graphBranch(), first.table(), from, to))));
         for (OpenIntent o : group) {
             found.add(new RecoveryClassification(o.intentId(), Kind.EFFECT_ROLLED_FORWARD, o.table(),
-                    "expected base " + base + ", found " + tableBranch + "@" + achieved + "; published"));
+                    "expected base " + base + ", found " + tableBranch + "@" + achieved + "; published " + version));
             events.add(new IntentCompleted(o.intentId(), IntentOutcome.ROLLED_FORWARD, "rolled forward by recovery", null,
                     List.of()));
         }
@@ -247,7 +363,7 @@ public final class Recovery {
     }
 
     private static HeadsState fold(Journal journal, HeadsState state, List<JournalEvent> events) {
-        long first = journal.appendBatch(events, io.palisade.journal.Durability.POWER_LOSS);
+        long first = journal.appendBatch(events, Durability.POWER_LOSS);
         HeadsState s = state;
         long now = System.currentTimeMillis() * 1_000_000L;
         for (int i = 0; i < events.size(); i++) {
@@ -259,5 +375,10 @@ public final class Recovery {
     /** The table ref a head names. */
     public static TableRef ref(TableHead head) {
         return new TableRef(head.tableBranch(), head.version());
+    }
+
+    /** For reports: the checkpoints a replay skipped, as "file: reason". */
+    static List<String> describe(List<Checkpoints.Skipped> skipped) {
+        return skipped.stream().map(s -> s.file().getFileName() + ": " + s.reason()).toList();
     }
 }

@@ -132,8 +132,10 @@ public final class Checkpoints {
                 }
                 ch.force(true);
             }
+            PhaseCrashPoints.hit(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             fsyncDirectory(dir);
+            PhaseCrashPoints.hit(PhaseCrashPoints.CHECKPOINT_AFTER_RENAME);
         } catch (IOException e) {
             try {
                 Files.deleteIfExists(temp);

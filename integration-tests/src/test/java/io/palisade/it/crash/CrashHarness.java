@@ -1,0 +1,527 @@
+package io.palisade.it.crash;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.Graph;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Palisade;
+import io.palisade.heads.HeadsReplayer;
+import io.palisade.journal.JournalCursor;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalReader;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.VerificationReport;
+import io.palisade.recovery.Recovery;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Drives crash trials against one graph: starts the workload child ({@link CrashWorkload}) with the
+ * test JVM's java binary, classpath and JVM flags, kills it (SIGKILL, or it halts at a crash point),
+ * then opens the graph in this JVM (recovery runs) and checks the invariants of issue 6 against a
+ * {@link Model} of what was acknowledged. Trials on one harness share one graph, in sequence.
+ */
+final class CrashHarness implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CrashHarness.class);
+
+    static final String CATALOG = """
+            {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
+              {"name": "age", "type": "int64", "nullable": true}]},
+             {"name": "log", "kind": "append-only", "columns": [{"name": "msg", "type": "string", "nullable": true}]}]}
+            """;
+
+    /** Counters printed by the suite. */
+    static final AtomicLong TRIALS = new AtomicLong();
+    static final AtomicLong CHILDREN = new AtomicLong();
+    static final AtomicLong KILLS_MID_RUN = new AtomicLong();
+    static final AtomicLong INVARIANTS = new AtomicLong();
+    static final AtomicLong CHILD_NANOS = new AtomicLong();
+    static final AtomicLong POWER_CUTS_DROPPING = new AtomicLong();
+    static final AtomicLong POWER_RECORDS_DROPPED = new AtomicLong();
+    static final AtomicLong VERIFY_NANOS = new AtomicLong();
+    static final Map<String, AtomicLong> BY_INVARIANT = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+    /** One child's run: its plan, what it acknowledged, how it ended. */
+    record Segment(List<Plan.Op> plan, Set<Integer> acked, Set<Integer> failed, int exit, List<String> lines) {
+        boolean done() {
+            return lines.contains("DONE");
+        }
+    }
+
+    final Path graph;
+    final Path logs;
+    private final Path childTmpRoot;
+    private final long seed;
+    private final Random random;
+    private Model model = Model.initial();
+    private int nextId;
+    private int nextBranch;
+    private int nextMsg;
+    private int trial;
+
+    private static final List<CrashHarness> OPEN = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    /** A harness closed by {@link #closeAll()} (tests call it after each test). */
+    static CrashHarness open(Path dir, long seed) {
+        CrashHarness h = new CrashHarness(dir, seed);
+        OPEN.add(h);
+        return h;
+    }
+
+    static void closeAll() {
+        synchronized (OPEN) {
+            OPEN.forEach(CrashHarness::close);
+            OPEN.clear();
+        }
+    }
+
+    CrashHarness(Path dir, long seed) {
+        this.graph = dir.resolve("g");
+        this.logs = dir.resolve("logs");
+        this.seed = seed;
+        this.random = new Random(seed);
+        Path shm = Path.of("/dev/shm");
+        this.childTmpRoot = Files.isDirectory(shm) && Files.isWritable(shm)
+                ? shm.resolve("palisade-crash-" + ProcessHandle.current().pid()) : dir.resolve("child-tmp");
+        try {
+            Files.createDirectories(logs);
+            Files.createDirectories(childTmpRoot);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        try (BufferAllocator a = new RootAllocator();
+             Graph g = Palisade.create(graph, Catalog.fromJson(CATALOG), Options.defaults())) {
+            Plan.Op seedRows = new Plan.Op(Plan.Kind.INSERT, "main", freshRows(6));
+            CrashWorkload.apply(g, a, seedRows);
+            model.apply(seedRows);
+        }
+    }
+
+    Random random() {
+        return random;
+    }
+
+    // ------------------------------------------------------------------ plans
+
+    private Map<String, Long> freshRows(int n) {
+        Map<String, Long> m = new TreeMap<>();
+        for (int i = 0; i < n; i++) {
+            m.put("p" + (nextId++), (long) random.nextInt(1_000_000));
+        }
+        return m;
+    }
+
+    /** A new op of {@code kind} valid against {@code m} (the model as the plan will have left it). */
+    Plan.Op op(Plan.Kind kind, Model m) {
+        return switch (kind) {
+            case INSERT -> new Plan.Op(kind, "main", freshRows(1 + random.nextInt(3)));
+            case UPSERT -> {
+                Map<String, Long> rows = freshRows(1);
+                existing(m, "main", 1).forEach(k -> rows.put(k, (long) random.nextInt(1_000_000)));
+                yield new Plan.Op(kind, "main", rows);
+            }
+            case DELETE -> {
+                List<String> keys = existing(m, "main", 1 + random.nextInt(2));
+                if (keys.isEmpty()) {
+                    yield op(Plan.Kind.INSERT, m);
+                }
+                Map<String, Long> rows = new TreeMap<>();
+                keys.forEach(k -> rows.put(k, 0L));
+                yield new Plan.Op(kind, "main", rows);
+            }
+            case APPEND -> {
+                Map<String, Long> rows = new TreeMap<>();
+                int n = 1 + random.nextInt(2);
+                for (int i = 0; i < n; i++) {
+                    rows.put("m" + (nextMsg++), 0L);
+                }
+                yield new Plan.Op(kind, "main", rows);
+            }
+            case BRANCH -> new Plan.Op(kind, "b" + (nextBranch++), Map.of());
+        };
+    }
+
+    /** An upsert on a non-main branch (its first write forks the Lance table branch lazily). */
+    Plan.Op branchWrite(String branch, Model m) {
+        Map<String, Long> rows = freshRows(1);
+        existing(m, branch, 1).forEach(k -> rows.put(k, (long) random.nextInt(1_000_000)));
+        return new Plan.Op(Plan.Kind.UPSERT, branch, rows);
+    }
+
+    /** A random plan of {@code n} ops. */
+    List<Plan.Op> randomPlan(int n) {
+        Model m = model.copy();
+        List<Plan.Op> plan = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int r = random.nextInt(100);
+            List<String> branches = m.people.keySet().stream().filter(b -> !b.equals("main")).toList();
+            Plan.Op op;
+            if (r < 25) {
+                op = op(Plan.Kind.INSERT, m);
+            } else if (r < 45) {
+                op = op(Plan.Kind.UPSERT, m);
+            } else if (r < 58) {
+                op = op(Plan.Kind.DELETE, m);
+            } else if (r < 72) {
+                op = op(Plan.Kind.APPEND, m);
+            } else if (r < 80 || branches.isEmpty()) {
+                op = op(Plan.Kind.BRANCH, m);
+            } else {
+                op = branchWrite(branches.get(random.nextInt(branches.size())), m);
+            }
+            m.apply(op);
+            plan.add(op);
+        }
+        return plan;
+    }
+
+    private List<String> existing(Model m, String branch, int n) {
+        List<String> keys = new ArrayList<>(m.people.get(branch).keySet());
+        List<String> out = new ArrayList<>();
+        while (out.size() < n && !keys.isEmpty()) {
+            out.add(keys.remove(random.nextInt(keys.size())));
+        }
+        return out;
+    }
+
+    Model model() {
+        return model;
+    }
+
+    // ------------------------------------------------------------------ children
+
+    /** How the child dies. */
+    sealed interface Death permits AtPoint, RandomKill, Natural {
+    }
+
+    /** It halts itself at a named crash point ({@code name[:nth]}); the trial fails if it does not. */
+    record AtPoint(String point) implements Death {
+    }
+
+    /** SIGKILL after {@code delayMillis}, counted from the child's OPENED line or from its start. */
+    record RandomKill(long delayMillis, boolean afterOpened) implements Death {
+    }
+
+    /** Runs to the end. */
+    record Natural() implements Death {
+    }
+
+    Segment runChild(List<Plan.Op> plan, Death death, boolean power, int checkpointEvery) throws Exception {
+        long t0 = System.nanoTime();
+        try {
+            return runChild0(plan, death, power, checkpointEvery);
+        } finally {
+            CHILD_NANOS.addAndGet(System.nanoTime() - t0);
+            PowerLoss.deleteTree(childTmpRoot.resolve("child"));
+        }
+    }
+
+    private Segment runChild0(List<Plan.Op> plan, Death death, boolean power, int checkpointEvery) throws Exception {
+        CHILDREN.incrementAndGet();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElseThrow());
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-Dpalisade.crash")) {
+                cmd.add(a);
+            }
+        }
+        cmd.add("-Xmx384m");
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.add("-Dchronicle.analytics.disable=true");
+        // Lance's JNI loader extracts its 180 MB library to java.io.tmpdir on every start and a killed JVM
+        // never deletes it: give each child its own tmpdir (on tmpfs when there is one) and delete it after.
+        Path childTmp = childTmpRoot.resolve("child");
+        PowerLoss.deleteTree(childTmp);
+        Files.createDirectories(childTmp);
+        cmd.add("-Djava.io.tmpdir=" + childTmp);
+        if (death instanceof AtPoint p) {
+            cmd.add("-Dpalisade.crash.at=" + p.point());
+        }
+        cmd.add("-cp");
+        cmd.add(nativeLibDir() + java.io.File.pathSeparator + System.getProperty("java.class.path"));
+        cmd.add(CrashWorkload.class.getName());
+        cmd.add(graph.toString());
+        cmd.add(power ? "POWER" : "PROCESS");
+        cmd.add(Integer.toString(checkpointEvery));
+        cmd.add(Plan.encode(plan));
+        if (power) {
+            new PowerLoss(graph).snapshot(); // the baseline: the journal as the last check left it, all synced
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.redirectError(logs.resolve("child-" + CHILDREN.get() + ".err").toFile());
+        Process p = pb.start();
+        List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch opened = new CountDownLatch(1);
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    lines.add(line);
+                    if (line.equals("OPENED")) {
+                        opened.countDown();
+                    }
+                }
+            } catch (IOException ignored) {
+                // the child was killed
+            }
+            opened.countDown();
+        }, "crash-child-reader");
+        reader.setDaemon(true);
+        reader.start();
+        if (death instanceof RandomKill k) {
+            if (k.afterOpened()) {
+                opened.await(120, TimeUnit.SECONDS);
+            }
+            Thread.sleep(k.delayMillis());
+            boolean alive = p.isAlive();
+            p.destroyForcibly();
+            if (alive) {
+                KILLS_MID_RUN.incrementAndGet();
+            }
+        }
+        if (!p.waitFor(180, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            p.waitFor();
+            throw new AssertionError("child did not finish within 180 s: " + describe(plan, death, lines));
+        }
+        reader.join(10_000);
+        if (power) {
+            long before = endSequence();
+            PowerLoss.restoreNewest(graph); // the power cut: the journal as of its last observed sync
+            long dropped = before - endSequence();
+            if (dropped > 0) {
+                POWER_CUTS_DROPPING.incrementAndGet();
+                POWER_RECORDS_DROPPED.addAndGet(dropped);
+            }
+        }
+        int exit = p.exitValue();
+        List<String> copy;
+        synchronized (lines) {
+            copy = List.copyOf(lines);
+        }
+        Set<Integer> acked = new LinkedHashSet<>();
+        Set<Integer> failed = new LinkedHashSet<>();
+        for (String l : copy) {
+            if (l.startsWith("ACK ")) {
+                acked.add(Integer.parseInt(l.substring(4)));
+            } else if (l.startsWith("FAIL ")) {
+                failed.add(Integer.parseInt(l.split(" ")[1]));
+            }
+        }
+        Segment s = new Segment(plan, acked, failed, exit, copy);
+        if (death instanceof AtPoint a && exit != io.palisade.coordinator.CrashPoints.HALT_STATUS) {
+            throw new AssertionError("child did not halt at crash point " + a.point() + " (exit " + exit + "): "
+                    + describe(plan, death, copy) + "; stderr in " + logs);
+        }
+        if (death instanceof Natural && (exit != 0 || !s.done())) {
+            throw new AssertionError("child failed (exit " + exit + "): " + describe(plan, death, copy)
+                    + "; stderr in " + logs);
+        }
+        return s;
+    }
+
+    private static String describe(List<Plan.Op> plan, Death death, List<String> lines) {
+        return death + " plan=" + plan + " output=" + lines;
+    }
+
+    private Path nativeLibDir;
+
+    private long endSequence() {
+        try (JournalReader r = JournalReader.open(graph.resolve("_palisade"))) {
+            return r.endSequence();
+        }
+    }
+
+    /**
+     * A classpath directory holding Lance's JNI library already inflated: Lance's loader copies the
+     * library from its class loader's resource to a temp file on every start; found first on the
+     * classpath as a plain file, it is copied instead of inflated from the 65 MB jar entry (about a
+     * second of CPU per child on this machine). Same bytes, same loader code path.
+     */
+    private synchronized String nativeLibDir() throws IOException {
+        if (nativeLibDir == null) {
+            Path root = childTmpRoot.resolve("nativelib-cp");
+            for (String arch : List.of("linux-x86-64", "linux-aarch64")) {
+                String res = "/nativelib/" + arch + "/liblance_jni.so";
+                try (java.io.InputStream in = org.lance.Dataset.class.getResourceAsStream(res)) {
+                    String os = System.getProperty("os.arch", "");
+                    boolean mine = arch.equals("linux-x86-64") ? os.equals("amd64") || os.equals("x86_64") : os.equals("aarch64");
+                    Path target = root.resolve(res.substring(1));
+                    if (in != null && mine && Files.isRegularFile(target)) {
+                        break; // an earlier harness of this JVM inflated it
+                    }
+                    if (in != null && mine) {
+                        Files.createDirectories(target.getParent());
+                        Files.copy(in, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        break;
+                    }
+                }
+            }
+            nativeLibDir = root;
+        }
+        return nativeLibDir.toString();
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    private void check(String invariant, boolean ok, String message) {
+        INVARIANTS.incrementAndGet();
+        BY_INVARIANT.computeIfAbsent(invariant, k -> new AtomicLong()).incrementAndGet();
+        if (!ok) {
+            throw new AssertionError("trial " + trial + " of graph seed " + seed + " [" + invariant + "] " + message);
+        }
+    }
+
+    /**
+     * After one or more children ran (in order) since the last verification: open the graph (recovery
+     * runs), check every invariant and move the model to the state found.
+     *
+     * @param power whether the children ran in POWER_LOSS mode (the journal is cut back to its last sync first)
+     */
+    void verify(String label, boolean power, List<Segment> segments) {
+        long t0 = System.nanoTime();
+        try {
+            verify0(label, power, segments);
+        } finally {
+            VERIFY_NANOS.addAndGet(System.nanoTime() - t0);
+        }
+    }
+
+    private void verify0(String label, boolean power, List<Segment> segments) {
+        trial++;
+        TRIALS.incrementAndGet();
+        // (in power mode every child's power cut was already applied by runChild)
+        // candidate models: acknowledged ops applied; an op in flight (neither ACK nor FAIL, the first such
+        // of its child) applied or not; ops after it never started
+        List<Model> candidates = new ArrayList<>(List.of(model.copy()));
+        for (Segment s : segments) {
+            for (int i = 0; i < s.plan().size(); i++) {
+                Plan.Op op = s.plan().get(i);
+                if (s.acked().contains(i)) {
+                    for (Model m : candidates) {
+                        m.apply(op);
+                    }
+                } else {
+                    List<Model> with = new ArrayList<>();
+                    for (Model m : candidates) {
+                        with.add(m.copy().apply(op));
+                    }
+                    for (Model m : with) {
+                        if (!candidates.contains(m)) {
+                            candidates.add(m);
+                        }
+                    }
+                    if (!s.failed().contains(i)) {
+                        break;
+                    }
+                }
+            }
+        }
+        String ctx = label + " segments=" + segments.stream().map(s -> "exit=" + s.exit() + " acked=" + s.acked()
+                + " failed=" + s.failed() + " plan=" + s.plan()).toList();
+        long endBefore;
+        String digest;
+        Options options = Options.defaults();
+        try (Graph g = Palisade.open(graph, options)) {
+            Recovery.Report report = g.recoveryReport();
+            check("report-json", report.toJson().contains("\"headsDigest\""), "report JSON lacks its digest");
+            Model actual = new Model();
+            for (String b : g.branches()) {
+                TreeMap<String, Long> rows = new TreeMap<>();
+                List<Map<String, Object>> scanned = g.scan(b, "person");
+                for (Map<String, Object> r : scanned) {
+                    Long prev = rows.put((String) r.get("id"), (Long) r.get("age"));
+                    check("2-no-duplicate-id", prev == null, "duplicate id " + r.get("id") + " on branch " + b + "; " + ctx);
+                }
+                check("2-no-duplicate-id", rows.size() == scanned.size(), "row count vs distinct ids on " + b);
+                actual.people.put(b, rows);
+            }
+            List<Map<String, Object>> logRows = g.scan("main", "log");
+            for (Map<String, Object> r : logRows) {
+                actual.log.add((String) r.get("msg"));
+            }
+            check("2-no-duplicate-append", new java.util.HashSet<>(actual.log).size() == actual.log.size(),
+                    "a log message appears twice: " + actual.log);
+            Model acknowledged = candidates.get(0);
+            // 1: acknowledged writes present with their values (also implied by matching a candidate)
+            for (Map.Entry<String, TreeMap<String, Long>> e : acknowledged.people.entrySet()) {
+                check("1-acked-present", actual.people.containsKey(e.getKey()), "branch " + e.getKey() + " lost; " + ctx);
+            }
+            check("1-acked-present", actual.log.containsAll(acknowledged.log.stream()
+                    .filter(x -> candidates.stream().allMatch(c -> c.log.contains(x))).toList()), "acked append lost; " + ctx);
+            // 1 + 3: the whole state is one of the candidates: every unacknowledged write fully present or absent
+            int match = candidates.indexOf(actual);
+            check("3-all-or-nothing", match >= 0, "state matches no candidate.\n actual:    " + actual
+                    + "\n candidates: " + candidates + "\n " + ctx + "\n recovery: " + report.toJson());
+            model = candidates.get(match);
+            // 4: every intent has an outcome; the journal verifies
+            check("4-no-open-intent", g.state().openIntents().isEmpty(), "open intents " + g.state().openIntents());
+            check("4-no-open-recovery", g.state().openRecovery().isEmpty(), "recovery left open");
+            try (JournalReader jr = JournalReader.open(graph.resolve("_palisade"))) {
+                VerificationReport v = jr.verify();
+                check("4-journal-verifies", v.ok(), "journal: " + v);
+            }
+            digest = g.state().digest();
+        }
+        // 5: a second recovery changes nothing
+        try (JournalReader jr = JournalReader.open(graph.resolve("_palisade"))) {
+            endBefore = jr.endSequence();
+        }
+        try (Graph g = Palisade.open(graph, options)) {
+            check("5-second-recovery-noop", !g.recoveryReport().changedAnything(), "second recovery: "
+                    + g.recoveryReport().toJson());
+            check("5-second-recovery-noop", g.state().digest().equals(digest), "digest changed on reopen");
+        }
+        try (JournalReader jr = JournalReader.open(graph.resolve("_palisade"));
+             JournalCursor c = jr.read(endBefore)) {
+            JournalRecord r;
+            while ((r = c.poll()) != null) {
+                JournalEvent e = r.event();
+                check("5-second-recovery-noop", e instanceof JournalEvent.WriterStarted
+                        || e instanceof JournalEvent.CheckpointWritten, "reopen appended " + e);
+            }
+        }
+        HeadsReplayer replayer = HeadsReplayer.of(graph.resolve("_palisade"));
+        HeadsReplayer.Replay viaCheckpoint = replayer.replay();
+        check("digest-full-equals-checkpoint-tail", replayer.fullReplay().digest().equals(viaCheckpoint.state().digest())
+                && viaCheckpoint.state().digest().equals(digest), "after reopen: full replay != checkpoint + tail");
+        LOG.debug("trial {} ok: {}", trial, label);
+    }
+
+    /** The per-invariant counters, for the suite's summary. */
+    static String summary() {
+        Map<String, Long> m = new HashMap<>();
+        BY_INVARIANT.forEach((k, v) -> m.put(k, v.get()));
+        return "trials=" + TRIALS.get() + " child-seconds=" + CHILD_NANOS.get() / 1_000_000_000L
+                + " verify-seconds=" + VERIFY_NANOS.get() / 1_000_000_000L + " children=" + CHILDREN.get() + " kills-landed-mid-run=" + KILLS_MID_RUN.get()
+                + " power-cuts-that-dropped-journal-records=" + POWER_CUTS_DROPPING.get()
+                + " (records dropped: " + POWER_RECORDS_DROPPED.get() + ")"
+                + " invariant-checks=" + INVARIANTS.get() + " " + new TreeMap<>(m);
+    }
+
+    @Override
+    public void close() {
+        PowerLoss.deleteTree(childTmpRoot); // the graph itself lives in the test's temp dir
+    }
+}

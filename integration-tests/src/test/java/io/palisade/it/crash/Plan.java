@@ -1,0 +1,67 @@
+package io.palisade.it.crash;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A workload plan the parent writes and the child performs, with a plain text encoding for the command line. */
+final class Plan {
+    enum Kind { INSERT, UPSERT, DELETE, APPEND, BRANCH }
+
+    /**
+     * One write. {@code rows}: id → age for insert/upsert; the keys alone for delete; the messages (keys)
+     * for append; empty for branch create ({@code branch} is the new branch).
+     */
+    record Op(Kind kind, String branch, Map<String, Long> rows) {
+        Op {
+            rows = new LinkedHashMap<>(rows);
+        }
+
+        @Override
+        public String toString() {
+            return kind + " " + branch + " " + rows;
+        }
+    }
+
+    private Plan() {
+    }
+
+    static String encode(List<Op> ops) {
+        StringBuilder b = new StringBuilder();
+        for (Op op : ops) {
+            if (!b.isEmpty()) {
+                b.append(';');
+            }
+            b.append(op.kind()).append('|').append(op.branch()).append('|');
+            boolean first = true;
+            for (Map.Entry<String, Long> e : op.rows().entrySet()) {
+                if (!first) {
+                    b.append(',');
+                }
+                first = false;
+                b.append(e.getKey()).append('=').append(e.getValue());
+            }
+        }
+        return b.toString();
+    }
+
+    static List<Op> decode(String s) {
+        List<Op> ops = new ArrayList<>();
+        if (s.isBlank()) {
+            return ops;
+        }
+        for (String part : s.split(";")) {
+            String[] f = part.split("\\|", -1);
+            Map<String, Long> rows = new LinkedHashMap<>();
+            if (!f[2].isEmpty()) {
+                for (String kv : f[2].split(",")) {
+                    int eq = kv.indexOf('=');
+                    rows.put(kv.substring(0, eq), Long.parseLong(kv.substring(eq + 1)));
+                }
+            }
+            ops.add(new Op(Kind.valueOf(f[0]), f[1], rows));
+        }
+        return ops;
+    }
+}

@@ -1,0 +1,62 @@
+package io.palisade.heads;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Named crash points of checkpoint writing and of recovery (docs/crash-points.md), configured like the
+ * coordinator's write-path points: {@code -Dpalisade.crash.at=<name>} or {@code <name>:<nth>} halts the
+ * JVM (no shutdown hooks, like SIGKILL) the nth time execution reaches that point. Without the
+ * property every call is a cheap no-op. Exit status {@value #HALT_STATUS}, as the coordinator's.
+ */
+public final class PhaseCrashPoints {
+    /** Exit status of a deliberate crash. */
+    public static final int HALT_STATUS = 86;
+
+    /** After the temporary checkpoint file is written and fsynced, before the rename. */
+    public static final String CHECKPOINT_AFTER_TEMP = "checkpoint-after-temp";
+    /** After the rename and the directory fsync, before the caller journals {@code CheckpointWritten}. */
+    public static final String CHECKPOINT_AFTER_RENAME = "checkpoint-after-rename";
+    /** After {@code RecoveryStarted} is durable, before any decision is journaled. */
+    public static final String RECOVERY_AFTER_STARTED = "recovery-after-started";
+    /** After one (graph branch, table) group's decision is durable (nth = group number). */
+    public static final String RECOVERY_AFTER_CLASSIFY = "recovery-after-classify";
+    /** After {@code RecoveryFinished} is durable. */
+    public static final String RECOVERY_AFTER_FINISHED = "recovery-after-finished";
+
+    private static final String TARGET;
+    private static final int NTH;
+    private static final AtomicInteger HITS = new AtomicInteger();
+
+    static {
+        String spec = System.getProperty("palisade.crash.at", "");
+        int colon = spec.lastIndexOf(':');
+        if (colon > 0) {
+            TARGET = spec.substring(0, colon);
+            NTH = Integer.parseInt(spec.substring(colon + 1));
+        } else {
+            TARGET = spec;
+            NTH = 1;
+        }
+    }
+
+    private PhaseCrashPoints() {
+    }
+
+    private static volatile java.util.function.Consumer<String> listener;
+
+    /** Test seam: {@code l} runs on every hit, before the halt check (the crash suite's power-loss model). */
+    public static void listener(java.util.function.Consumer<String> l) {
+        listener = l;
+    }
+
+    /** Halts the JVM if {@code name} is the configured crash point and this is its nth hit. */
+    public static void hit(String name) {
+        java.util.function.Consumer<String> l = listener;
+        if (l != null) {
+            l.accept(name);
+        }
+        if (!TARGET.isEmpty() && TARGET.equals(name) && HITS.incrementAndGet() == NTH) {
+            Runtime.getRuntime().halt(HALT_STATUS);
+        }
+    }
+}
