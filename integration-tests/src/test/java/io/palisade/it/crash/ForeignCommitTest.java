@@ -8,7 +8,6 @@ import io.palisade.fencing.GraphRefusedException;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.RecoveryClassification;
 import io.palisade.substrate.KeyedTable;
-import io.palisade.substrate.MergePath;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.lance.LanceTableStore;
 import org.apache.arrow.memory.BufferAllocator;
@@ -42,7 +41,7 @@ class ForeignCommitTest {
              LanceTableStore store = new LanceTableStore(graph.resolve("tables").toString());
              KeyedTable t = store.openKeyed("person", store.latest("person", TableRef.MAIN));
              VectorSchemaRoot rows = CrashWorkloadRows.people(a, Map.of("mallory", 1L))) {
-            t.upsert(rows, t.hasIdIndex() ? MergePath.INDEXED_UNFENCED : MergePath.V2_FENCED);
+            t.upsert(rows, t.mergePath());
         }
         long endBefore;
         try (JournalReader r = JournalReader.open(graph.resolve("_palisade"))) {

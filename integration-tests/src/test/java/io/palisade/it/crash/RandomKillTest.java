@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code -Dpalisade.crash.power.random=N} sets the power-loss kills of {@link PowerLossTest}.
  */
 class RandomKillTest {
-    static final int CI_KILLS = 80;
+    static final int CI_KILLS = 200;
     static final int TRIALS_PER_GRAPH = 8;
 
     @TempDir
