@@ -83,7 +83,7 @@ public interface TableStore extends AutoCloseable {
      * its tests. Never a write path.
      */
     default List<java.util.Map<String, Object>> scanUnchecked(String table, TableRef ref) {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot read a table unchecked");
+        throw new io.palisade.fencing.ValidationException(getClass().getSimpleName() + " cannot read a table unchecked");
     }
 
     /** What the commit that produced {@code ref} did (see {@link CommitDescription}). */
@@ -92,11 +92,13 @@ public interface TableStore extends AutoCloseable {
     /**
      * Restores the branch of {@code to} to the exact state {@code to}: one Restore commit whose content
      * is that version's, at a new newest version (which is returned). Versions in between stay in the
-     * history. Used to roll back an unfinished bulk load (docs/bulk-load.md). Stores that cannot restore
-     * throw {@link UnsupportedOperationException}.
+     * history. Used to roll back an unfinished bulk load (docs/bulk-load.md). A version whose primary key
+     * differs from the installed one is refused ({@link io.palisade.fencing.GraphRefusedException}: RFC-023
+     * §9, a restore never removes a PK); stores that cannot restore throw a
+     * {@link io.palisade.fencing.ValidationException}.
      */
     default TableRef restore(String table, TableRef to) {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot restore a table version");
+        throw new io.palisade.fencing.ValidationException(getClass().getSimpleName() + " cannot restore a table version");
     }
 
     @Override

@@ -225,6 +225,14 @@ public final class LanceTableStore implements TableStore {
 
     @Override
     public TableRef restore(String table, TableRef to) {
+        // RFC-023 §9: a restore may select an older image only if that image already has the exact PK
+        List<String> now = primaryKey(table, latest(table, to.branch()));
+        List<String> then = primaryKey(table, to);
+        if (!now.isEmpty() && !now.equals(then)) {
+            throw new io.palisade.fencing.GraphRefusedException("cannot restore table '" + table + "' to " + to
+                    + ": that version's primary key " + then + " differs from the installed " + now
+                    + " (a restore never removes or changes an installed primary key)");
+        }
         try (Dataset ds = openDataset(table, to)) {
             ds.restore();
         } catch (RuntimeException e) {

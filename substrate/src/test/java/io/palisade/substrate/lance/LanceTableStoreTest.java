@@ -105,4 +105,33 @@ class LanceTableStoreTest {
             }
         }
     }
+
+    @Test
+    void restoreToAnOlderVersionKeepsThePrimaryKeyAndNeverRemovesOne() {
+        Schema s = new Schema(List.of(Field.notNullable("id", ArrowType.Utf8.INSTANCE),
+                Field.nullable("v", new ArrowType.Int(64, true))));
+        try (LanceTableStore store = new LanceTableStore(dir.toString()); BufferAllocator a = new RootAllocator()) {
+            store.createKeyed("t", TableKind.NODE, s).close();
+            TableRef v2;
+            try (KeyedTable t = store.openKeyed("t", TableRef.main(1));
+                 org.apache.arrow.vector.VectorSchemaRoot rows = org.apache.arrow.vector.VectorSchemaRoot.create(s, a)) {
+                io.palisade.substrate.ArrowRows.fill(rows, List.of(Map.of("id", "x", "v", 1L)));
+                v2 = t.insert(rows, t.mergePath()).ref();
+            }
+            TableRef restored = store.restore("t", TableRef.main(1));
+            assertThat(restored.version()).isGreaterThan(v2.version());
+            assertThat(store.primaryKey("t", restored)).containsExactly("id");
+            try (KeyedTable t = store.openKeyed("t", restored)) {
+                assertThat(t.countRows()).isZero();
+            }
+
+            // a legacy table whose PK was installed later cannot be restored to its pre-PK image
+            store.createLegacyKeyed("old", TableKind.NODE, s);
+            TableRef installed = store.installPrimaryKey("old", TableRef.main(1), "i-1").ref();
+            assertThatThrownBy(() -> store.restore("old", TableRef.main(1)))
+                    .isInstanceOf(GraphRefusedException.class).hasMessageContaining("never removes");
+            assertThat(store.latest("old", TableRef.MAIN)).isEqualTo(installed);
+            assertThat(store.primaryKey("old", installed)).containsExactly("id");
+        }
+    }
 }
