@@ -301,6 +301,7 @@ final class Committer implements Agent {
         int retries = 0;
         while (!live.isEmpty()) {
             try {
+                Faults.beforeSubstrateCommit(first.table);
                 result = commit(def, ref, live);
                 break;
             } catch (KeyConflictException e) {

@@ -268,6 +268,20 @@ class CliEndToEndTest {
     }
 
     @Test
+    @Order(7)
+    void aRetryableWriteConflictExitsFourAndWritesNothing() throws Exception {
+        int before = scan().size();
+        Launcher.Result r = Launcher.withInputAndJavaOpts("-Dpalisade.fault.substrate-commit=write-conflict",
+                "{\"id\":\"wanda\",\"age\":3}\n", "write", graph, "--table", "person", "--mode", "upsert");
+        assertThat(r.code()).as(r.toString()).isEqualTo(4);
+        assertThat(r.err()).contains("write conflict").doesNotContain("\tat ");
+        assertThat(scan()).hasSize(before).extracting(n -> n.get("id").asText()).doesNotContain("wanda");
+        Launcher.Result ok = withInput("{\"id\":\"wanda\",\"age\":3}\n", "write", graph, "--table", "person",
+                "--mode", "upsert");
+        assertThat(ok.code()).as(ok.toString()).isZero();
+    }
+
+    @Test
     @Order(8)
     void aHeldLeaseRefusesASecondWriterWhileReadingToolsStillWork() throws Exception {
         Process holder = Launcher.start("hold", graph, "--seconds", "120");

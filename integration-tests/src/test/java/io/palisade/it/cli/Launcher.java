@@ -39,17 +39,26 @@ final class Launcher {
     }
 
     static ProcessBuilder builder(List<String> cmd) {
+        return builder(cmd, "");
+    }
+
+    static ProcessBuilder builder(List<String> cmd, String extraJavaOpts) {
         try {
             Files.createDirectories(ROOT.resolve("integration-tests/target/jni-tmp"));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile());
-        pb.environment().put("PALISADE_JAVA_OPTS", JAVA_OPTS);
+        pb.environment().put("PALISADE_JAVA_OPTS", (JAVA_OPTS + " " + extraJavaOpts).trim());
         return pb;
     }
 
     static Result withInput(String stdin, String... args) {
+        return withInputAndJavaOpts("", stdin, args);
+    }
+
+    /** Like {@link #withInput} with extra JVM options for the launched command (e.g. fault injection). */
+    static Result withInputAndJavaOpts(String javaOpts, String stdin, String... args) {
         requireBuilt();
         List<String> cmd = new ArrayList<>();
         cmd.add(BIN.toString());
@@ -57,7 +66,7 @@ final class Launcher {
         try {
             Path out = Files.createTempFile("palisade-out", ".txt");
             Path err = Files.createTempFile("palisade-err", ".txt");
-            Process p = builder(cmd).redirectOutput(out.toFile())
+            Process p = builder(cmd, javaOpts).redirectOutput(out.toFile())
                     .redirectError(err.toFile()).start();
             try (OutputStream in = p.getOutputStream()) {
                 if (stdin != null) {
