@@ -3,10 +3,11 @@ package io.palisade.heads;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Named crash points of checkpoint writing and of recovery (docs/crash-points.md), configured like the
- * coordinator's write-path points: {@code -Dpalisade.crash.at=<name>} or {@code <name>:<nth>} halts the
- * JVM (no shutdown hooks, like SIGKILL) the nth time execution reaches that point. Without the
- * property every call is a cheap no-op. Exit status {@value #HALT_STATUS}, as the coordinator's.
+ * The one crash-point mechanism of every module (docs/crash-points.md): checkpoint writing and recovery
+ * name their points here, and the coordinator's write path reaches it through {@code CrashPoints}.
+ * {@code -Dpalisade.crash.at=<name>} or {@code <name>:<nth>} halts the JVM (no shutdown hooks, like
+ * SIGKILL) the nth time execution reaches that point. Without the property every call is a cheap
+ * no-op. Exit status {@value #HALT_STATUS}.
  */
 public final class PhaseCrashPoints {
     /** Exit status of a deliberate crash. */
@@ -44,7 +45,10 @@ public final class PhaseCrashPoints {
 
     private static volatile java.util.function.Consumer<String> listener;
 
-    /** Test seam: {@code l} runs on every hit, before the halt check (the crash suite's power-loss model). */
+    /**
+     * Test seam: {@code l} runs on every hit of every point, on the thread that reaches it, before the
+     * halt check (the crash suite's power-loss model). Null removes it.
+     */
     public static void listener(java.util.function.Consumer<String> l) {
         listener = l;
     }
@@ -58,5 +62,10 @@ public final class PhaseCrashPoints {
         if (!TARGET.isEmpty() && TARGET.equals(name) && HITS.incrementAndGet() == NTH) {
             Runtime.getRuntime().halt(HALT_STATUS);
         }
+    }
+
+    /** Whether a crash point is configured. */
+    public static boolean armed() {
+        return !TARGET.isEmpty();
     }
 }

@@ -1,6 +1,5 @@
 package io.palisade.it.crash;
 
-import io.palisade.coordinator.CrashPoints;
 import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
@@ -42,13 +41,9 @@ public final class CrashWorkload {
         PrintStream out = new PrintStream(System.out, false);
         PowerLoss snapshots = power ? new PowerLoss(graphDir) : null;
         if (power) {
-            CrashPoints.listener(p -> {
-                if (p.equals("after-intent") || p.equals("after-publish")) {
-                    snapshots.snapshot();
-                }
-            });
             PhaseCrashPoints.listener(p -> {
-                if (p.equals(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP) || p.startsWith("recovery-")) {
+                if (p.equals("after-intent") || p.equals("after-publish")
+                        || p.equals(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP) || p.startsWith("recovery-")) {
                     snapshots.snapshot();
                 }
             });
