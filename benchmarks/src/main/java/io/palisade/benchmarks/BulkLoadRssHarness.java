@@ -43,7 +43,7 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * BulkLoadRssHarness [--sizes 100000,500000,2000000] [--bases 0,1000000] [--batch 8192] [--dim 128]
- *                    [--xmx 1g] [--methods batched,raw] [--raw-max 2000000] [--indexed false] [--dir PATH]
+ *                    [--xmx 1g] [--methods batched,raw] [--raw-max 2000000] [--indexed true] [--dir PATH]
  *                    [--malloc-arena-max N]
  * </pre>
  * Pass criterion (issue 9): the batched load's peak RSS grows by at most 25% from the smallest to the
@@ -67,7 +67,7 @@ public final class BulkLoadRssHarness {
         int dim = 128;
         String xmx = "1g";
         long rawMax = 2_000_000L;
-        boolean indexed = false;
+        boolean indexed = true;
         String arenaMax = null;
         Path dir = null;
         for (int i = 0; i < args.length; i++) {

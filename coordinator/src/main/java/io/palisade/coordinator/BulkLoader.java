@@ -159,12 +159,17 @@ final class BulkLoader {
         final String tableBranch;
         final TableRef start;
         TableRef current;
+        /** Whether the table has the {@code id} index, which this load then keeps covering every fragment. */
+        final boolean maintainIndex;
         int batches;
         long rows;
         VectorSchemaRoot acc;
 
         Run(Graph graph, Catalog.TableDef def, String intentId, LoadMode mode, String tableBranch, TableRef start) {
             this.graph = graph;
+            try (KeyedTable t = graph.store().openKeyed(def.name(), start)) {
+                this.maintainIndex = graph.options().indexedMerge() && t.hasIdIndex();
+            }
             this.def = def;
             this.intentId = intentId;
             this.mode = mode;
@@ -229,8 +234,31 @@ final class BulkLoader {
             current = r.ref();
             rows += batch.getRowCount();
             graph.append(List.of(new LoadProgress(intentId, batches, current.branch(), current.version(), rows, keys)));
-            batches++;
             CrashPoints.hit("load-after-progress");
+            if (maintainIndex) {
+                coverWithIndex();
+            }
+            batches++;
+        }
+
+        /**
+         * Extends the {@code id} index over the fragments the batch just added (one CreateIndex commit),
+         * journaled as a second progress record of the same batch without keys. This is what bounds the
+         * load's memory by the batch: the next batch's strict pre-check and merge look its keys up in an
+         * index that covers the whole table, while Lance's v2 merge would join the batch against every
+         * {@code id} of the table, whose memory grows with the table (docs/bulk-load.md, "Memory").
+         */
+        private void coverWithIndex() {
+            CommitResult r;
+            try (KeyedTable t = graph.store().openKeyed(def.name(), current)) {
+                r = t.optimizeIdIndex();
+            }
+            if (r.ref().equals(current)) {
+                return; // nothing new to index
+            }
+            CrashPoints.hit("load-after-index");
+            current = r.ref();
+            graph.append(List.of(new LoadProgress(intentId, batches, current.branch(), current.version(), rows, null)));
         }
 
         private KeyFilter validate(VectorSchemaRoot batch) {

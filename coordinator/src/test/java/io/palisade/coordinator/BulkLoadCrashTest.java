@@ -109,6 +109,16 @@ class BulkLoadCrashTest {
     }
 
     @Test
+    void crashAfterAnUnjournaledIndexExtensionRollsBackToTheBase() throws Exception {
+        Path p = graphWithBaseRows();
+        Process child = new ProcessBuilder(command(p, "load-after-index:2", "12", "3"))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).isEqualTo(CrashPoints.HALT_STATUS);
+        assertRolledBack(p, 2);
+    }
+
+    @Test
     void crashBeforeAnyBatchAbortsTheLoad() throws Exception {
         Path p = graphWithBaseRows();
         Process child = new ProcessBuilder(command(p, "load-after-intent", "12", "3"))
@@ -143,7 +153,8 @@ class BulkLoadCrashTest {
         // simulate a recovery that restored the base and died before journaling: restore by hand
         try (io.palisade.substrate.lance.LanceTableStore store = new io.palisade.substrate.lance.LanceTableStore(p.resolve("tables").toString())) {
             long latest = store.latest("person", "main").version();
-            store.restore("person", new io.palisade.substrate.TableRef("main", latest - 2));
+            // on top of the base: batch 0's merge-insert and index extension, then batch 1's merge-insert
+            store.restore("person", new io.palisade.substrate.TableRef("main", latest - 3));
         }
         assertRolledBack(p, 2);
     }

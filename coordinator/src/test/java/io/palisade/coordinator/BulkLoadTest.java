@@ -70,10 +70,11 @@ class BulkLoadTest {
                 r = g.load("main", "person", in, LoadMode.APPEND, 3);
             }
             assertThat(r.rows()).isEqualTo(10);
-            assertThat(r.version()).isEqualTo(baseVersion + 4);
+            // two table versions per batch: the fenced merge-insert, then the id index extended over it
+            assertThat(r.version()).isEqualTo(baseVersion + 8);
             assertThat(headsSeenDuringLoad).containsOnly(baseVersion);
             assertThat(rowsSeenDuringLoad).containsOnly(1);
-            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(baseVersion + 4);
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(baseVersion + 8);
             List<Map<String, Object>> rows = g.scan("main", "person");
             assertThat(ids(rows)).hasSize(11).doesNotHaveDuplicates().contains("base", "k0", "k9");
         }
@@ -84,13 +85,43 @@ class BulkLoadTest {
         assertThat(intents.get(0).operation()).isEqualTo(LogicalOperation.INSERT);
         List<JournalEvent.LoadProgress> progress = ev.stream().filter(e -> e instanceof JournalEvent.LoadProgress lp
                 && lp.intentId().equals(r.intent())).map(e -> (JournalEvent.LoadProgress) e).toList();
-        assertThat(progress).extracting(JournalEvent.LoadProgress::batchIndex).containsExactly(-1, 0, 1, 2, 3);
-        assertThat(progress.get(4).rows()).isEqualTo(10);
-        assertThat(progress.subList(1, 5)).allSatisfy(lp -> assertThat(lp.batchKeys().size()).isBetween(1, 3));
+        assertThat(progress).extracting(JournalEvent.LoadProgress::batchIndex).containsExactly(-1, 0, 0, 1, 1, 2, 2, 3, 3);
+        assertThat(progress.get(8).rows()).isEqualTo(10);
+        assertThat(progress.get(8).achievedVersion()).isEqualTo(r.version());
+        for (int i = 1; i < progress.size(); i++) {
+            // every version the load made is journaled, one progress record each
+            assertThat(progress.get(i).achievedVersion()).isEqualTo(progress.get(i - 1).achievedVersion() + 1);
+            if (i % 2 == 1) {
+                assertThat(progress.get(i).batchKeys().size()).isBetween(1, 3); // the batch's merge-insert
+            } else {
+                assertThat(progress.get(i).batchKeys()).isNull(); // its index extension
+            }
+        }
         int at = ev.indexOf(intents.get(0));
         long publications = ev.subList(at, ev.size()).stream().filter(e -> e instanceof JournalEvent.HeadPublished hp
                 && hp.transitions().get(0).table().equals("person")).count();
         assertThat(publications).isEqualTo(1); // the load publishes once, at its end
+    }
+
+    @Test
+    void withoutAnIdIndexTheLoadTakesTheFencedV2PathOneVersionPerBatch() {
+        Path p = dir.resolve("g");
+        Receipt r;
+        long baseVersion;
+        try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults().withIndexedMerge(false));
+             VectorSchemaRoot base = Rows.people(allocator, "base", 1)) {
+            g.insert("main", "person", base);
+            baseVersion = g.state().head("main", "person").orElseThrow().version();
+            try (PeopleReader in = new PeopleReader(allocator, PeopleReader.ids("k", 10), 7, 4, b -> { })) {
+                r = g.load("main", "person", in, LoadMode.APPEND, 3);
+            }
+            assertThat(ids(g.scan("main", "person"))).hasSize(11).doesNotHaveDuplicates();
+        }
+        assertThat(r.version()).isEqualTo(baseVersion + 4);
+        List<JournalEvent.LoadProgress> progress = events(p).stream().filter(e -> e instanceof JournalEvent.LoadProgress lp
+                && lp.intentId().equals(r.intent())).map(e -> (JournalEvent.LoadProgress) e).toList();
+        assertThat(progress).extracting(JournalEvent.LoadProgress::batchIndex).containsExactly(-1, 0, 1, 2, 3);
+        assertThat(progress.subList(1, 5)).allSatisfy(lp -> assertThat(lp.batchKeys()).isNotNull());
     }
 
     @Test

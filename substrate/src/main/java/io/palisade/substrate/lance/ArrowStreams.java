@@ -6,14 +6,11 @@ import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowStreamReader;
-import org.apache.arrow.vector.ipc.ArrowStreamWriter;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * Hands a caller's batch to Lance as a C-data stream whose schema is exactly {@code target} (the
@@ -27,8 +24,7 @@ final class ArrowStreams {
     }
 
     static ArrowArrayStream export(BufferAllocator allocator, Schema target, VectorSchemaRoot batch) {
-        byte[] ipc = ipc(allocator, target, batch);
-        ArrowStreamReader reader = new ArrowStreamReader(new ByteArrayInputStream(ipc), allocator);
+        OneBatch reader = new OneBatch(allocator, target, batch);
         ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator);
         try {
             Data.exportArrayStream(allocator, reader, stream);
@@ -40,32 +36,62 @@ final class ArrowStreams {
         return stream;
     }
 
-    private static byte[] ipc(BufferAllocator allocator, Schema target, VectorSchemaRoot batch) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (VectorSchemaRoot copy = VectorSchemaRoot.create(target, allocator)) {
+    /**
+     * A reader of exactly one batch: a copy of the caller's rows in off-heap vectors of the
+     * {@code target} schema, made when the stream's consumer asks for it. Nothing passes through the
+     * Java heap (no IPC bytes), so the write path's heap footprint does not grow with the batch's width.
+     */
+    private static final class OneBatch extends ArrowReader {
+        private final Schema target;
+        private final VectorSchemaRoot batch;
+        private boolean loaded;
+
+        OneBatch(BufferAllocator allocator, Schema target, VectorSchemaRoot batch) {
+            super(allocator);
+            this.target = target;
+            this.batch = batch;
+            for (Field f : target.getFields()) {
+                if (batch.getVector(f.getName()) == null) {
+                    throw new ValidationException("batch has no column '" + f.getName() + "'");
+                }
+            }
+        }
+
+        @Override
+        public boolean loadNextBatch() throws IOException {
+            if (loaded) {
+                return false;
+            }
+            loaded = true;
+            VectorSchemaRoot copy = getVectorSchemaRoot();
             copy.allocateNew();
             int n = batch.getRowCount();
             for (int c = 0; c < target.getFields().size(); c++) {
                 FieldVector to = copy.getVector(c);
                 FieldVector from = batch.getVector(target.getFields().get(c).getName());
-                if (from == null) {
-                    throw new ValidationException("batch has no column '" + to.getName() + "'");
-                }
                 for (int r = 0; r < n; r++) {
                     to.copyFromSafe(r, r, from);
                 }
                 to.setValueCount(n);
             }
             copy.setRowCount(n);
-            try (ArrowStreamWriter w = new ArrowStreamWriter(copy, null, out)) {
-                w.start();
-                w.writeBatch();
-                w.end();
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return true;
         }
-        return out.toByteArray();
+
+        @Override
+        public long bytesRead() {
+            return 0;
+        }
+
+        @Override
+        protected void closeReadSource() {
+            // the caller owns the source batch
+        }
+
+        @Override
+        protected Schema readSchema() {
+            return target;
+        }
     }
 
     private static void closeQuietly(AutoCloseable c) {
