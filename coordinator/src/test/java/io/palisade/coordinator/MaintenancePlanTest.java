@@ -120,6 +120,26 @@ class MaintenancePlanTest {
     }
 
     @Test
+    void anAppendOnlyTableIsCompactedByItsPlanToo() {
+        try (BufferAllocator allocator = new RootAllocator();
+             Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults())) {
+            for (int i = 0; i < 3; i++) {
+                try (VectorSchemaRoot r = Rows.logLines(allocator, "line" + i)) {
+                    g.append("main", "log", r);
+                }
+            }
+            long from = Journals.end(g);
+            Receipt r = g.compact("main", "log");
+            List<Action> planned = ActionCodec.decode(intent(Journals.events(g, from), LogicalOperation.COMPACTION).actions());
+            CommitDescription committed = g.store().decompose("log", TableRef.main(r.version()));
+            assertThat(committed.kind()).isEqualTo(OperationKind.REWRITE);
+            assertThat(rewritten(planned)).hasSize(3).isEqualTo(new TreeSet<>(committed.fragmentsRemoved()));
+            assertThat(planned).extracting(Action::kind).doesNotContain(ActionKind.REBIND_INDEX_COVERAGE);
+            assertThat(g.scan("main", "log")).hasSize(3);
+        }
+    }
+
+    @Test
     void anIndexOptimiseJournalsAddIndexThenRewriteIndexThenNothing() {
         try (BufferAllocator allocator = new RootAllocator();
              Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults().withIndexedMerge(false))) {

@@ -51,14 +51,6 @@ public interface TableSnapshot extends AutoCloseable {
     MergePath mergePath();
 
     /**
-     * Compacts small fragments into larger ones (rows unchanged; Lance remaps the indices). A store that
-     * cannot compact refuses with a {@link io.palisade.fencing.ValidationException}.
-     */
-    default CommitResult compact() {
-        throw new io.palisade.fencing.ValidationException("table '" + name() + "': this store does not compact");
-    }
-
-    /**
      * Plans a compaction of this state: which small fragments are rewritten together, decided now (not
      * at commit time), so the caller can journal and judge the plan before committing it with
      * {@link #commit(MaintenancePlan)}. A plan with no group means nothing to compact. A store that

@@ -294,7 +294,10 @@ abstract class LanceSnapshot implements TableSnapshot {
         throw new ValidationException("table '" + name + "' is append-only and has no key index");
     }
 
-    /** Executes every planned compaction task on a private dataset at this handle's ref and commits them as one Rewrite. */
+    /**
+     * Executes every planned compaction task on a private dataset at this handle's ref and commits them
+     * as one Rewrite (Lance first commits one ReserveFragments version per task when indices are remapped).
+     */
     private CommitResult commitCompaction(MaintenancePlan plan) {
         if (!(plan.execution() instanceof CompactionPlan lance)) {
             throw new ValidationException("table '" + name + "': the compaction plan was not made by the Lance store");
@@ -306,19 +309,6 @@ abstract class LanceSnapshot implements TableSnapshot {
                     results.add(t.execute(w));
                 }
                 Compaction.commitCompaction(w, results, lance.getCompactionOptions());
-                return advanced(w);
-            });
-        } catch (Exception e) {
-            throw LanceErrors.commitFailure(name, "compact", e);
-        }
-    }
-
-    /** Lance compaction on a private dataset at this handle's ref. */
-    @Override
-    public CommitResult compact() {
-        try {
-            return onWriteDataset(w -> {
-                w.compact();
                 return advanced(w);
             });
         } catch (Exception e) {
