@@ -61,14 +61,17 @@ import java.util.concurrent.CompletableFuture;
  * and runs each group through the pipeline:
  * <ol>
  *   <li>validate each operation (schema, non-null and unique ids) and check it against the commits
- *       published since its base with the fencing resolver and exact key filters;</li>
+ *       published since its base with the fencing resolver and exact key filters; a maintenance
+ *       operation is first planned on the head and its planned actions judged likewise;</li>
  *   <li>Phase A: journal every intent (one sync);</li>
  *   <li>Phase B: one substrate commit for the whole group (fork a lazily inherited table branch first);</li>
+ *   <li>(maintenance) verify the committed versions against the journaled plan;</li>
  *   <li>Phases C and D: journal the commit, the head transition and every completion (one sync); ack.</li>
  * </ol>
  * Invariants: only this thread appends to the journal and writes tables, so one substrate commit is in
  * flight per table; the published {@link HeadsState} is replaced only here, after the records it folds
- * are durable.
+ * are durable. Every published commit is remembered (with its actions, described from the substrate on
+ * first use) as a winner for operations based before it.
  */
 final class Committer implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
@@ -623,6 +626,18 @@ final class Committer implements Agent {
 
     private List<Action> describedActions(String table, boolean keyed, TableRef from, TableRef to, Optional<KeyFilter> keys) {
         return actionsOf(describe(table, from, to), keyed, keys);
+    }
+
+    /**
+     * Remembers a commit published by another path on this thread (a bulk load): judged by what its
+     * versions did; never a key-add winner of the strict-insert check (its keys are not journaled).
+     */
+    void rememberCommit(String branch, String table, boolean keyed, TableRef from, TableRef to, String intentId) {
+        ArrayDeque<Recent> q = recent.computeIfAbsent(branch + "/" + table, k -> new ArrayDeque<>());
+        q.addLast(new Recent(table, keyed, from, to, List.of(intentId), List.of(), Optional.empty(), null));
+        while (q.size() > RECENT_COMMITS) {
+            q.pollFirst();
+        }
     }
 
     /**

@@ -303,6 +303,14 @@ public final class Graph implements AutoCloseable {
         return committer.poisoned(branch, table);
     }
 
+    /**
+     * Remembers a commit published outside the write pipeline (a bulk load: versions {@code (from, to]})
+     * as a winner for later conflict checks (committer thread only).
+     */
+    void rememberCommit(String branch, String table, TableRef from, TableRef to, String intentId) {
+        committer.rememberCommit(branch, table, catalog.require(table).kind().keyed(), from, to, intentId);
+    }
+
     /** Runs {@code task} on the committer thread, ordered with the writes queued before it. */
     @SuppressWarnings("unchecked")
     <T> T onCommitter(java.util.concurrent.Callable<T> task) {
