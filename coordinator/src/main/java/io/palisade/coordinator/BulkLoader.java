@@ -144,6 +144,9 @@ final class BulkLoader {
             cd.add(new IntentCompleted(intentId, IntentOutcome.ABORTED, "empty load: nothing to commit", null, List.of()));
         }
         long first = graph.append(cd);
+        if (end.version() > run.start.version()) {
+            graph.rememberCommit(branch, table, run.start, end, intentId);
+        }
         CrashPoints.hit("load-after-publish");
         graph.metrics().substrateCommits.add(run.batches);
         graph.metrics().commits.increment();

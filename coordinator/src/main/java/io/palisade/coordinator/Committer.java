@@ -28,9 +28,12 @@ import io.palisade.journal.JournalEvent.IntentRecorded;
 import io.palisade.journal.JournalEvent.TableCommitted;
 import io.palisade.journal.LogicalOperation;
 import io.palisade.journal.TableHead;
+import io.palisade.substrate.CatalogActions;
+import io.palisade.substrate.CommitDescription;
 import io.palisade.substrate.CommitResult;
 import io.palisade.substrate.KeyedTable;
 import io.palisade.substrate.KeylessTable;
+import io.palisade.substrate.MaintenancePlan;
 import io.palisade.substrate.MergePath;
 import io.palisade.substrate.TableRef;
 import org.agrona.concurrent.Agent;
@@ -58,14 +61,17 @@ import java.util.concurrent.CompletableFuture;
  * and runs each group through the pipeline:
  * <ol>
  *   <li>validate each operation (schema, non-null and unique ids) and check it against the commits
- *       published since its base with the fencing resolver and exact key filters;</li>
+ *       published since its base with the fencing resolver and exact key filters; a maintenance
+ *       operation is first planned on the head and its planned actions judged likewise;</li>
  *   <li>Phase A: journal every intent (one sync);</li>
  *   <li>Phase B: one substrate commit for the whole group (fork a lazily inherited table branch first);</li>
+ *   <li>(maintenance) verify the committed versions against the journaled plan;</li>
  *   <li>Phases C and D: journal the commit, the head transition and every completion (one sync); ack.</li>
  * </ol>
  * Invariants: only this thread appends to the journal and writes tables, so one substrate commit is in
  * flight per table; the published {@link HeadsState} is replaced only here, after the records it folds
- * are durable.
+ * are durable. Every published commit is remembered (with its actions, described from the substrate on
+ * first use) as a winner for operations based before it.
  */
 final class Committer implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
@@ -75,8 +81,44 @@ final class Committer implements Agent {
     record Control(Callable<Object> task, CompletableFuture<Object> future) {
     }
 
-    /** A commit remembered for conflict checks of operations based before it. */
-    private record Recent(CommittedTransaction txn, List<String> intents) {
+    /**
+     * A commit remembered for conflict checks of operations based before it: the versions
+     * {@code (from.version, to.version]} of {@code to}'s table branch are its effect (the committer is the
+     * table's single writer). {@code keyAdds} holds, per intent, the journaled actions of the writes that
+     * add keys (strict inserts, upserts, keyed overwrites): the strict-insert check judges only those,
+     * since a delete's keys must not read as a collision with a later insert of the same key. Every other
+     * check judges the commit by what it did, named by {@link CatalogActions#of} from the substrate's
+     * description of its versions (described once, lazily, on the committer thread).
+     */
+    private final class Recent {
+        final String table;
+        final boolean keyed;
+        final TableRef from;
+        final TableRef to;
+        final List<String> intents;
+        final List<CommittedTransaction> keyAdds;
+        final Optional<KeyFilter> keys;
+        private List<Action> described;
+
+        Recent(String table, boolean keyed, TableRef from, TableRef to, List<String> intents,
+               List<CommittedTransaction> keyAdds, Optional<KeyFilter> keys, List<Action> described) {
+            this.table = table;
+            this.keyed = keyed;
+            this.from = from;
+            this.to = to;
+            this.intents = List.copyOf(intents);
+            this.keyAdds = List.copyOf(keyAdds);
+            this.keys = keys;
+            this.described = described == null ? null : List.copyOf(described);
+        }
+
+        /** The commit as the resolver's winner, with the actions its versions did. */
+        CommittedTransaction committed() {
+            if (described == null) {
+                described = describedActions(table, keyed, from, to, keys);
+            }
+            return new CommittedTransaction(String.join(",", intents), to.version(), described);
+        }
     }
 
     private final Graph graph;
@@ -236,6 +278,9 @@ final class Committer implements Agent {
                 continue;
             }
             op.intentId = "i-" + UUID.randomUUID();
+            if (op.maintenance() && !planMaintenance(op, def, pin, where, phaseA)) {
+                continue;
+            }
             if (op.keys != null && ((acceptedKeys != null && acceptedKeys.intersects(op.keys))
                     || (deferredKeys != null && deferredKeys.intersects(op.keys)))) {
                 // Same key twice in one group: serialise through the next group. A strict insert is not
@@ -323,7 +368,8 @@ final class Committer implements Agent {
                 graph.metrics().retries.increment();
             } catch (WriteConflictException e) {
                 graph.metrics().writeConflicts.increment();
-                if (++retries > graph.options().upsertRetries()) {
+                // a maintenance intent journaled its plan: a different plan would be an unjournaled commit
+                if (first.maintenance() || ++retries > graph.options().upsertRetries()) {
                     for (WriteOp op : live) {
                         phaseCD.add(new IntentCompleted(op.intentId, IntentOutcome.WRITE_CONFLICT, e.getMessage(), null, List.of()));
                         op.failure = e;
@@ -354,6 +400,42 @@ final class Committer implements Agent {
             }
         }
         CrashPoints.hit("after-substrate-commit");
+        List<Action> committedActions = null;
+        if (result != null && first.maintenance()) {
+            List<CommitDescription> produced = List.of();
+            Optional<String> mismatch;
+            try {
+                produced = describe(first.table, ref, result.ref());
+                mismatch = first.plan.mismatch(produced);
+            } catch (PalisadeException e) {
+                mismatch = Optional.of("the committed versions could not be described: " + e.getMessage());
+            }
+            if (mismatch.isPresent() && result.ref().version() > ref.version()) {
+                // A version exists that is not the journaled plan: journal it as the intent's effect (so no
+                // version is unexplained), publish nothing, and refuse the table until recovery decides.
+                poisoned.add(where);
+                phaseCD.add(new TableCommitted(List.of(first.intentId), first.branch, first.table,
+                        result.ref().branch(), result.ref().version()));
+                graph.append(phaseCD);
+                CommitStateUnknownException unknown = new CommitStateUnknownException("maintenance commit on " + where
+                        + " reached " + result.ref() + " but is not its journaled plan (" + first.plan + "): "
+                        + mismatch.get() + "; the table is refused until the graph is reopened and recovered", null);
+                LOG.error("{}", unknown.getMessage());
+                first.future.completeExceptionally(unknown);
+                return;
+            }
+            if (mismatch.isPresent()) {
+                // nothing was committed although the plan had work: the intent had no effect
+                phaseCD.add(new IntentCompleted(first.intentId, IntentOutcome.ABORTED, mismatch.get(), null, List.of()));
+                first.failure = new WriteConflictException("maintenance of " + where + " committed nothing: "
+                        + mismatch.get() + "; retry to plan again from the head");
+                graph.metrics().writeConflicts.increment();
+                live.clear();
+                result = null;
+            } else {
+                committedActions = actionsOf(produced, def.kind().keyed(), Optional.empty());
+            }
+        }
         if (result != null && first.kind == WriteOp.Kind.ADD_COLUMNS) {
             graph.addToCatalog(first.table, first.newColumns);
         }
@@ -367,10 +449,15 @@ final class Committer implements Agent {
             phaseCD.add(new TableCommitted(ids, first.branch, first.table, to.tableBranch(), to.version()));
             phaseCD.add(new HeadPublished(List.of(new HeadTransition(first.branch, first.table, head, to))));
             commitIndex = phaseCD.size();
+            boolean noOp = result.ref().version() == ref.version();
             for (WriteOp op : live) {
-                phaseCD.add(new IntentCompleted(op.intentId, IntentOutcome.COMMITTED, "", null, List.of()));
+                phaseCD.add(new IntentCompleted(op.intentId, IntentOutcome.COMMITTED, noOp && op.maintenance()
+                        ? "no-op: " + (op.kind == WriteOp.Kind.COMPACT ? "nothing to compact" : "the index covers every fragment")
+                        + "; no table version was committed" : "", null, List.of()));
             }
-            remember(where, result.ref().version(), live);
+            if (!noOp) {
+                remember(where, def.kind().keyed(), ref, result.ref(), live, committedActions);
+            }
         }
         CrashPoints.hit("before-publish");
         long firstSeq = graph.append(phaseCD);
@@ -418,8 +505,8 @@ final class Committer implements Agent {
         }
         List<CommittedTransaction> winners = new ArrayList<>();
         for (Recent r : commits) {
-            if (r.txn().version() > op.baseVersion) {
-                winners.add(r.txn());
+            if (r.to.version() > op.baseVersion) {
+                winners.addAll(r.keyAdds);
             }
         }
         if (winners.isEmpty()) {
@@ -429,13 +516,150 @@ final class Committer implements Agent {
         return v.conflicts().stream().filter(Conflict::keyCollision).findFirst();
     }
 
-    private void remember(String where, long version, List<WriteOp> committed) {
-        ArrayDeque<Recent> q = recent.computeIfAbsent(where, k -> new ArrayDeque<>());
-        for (WriteOp op : committed) {
-            if (op.keys != null && op.kind != WriteOp.Kind.DELETE) {
-                q.addLast(new Recent(new CommittedTransaction(op.intentId, version, actions(op)), List.of(op.intentId)));
+    /**
+     * Plans a maintenance op on the head it will be committed on and judges the plan, as a transaction
+     * read at the op's base, against every commit published since (DESIGN §3, docs/coordinator.md
+     * "Maintenance"). COMPATIBLE: the plan is the op's. Any other verdict re-plans from the current head
+     * (read version = head), at most {@code upsertRetries} times; when they are exhausted the intent is
+     * journaled with its last plan and completed WRITE_CONFLICT, and the op fails with a retryable
+     * {@link WriteConflictException}. A maintenance plan is committed exactly as planned, never as
+     * rebased: Lance, not the resolver, decides what the commit writes. Returns whether the op goes on
+     * to Phase A; on false its future is completed.
+     */
+    private boolean planMaintenance(WriteOp op, Catalog.TableDef def, Pin pin, String where, List<JournalEvent> phaseA) {
+        TableHead head = pin.head();
+        TableRef at = new TableRef(head.tableBranch(), head.version());
+        long readVersion = Math.max(0, op.baseVersion);
+        for (int attempt = 0; ; attempt++) {
+            try {
+                op.plan = plan(def, op, at);
+            } catch (PalisadeException e) {
+                if (e instanceof ValidationException) {
+                    graph.metrics().validationFailures.increment();
+                }
+                op.future.completeExceptionally(e); // no plan: nothing journaled, nothing written
+                return false;
+            }
+            String reason;
+            try {
+                Verdict v = ConflictResolver.check(new Transaction(op.intentId, readVersion, op.plan.actions()),
+                        winners(where, readVersion));
+                if (v.outcome() == Verdict.Outcome.COMPATIBLE) {
+                    return true;
+                }
+                reason = v.outcome() + ": " + v.reason();
+            } catch (PalisadeException e) {
+                reason = "a winner could not be named: " + e.getMessage(); // judged conservatively: a conflict
+            }
+            graph.metrics().writeConflicts.increment();
+            if (attempt >= graph.options().upsertRetries()) {
+                WriteConflictException e = new WriteConflictException(op.kind + " of " + where + " planned at " + at
+                        + " conflicts with commits since its base v" + readVersion + " (" + reason + "); retry");
+                ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), graph.state().lastSequence());
+                phaseA.add(new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), operation(op.kind), op.branch, op.table, base,
+                        ActionCodec.encode(actions(op)), null, new HeadTransition(op.branch, op.table, head, head)));
+                phaseA.add(new IntentCompleted(op.intentId, IntentOutcome.WRITE_CONFLICT, e.getMessage(), null, List.of()));
+                op.future.completeExceptionally(e);
+                return false;
+            }
+            LOG.info("{} of {}: plan judged against winners since v{}: {}; planning again from the head", op.kind, where,
+                    readVersion, reason);
+            graph.metrics().maintenanceReplans.increment();
+            graph.metrics().retries.increment();
+            readVersion = head.version();
+        }
+    }
+
+    /** The maintenance plan of {@code op} at the exact state {@code at}. */
+    private MaintenancePlan plan(Catalog.TableDef def, WriteOp op, TableRef at) {
+        if (def.kind().keyed()) {
+            try (KeyedTable t = graph.store().openKeyed(op.table, at)) {
+                return switch (op.kind) {
+                    case OPTIMIZE_INDEX -> t.planIndexOptimize();
+                    case COMPACT -> t.planCompaction();
+                    case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS ->
+                            throw new IllegalArgumentException(op.kind + " is not maintenance");
+                };
             }
         }
+        try (KeylessTable t = graph.store().openKeyless(op.table, at)) {
+            return switch (op.kind) {
+                case COMPACT -> t.planCompaction();
+                case OPTIMIZE_INDEX -> throw new ValidationException("table '" + op.table + "' is append-only and has no key index");
+                case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS ->
+                        throw new IllegalArgumentException(op.kind + " is not maintenance");
+            };
+        }
+    }
+
+    /** Every remembered commit of {@code where} after {@code readVersion}, as the resolver's winners. */
+    private List<CommittedTransaction> winners(String where, long readVersion) {
+        List<CommittedTransaction> out = new ArrayList<>();
+        ArrayDeque<Recent> commits = recent.get(where);
+        if (commits != null) {
+            for (Recent r : commits) {
+                if (r.to.version() > readVersion) {
+                    out.add(r.committed());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Descriptions of the versions {@code (from.version, to.version]} of {@code to}'s branch, ascending. */
+    private List<CommitDescription> describe(String table, TableRef from, TableRef to) {
+        List<CommitDescription> out = new ArrayList<>();
+        for (long v = from.version() + 1; v <= to.version(); v++) {
+            out.add(graph.store().decompose(table, new TableRef(to.branch(), v)));
+        }
+        return out;
+    }
+
+    private static List<Action> actionsOf(List<CommitDescription> versions, boolean keyed, Optional<KeyFilter> keys) {
+        List<Action> out = new ArrayList<>();
+        for (CommitDescription c : versions) {
+            // the id field id only distinguishes a PK install, which never goes through this pipeline
+            out.addAll(CatalogActions.of(c, keyed, -1, keys));
+        }
+        return out;
+    }
+
+    private List<Action> describedActions(String table, boolean keyed, TableRef from, TableRef to, Optional<KeyFilter> keys) {
+        return actionsOf(describe(table, from, to), keyed, keys);
+    }
+
+    /**
+     * Remembers a commit published by another path on this thread (a bulk load): judged by what its
+     * versions did; never a key-add winner of the strict-insert check (its keys are not journaled).
+     */
+    void rememberCommit(String branch, String table, boolean keyed, TableRef from, TableRef to, String intentId) {
+        ArrayDeque<Recent> q = recent.computeIfAbsent(branch + "/" + table, k -> new ArrayDeque<>());
+        q.addLast(new Recent(table, keyed, from, to, List.of(intentId), List.of(), Optional.empty(), null));
+        while (q.size() > RECENT_COMMITS) {
+            q.pollFirst();
+        }
+    }
+
+    /**
+     * Remembers a commit that moved {@code from} to {@code to} (every committed op is remembered:
+     * writes, deletes, overwrites, schema changes, maintenance). {@code described}: the commit's actions
+     * when already known (maintenance verified them), else null (described on first use).
+     */
+    private void remember(String where, boolean keyed, TableRef from, TableRef to, List<WriteOp> committed,
+                          List<Action> described) {
+        ArrayDeque<Recent> q = recent.computeIfAbsent(where, k -> new ArrayDeque<>());
+        List<CommittedTransaction> keyAdds = new ArrayList<>();
+        KeyFilter keys = null;
+        for (WriteOp op : committed) {
+            if (op.keys != null && op.kind != WriteOp.Kind.DELETE) {
+                keyAdds.add(new CommittedTransaction(op.intentId, to.version(), actions(op)));
+            }
+            if (op.keys != null) {
+                keys = keys == null ? op.keys : keys.union(op.keys);
+            }
+        }
+        q.addLast(new Recent(committed.get(0).table, keyed, from, to, committed.stream().map(op -> op.intentId).toList(),
+                keyAdds, Optional.ofNullable(keys), described));
         while (q.size() > RECENT_COMMITS) {
             q.pollFirst();
         }
@@ -453,7 +677,7 @@ final class Committer implements Agent {
                 return switch (first.kind) {
                     case OVERWRITE -> t.overwrite(first.rows);
                     case ADD_COLUMNS -> t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
-                    case COMPACT -> t.compact();
+                    case COMPACT -> t.commit(first.plan);
                     case INSERT, UPSERT, DELETE, APPEND, OPTIMIZE_INDEX ->
                             throw new ValidationException(first.kind + " needs a keyed table");
                 };
@@ -467,11 +691,8 @@ final class Committer implements Agent {
             if (first.kind == WriteOp.Kind.ADD_COLUMNS) {
                 return t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
             }
-            if (first.kind == WriteOp.Kind.OPTIMIZE_INDEX) {
-                return t.hasIdIndex() ? t.optimizeIdIndex() : t.createIdIndex();
-            }
-            if (first.kind == WriteOp.Kind.COMPACT) {
-                return t.compact();
+            if (first.maintenance()) {
+                return t.commit(first.plan);
             }
             if (first.kind == WriteOp.Kind.DELETE) {
                 KeyFilter all = ops.get(0).keys;
@@ -528,10 +749,8 @@ final class Committer implements Agent {
                     new AddFragments(List.of(), op.keys == null ? KeyScope.KEYLESS : KeyScope.exact(op.keys)));
             case ADD_COLUMNS -> List.of(new io.palisade.fencing.action.AddFields(op.newColumns.stream()
                     .map(c -> new io.palisade.fencing.action.AddFields.NewField(c.name(), true)).toList(), java.util.Map.of()));
-            // the index segments an optimise rewrites are only known to the substrate
-            case OPTIMIZE_INDEX -> List.of();
-            // which fragments a compaction rewrites is decided by the substrate at commit time
-            case COMPACT -> List.of();
+            // maintenance journals its plan (made before Phase A, committed exactly as planned)
+            case OPTIMIZE_INDEX, COMPACT -> java.util.Objects.requireNonNull(op.plan, "maintenance op without a plan").actions();
         };
     }
 

@@ -206,7 +206,11 @@ public final class Graph implements AutoCloseable {
 
     /**
      * Brings the BTREE index on {@code id} of a keyed table up to date (creating it if absent), as a
-     * journaled maintenance operation, so that no table version is unexplained by the journal.
+     * journaled maintenance operation: the committer plans it on the head (AddIndex when absent,
+     * RewriteIndex with the coverage it will have when present), journals and judges the plan like any
+     * write, commits it exactly and verifies the committed version against it (docs/coordinator.md
+     * "Maintenance"). An index that already covers every fragment commits nothing: the receipt's version
+     * is then the head's and the intent's completion says "no-op".
      */
     public Receipt optimizeIndex(String branch, String table) {
         if (!catalog.require(table).kind().keyed()) {
@@ -218,12 +222,19 @@ public final class Graph implements AutoCloseable {
 
     /**
      * Compacts a table's small fragments (rows unchanged; indices remapped by the substrate) as a
-     * journaled maintenance operation.
+     * journaled maintenance operation planned before its intent: the intent carries the fragment groups
+     * it rewrites (RewriteFragments, and RebindIndexCoverage for an indexed table). Nothing to compact
+     * commits nothing (receipt at the head's version, completion "no-op").
      */
     public Receipt compact(String branch, String table) {
+        return join(compactAsync(branch, table));
+    }
+
+    /** {@link #compact} without waiting; the op's base is the head this call sees. */
+    public CompletableFuture<Receipt> compactAsync(String branch, String table) {
         catalog.require(table);
-        return join(submit(new WriteOp(WriteOp.Kind.COMPACT, branch, table, null, null, Optional.empty(),
-                baseVersion(branch, table))));
+        return submit(new WriteOp(WriteOp.Kind.COMPACT, branch, table, null, null, Optional.empty(),
+                baseVersion(branch, table)));
     }
 
     /** Adds columns to the catalog and writes it durably (committer thread only). */
@@ -290,6 +301,14 @@ public final class Graph implements AutoCloseable {
 
     boolean poisoned(String branch, String table) {
         return committer.poisoned(branch, table);
+    }
+
+    /**
+     * Remembers a commit published outside the write pipeline (a bulk load: versions {@code (from, to]})
+     * as a winner for later conflict checks (committer thread only).
+     */
+    void rememberCommit(String branch, String table, TableRef from, TableRef to, String intentId) {
+        committer.rememberCommit(branch, table, catalog.require(table).kind().keyed(), from, to, intentId);
     }
 
     /** Runs {@code task} on the committer thread, ordered with the writes queued before it. */

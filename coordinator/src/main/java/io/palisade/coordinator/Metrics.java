@@ -16,6 +16,12 @@ public final class Metrics {
     final LongAdder phaseANanos = new LongAdder();
     final LongAdder phaseBNanos = new LongAdder();
     final LongAdder phaseCDNanos = new LongAdder();
+    final LongAdder maintenanceReplans = new LongAdder();
+
+    /** How often a maintenance plan was judged against a winner and made again from the head. */
+    public long maintenanceReplans() {
+        return maintenanceReplans.sum();
+    }
 
     /** An immutable snapshot. Mean latencies are per substrate commit (group). */
     public record Snapshot(long commits, long substrateCommits, long keyConflicts, long writeConflicts,

@@ -23,6 +23,8 @@ final class WriteOp {
     final long baseVersion;
     String intentId;
     KeyFilter keys;
+    /** OPTIMIZE_INDEX, COMPACT: the plan journaled in the intent and committed exactly (set before Phase A). */
+    io.palisade.substrate.MaintenancePlan plan;
     /** Why the op failed after its intent was journaled (completed exceptionally after phase D). */
     io.palisade.fencing.PalisadeException failure;
 
@@ -43,6 +45,11 @@ final class WriteOp {
             case ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT -> 0;
             default -> rows.getRowCount();
         };
+    }
+
+    /** Whether the op is table maintenance (planned before its intent, committed as planned). */
+    boolean maintenance() {
+        return kind == Kind.OPTIMIZE_INDEX || kind == Kind.COMPACT;
     }
 
     /** Whether two ops can share one substrate commit. */

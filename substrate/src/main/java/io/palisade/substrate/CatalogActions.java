@@ -10,6 +10,8 @@ import io.palisade.fencing.action.DropFields;
 import io.palisade.fencing.action.FragmentRef;
 import io.palisade.fencing.action.FragmentTemplate;
 import io.palisade.fencing.action.KeyScope;
+import io.palisade.fencing.action.RebindIndexCoverage;
+import io.palisade.fencing.action.Remap;
 import io.palisade.fencing.action.RemoveFragments;
 import io.palisade.fencing.action.ReplaceFragmentColumns;
 import io.palisade.fencing.action.ReserveFragmentIds;
@@ -99,18 +101,13 @@ public final class CatalogActions {
                 }
             }
             case CREATE_INDEX -> {
-                for (int i = 0; i < commit.indicesAdded().size(); i++) {
-                    String name = commit.indicesAdded().get(i);
-                    UUID id = uuid(name + "@" + commit.ref());
-                    if (commit.indicesRemoved().contains(name)) {
-                        out.add(new RewriteIndex(uuid(name), id, 0, Set.of(), Set.of()));
-                    } else {
-                        out.add(new AddIndex(id, name, Set.of(), Set.of(), 0, Optional.empty()));
-                    }
+                for (String name : commit.indicesAdded()) {
+                    out.addAll(index(name, commit.indicesRemoved().contains(name), commit.ref(), Set.of(), Set.of()));
                 }
             }
-            case REWRITE -> out.add(new RewriteFragments(new HashSet<>(commit.fragmentsRemoved()),
-                    templates(commit.fragmentsAdded()), true));
+            case REWRITE -> out.addAll(rewrite(commit.rewriteGroups().isEmpty()
+                    ? List.of(new CommitDescription.RewriteGroup(commit.fragmentsRemoved(), commit.fragmentsAdded().size()))
+                    : commit.rewriteGroups(), new HashSet<>(commit.remappedIndexFields())));
             case DATA_REPLACEMENT -> {
                 for (long f : commit.fragmentsUpdated()) {
                     out.add(columns(f, commit.fieldsModified()));
@@ -121,6 +118,43 @@ public final class CatalogActions {
                     + " commit, which has no catalog actions: Palisade cannot judge it");
         }
         return out;
+    }
+
+    /**
+     * A compaction: one {@link RewriteFragments} per group (action i rewrites group i; a group's new
+     * fragment count may be 0 when not yet known), then, when indices over {@code remappedIndexFields}
+     * are remapped, one {@link RebindIndexCoverage} moving each old fragment's coverage onto its group's
+     * first output. Used for committed Rewrite versions and for planned compactions alike.
+     */
+    public static List<Action> rewrite(List<CommitDescription.RewriteGroup> groups, Set<Integer> remappedIndexFields) {
+        List<Action> out = new ArrayList<>();
+        List<Remap> remap = new ArrayList<>();
+        for (int i = 0; i < groups.size(); i++) {
+            CommitDescription.RewriteGroup g = groups.get(i);
+            out.add(new RewriteFragments(new HashSet<>(g.oldFragments()), templates(g.newFragments()), true));
+            for (long old : g.oldFragments()) {
+                remap.add(new Remap(old, new FragmentRef.ProducedBy(i, 0)));
+            }
+        }
+        if (!remappedIndexFields.isEmpty() && !remap.isEmpty()) {
+            out.add(new RebindIndexCoverage(remap, remappedIndexFields));
+        }
+        return out;
+    }
+
+    /**
+     * An index commit: {@link RewriteIndex} of {@code name} when it replaces an index of the same name,
+     * else {@link AddIndex}. Index ids are derived from the name (the old one) and from the name and
+     * {@code at} (the new one), since the substrate's uuids are not known before the commit.
+     */
+    public static List<Action> index(String name, boolean rewrite, TableRef at, Set<Long> coverage, Set<Integer> fields) {
+        UUID id = uuid(name + "@" + at);
+        if (rewrite) {
+            return List.of(new RewriteIndex(uuid(name), id, 0, coverage, fields));
+        }
+        Set<FragmentRef> refs = new HashSet<>();
+        coverage.forEach(f -> refs.add(FragmentRef.id(f)));
+        return List.of(new AddIndex(id, name, fields, refs, 0, Optional.empty()));
     }
 
     private static void removed(CommitDescription c, List<Action> out) {
@@ -139,7 +173,15 @@ public final class CatalogActions {
     }
 
     private static List<FragmentTemplate> templates(List<Long> added) {
-        return added.stream().map(f -> new FragmentTemplate(0, List.of())).toList();
+        return templates(added.size());
+    }
+
+    private static List<FragmentTemplate> templates(int n) {
+        List<FragmentTemplate> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(new FragmentTemplate(0, List.of()));
+        }
+        return out;
     }
 
     private static UUID uuid(String s) {

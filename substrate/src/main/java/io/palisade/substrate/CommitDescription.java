@@ -25,6 +25,11 @@ import java.util.TreeSet;
  * @param indicesAdded         names of index segments the commit added (CreateIndex; an optimise adds
  *                             and removes the same name), in transaction order
  * @param indicesRemoved       names of index segments the commit removed or replaced
+ * @param rewriteGroups        {@code REWRITE}: the fragment groups the compaction rewrote (old fragment ids,
+ *                             ascending, and how many fragments replaced them), in transaction order;
+ *                             empty for other kinds or when the store cannot see them
+ * @param remappedIndexFields  {@code REWRITE}: the fields of the indices whose coverage the compaction
+ *                             remapped onto the new fragments, ascending; empty otherwise
  *
  * <p>Intended mapping onto the action catalog (done in one place by the coordinator):
  * {@code UPDATE}: added → AddFragments (key filter from the journal), updated → UpdateDeletionVector,
@@ -34,7 +39,7 @@ import java.util.TreeSet;
  * {@code MERGE} → AddFields; {@code PROJECT} → DropFields / ChangeSchema; {@code UPDATE_CONFIG} with
  * the PK field in {@code fieldsModified} → UpdateSchemaMetadata (PK install), else UpdateConfig;
  * {@code CREATE_INDEX} with nothing removed → AddIndex, with a removed name → RewriteIndex;
- * {@code REWRITE} → RewriteFragments; {@code RESERVE_FRAGMENTS} → ReserveFragmentIds;
+ * {@code REWRITE} → one RewriteFragments per group, plus RebindIndexCoverage when indices were remapped; {@code RESERVE_FRAGMENTS} → ReserveFragmentIds;
  * {@code UNKNOWN} → refuse (a commit Palisade cannot name is a foreign commit).
  */
 public record CommitDescription(
@@ -48,7 +53,25 @@ public record CommitDescription(
         List<Integer> fieldsModified,
         Optional<Boolean> insertedRowsFilter,
         List<String> indicesAdded,
-        List<String> indicesRemoved) {
+        List<String> indicesRemoved,
+        List<RewriteGroup> rewriteGroups,
+        List<Integer> remappedIndexFields) {
+
+    /** One group of a compaction: old fragments rewritten together into {@code newFragments} fragments. */
+    public record RewriteGroup(List<Long> oldFragments, int newFragments) {
+        public RewriteGroup {
+            oldFragments = List.copyOf(oldFragments);
+        }
+    }
+
+    /** A description without compaction detail (every kind but {@code REWRITE}, or a store that cannot see it). */
+    public CommitDescription(TableRef ref, OperationKind kind, long readVersion, Map<String, String> properties,
+                             List<Long> fragmentsRemoved, List<Long> fragmentsAdded, List<Long> fragmentsUpdated,
+                             List<Integer> fieldsModified, Optional<Boolean> insertedRowsFilter,
+                             List<String> indicesAdded, List<String> indicesRemoved) {
+        this(ref, kind, readVersion, properties, fragmentsRemoved, fragmentsAdded, fragmentsUpdated, fieldsModified,
+                insertedRowsFilter, indicesAdded, indicesRemoved, List.of(), List.of());
+    }
 
     public CommitDescription {
         properties = Map.copyOf(properties);
@@ -58,12 +81,15 @@ public record CommitDescription(
         fieldsModified = List.copyOf(fieldsModified);
         indicesAdded = List.copyOf(indicesAdded);
         indicesRemoved = List.copyOf(indicesRemoved);
+        rewriteGroups = List.copyOf(rewriteGroups);
+        remappedIndexFields = List.copyOf(remappedIndexFields);
     }
 
     /** The same description for another ref (a fork version describes its parent's commit). */
     public CommitDescription at(TableRef other) {
         return new CommitDescription(other, kind, readVersion, properties, fragmentsRemoved, fragmentsAdded,
-                fragmentsUpdated, fieldsModified, insertedRowsFilter, indicesAdded, indicesRemoved);
+                fragmentsUpdated, fieldsModified, insertedRowsFilter, indicesAdded, indicesRemoved, rewriteGroups,
+                remappedIndexFields);
     }
 
     /**

@@ -72,4 +72,13 @@ public interface KeyedTable extends TableSnapshot {
      * committed and the result's ref is {@link #ref()} (Lance creates no version then).
      */
     CommitResult optimizeIdIndex();
+
+    /**
+     * Plans the {@code id} index maintenance of this state: {@link MaintenancePlan.Kind#INDEX_BUILD}
+     * covering every fragment when there is no index on {@code id};
+     * {@link MaintenancePlan.Kind#INDEX_REWRITE} of {@link #ID_INDEX_NAME} covering every fragment
+     * when one exists but misses a fragment; an {@link MaintenancePlan#isEmpty() empty} plan when it
+     * covers every fragment (nothing would be committed). Commit it with {@link #commit(MaintenancePlan)}.
+     */
+    MaintenancePlan planIndexOptimize();
 }

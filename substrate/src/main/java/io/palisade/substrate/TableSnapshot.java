@@ -51,11 +51,24 @@ public interface TableSnapshot extends AutoCloseable {
     MergePath mergePath();
 
     /**
-     * Compacts small fragments into larger ones (rows unchanged; Lance remaps the indices). A store that
+     * Plans a compaction of this state: which small fragments are rewritten together, decided now (not
+     * at commit time), so the caller can journal and judge the plan before committing it with
+     * {@link #commit(MaintenancePlan)}. A plan with no group means nothing to compact. A store that
      * cannot compact refuses with a {@link io.palisade.fencing.ValidationException}.
      */
-    default CommitResult compact() {
+    default MaintenancePlan planCompaction() {
         throw new io.palisade.fencing.ValidationException("table '" + name() + "': this store does not compact");
+    }
+
+    /**
+     * Commits {@code plan} exactly as planned, staged against this handle's state (the plan's base, or
+     * a fork of it at the same content). An {@link MaintenancePlan#isEmpty() empty} plan commits nothing
+     * and returns {@link CommitResult#of}{@code (ref())}. The caller verifies the committed version
+     * against the plan ({@link MaintenancePlan#mismatch}); failures are typed as for every write.
+     */
+    default CommitResult commit(MaintenancePlan plan) {
+        throw new io.palisade.fencing.ValidationException("table '" + name() + "': this store cannot commit a "
+                + plan.kind() + " plan");
     }
 
     /** How many rows have each key of {@code keys} here, as text, ascending; keys with no row are absent. */

@@ -416,6 +416,27 @@ public abstract class TableStoreConformance {
     }
 
     @Test
+    void anIndexPlanBuildsThenRewritesThenHasNothingToDoAndCommitsExactlyThat() {
+        TableRef v2 = keyed("t").insert(nodes("a"), MergePath.V2_FENCED).ref();
+        MaintenancePlan build = open("t", v2).planIndexOptimize();
+        assertThat(build.kind()).isEqualTo(MaintenancePlan.Kind.INDEX_BUILD);
+        assertThat(build.indexName()).isEqualTo(KeyedTable.ID_INDEX_NAME);
+        TableRef v3 = open("t", v2).commit(build).ref();
+        assertThat(v3.version()).isEqualTo(3);
+        assertThat(build.mismatch(List.of(store.decompose("t", v3)))).isEmpty();
+        MaintenancePlan none = open("t", v3).planIndexOptimize();
+        assertThat(none.isEmpty()).isTrue();
+        assertThat(open("t", v3).commit(none).ref()).isEqualTo(v3);
+        TableRef v4 = open("t", v3).insert(nodes("b"), open("t", v3).mergePath()).ref();
+        MaintenancePlan rewrite = open("t", v4).planIndexOptimize();
+        assertThat(rewrite.kind()).isEqualTo(MaintenancePlan.Kind.INDEX_REWRITE);
+        assertThat(rewrite.indexCoverage()).hasSize(2);
+        TableRef v5 = open("t", v4).commit(rewrite).ref();
+        assertThat(rewrite.mismatch(List.of(store.decompose("t", v5)))).isEmpty();
+        assertThat(open("t", v5).planIndexOptimize().isEmpty()).isTrue();
+    }
+
+    @Test
     void anIndexCoveringNoFragmentLeavesMergesOnTheFencedV2Path() {
         KeyedTable empty = keyed("t");
         TableRef v2 = empty.createIdIndex().ref();

@@ -8,6 +8,7 @@ import io.palisade.fencing.WriteConflictException;
 import io.palisade.substrate.CommitResult;
 import io.palisade.substrate.KeyedSchemas;
 import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.MaintenancePlan;
 import io.palisade.substrate.MergePath;
 import io.palisade.substrate.TableKind;
 import io.palisade.substrate.TableRef;
@@ -246,6 +247,43 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         int id = ds.getLanceSchema().fields().stream().filter(f -> f.getName().equals(KeyedSchemas.ID))
                 .mapToInt(org.lance.schema.LanceField::getId).findFirst().orElse(-1);
         return id < 0 ? List.of() : ds.getIndexes().stream().filter(i -> i.fields().equals(List.of(id))).toList();
+    }
+
+    @Override
+    public MaintenancePlan planIndexOptimize() {
+        java.util.Set<Long> live = new java.util.TreeSet<>();
+        dataset.getFragments().forEach(f -> live.add((long) f.getId()));
+        List<org.lance.index.Index> indexes = idIndexes(dataset);
+        if (indexes.isEmpty()) {
+            return MaintenancePlan.index(ref, false, ID_INDEX_NAME, live, java.util.Set.of(idFieldId));
+        }
+        java.util.Set<Long> covered = new java.util.HashSet<>();
+        for (org.lance.index.Index i : indexes) {
+            i.fragments().ifPresent(fs -> fs.forEach(f -> covered.add((long) f)));
+        }
+        return covered.containsAll(live)
+                ? MaintenancePlan.indexUpToDate(ref, ID_INDEX_NAME, covered, java.util.Set.of(idFieldId))
+                : MaintenancePlan.index(ref, true, ID_INDEX_NAME, live, java.util.Set.of(idFieldId));
+    }
+
+    @Override
+    CommitResult commitIndex(MaintenancePlan plan) {
+        if (!ID_INDEX_NAME.equals(plan.indexName())) {
+            throw new ValidationException("table '" + name + "': only the index '" + ID_INDEX_NAME + "' is maintained, not '"
+                    + plan.indexName() + "'");
+        }
+        try {
+            return onWriteDataset(w -> {
+                if (plan.kind() == MaintenancePlan.Kind.INDEX_BUILD) {
+                    createIdIndex(w, false);
+                } else {
+                    w.optimizeIndices(OptimizeOptions.builder().indexNames(List.of(ID_INDEX_NAME)).build());
+                }
+                return advanced(w);
+            });
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "maintain id index", e);
+        }
     }
 
     @Override

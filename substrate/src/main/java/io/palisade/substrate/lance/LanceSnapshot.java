@@ -1,10 +1,12 @@
 package io.palisade.substrate.lance;
 
 import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.substrate.ArrowRows;
 import io.palisade.substrate.CommitResult;
 import io.palisade.substrate.KeyedSchemas;
+import io.palisade.substrate.MaintenancePlan;
 import io.palisade.substrate.MergePath;
 import io.palisade.substrate.TableKind;
 import io.palisade.substrate.TableRef;
@@ -17,15 +19,23 @@ import org.lance.Dataset;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.SourcedTransaction;
+import org.lance.compaction.Compaction;
+import org.lance.compaction.CompactionOptions;
+import org.lance.compaction.CompactionPlan;
+import org.lance.compaction.CompactionTask;
+import org.lance.compaction.RewriteResult;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import org.lance.operation.Operation;
 import org.lance.schema.LanceField;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /** Shared read side and write plumbing of Lance handles. Package-private: the SPI is the API. */
@@ -237,12 +247,68 @@ abstract class LanceSnapshot implements TableSnapshot {
         }
     }
 
-    /** Lance compaction on a private dataset at this handle's ref. */
+    /**
+     * Lance's compaction planner at this handle's state: one group per compaction task, with the
+     * fields of every index covering a planned fragment (Lance remaps them at commit).
+     */
     @Override
-    public CommitResult compact() {
+    public MaintenancePlan planCompaction() {
+        try {
+            CompactionPlan plan = Compaction.planCompaction(dataset, CompactionOptions.builder().build());
+            List<Set<Long>> groups = new ArrayList<>();
+            Set<Long> planned = new HashSet<>();
+            for (CompactionTask t : plan.getCompactionTasks()) {
+                Set<Long> g = new TreeSet<>();
+                t.getTaskData().getFragments().forEach(f -> g.add((long) f.getId()));
+                groups.add(g);
+                planned.addAll(g);
+            }
+            Set<Integer> remapped = new TreeSet<>();
+            for (org.lance.index.Index i : dataset.getIndexes()) {
+                boolean covers = i.fragments().map(fs -> fs.stream().anyMatch(f -> planned.contains((long) f))).orElse(true);
+                if (covers) {
+                    remapped.addAll(i.fields());
+                }
+            }
+            return MaintenancePlan.compaction(ref, groups, remapped, plan);
+        } catch (PalisadeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw LanceErrors.readFailure(name, "plan compaction at " + ref, e);
+        }
+    }
+
+    @Override
+    public CommitResult commit(MaintenancePlan plan) {
+        if (plan.isEmpty()) {
+            return CommitResult.of(ref);
+        }
+        return switch (plan.kind()) {
+            case COMPACTION -> commitCompaction(plan);
+            case INDEX_BUILD, INDEX_REWRITE -> commitIndex(plan);
+        };
+    }
+
+    /** Index plans are for keyed tables ({@link LanceKeyedTable}). */
+    CommitResult commitIndex(MaintenancePlan plan) {
+        throw new ValidationException("table '" + name + "' is append-only and has no key index");
+    }
+
+    /**
+     * Executes every planned compaction task on a private dataset at this handle's ref and commits them
+     * as one Rewrite (Lance first commits one ReserveFragments version per task when indices are remapped).
+     */
+    private CommitResult commitCompaction(MaintenancePlan plan) {
+        if (!(plan.execution() instanceof CompactionPlan lance)) {
+            throw new ValidationException("table '" + name + "': the compaction plan was not made by the Lance store");
+        }
         try {
             return onWriteDataset(w -> {
-                w.compact();
+                List<RewriteResult> results = new ArrayList<>();
+                for (CompactionTask t : lance.getCompactionTasks()) {
+                    results.add(t.execute(w));
+                }
+                Compaction.commitCompaction(w, results, lance.getCompactionOptions());
                 return advanced(w);
             });
         } catch (Exception e) {

@@ -399,6 +399,9 @@ public final class LanceTableStore implements TableStore {
 
     // ------------------------------------------------------------------ decomposition
 
+    /** The constructor signature Lance 7.0.0's JNI wrongly asks for when reading a Rewrite that remapped indices. */
+    private static final String REWRITTEN_INDEX_JNI_SIGNATURE = "(Ljava/util/UUID;Ljava/util/UUID;Ljava/lang/String;[BII)V";
+
     @Override
     public CommitDescription decompose(String table, TableRef ref) {
         if (!ref.onMain()) {
@@ -425,7 +428,25 @@ public final class LanceTableStore implements TableStore {
             Map<String, String> props = Map.of();
             List<String> indicesAdded = List.of();
             List<String> indicesRemoved = List.of();
-            Optional<Transaction> txn = ds.readTransaction();
+            List<CommitDescription.RewriteGroup> rewriteGroups = new ArrayList<>();
+            TreeSet<Integer> remappedIndexFields = new TreeSet<>();
+            Optional<Transaction> txn;
+            try {
+                txn = ds.readTransaction();
+            } catch (RuntimeException e) {
+                if (!String.valueOf(e.getMessage()).contains(REWRITTEN_INDEX_JNI_SIGNATURE)) {
+                    throw e;
+                }
+                // Lance 7.0.0's JNI cannot build the RewrittenIndex of a Rewrite that remapped indices
+                // (it calls a 6-argument constructor; the class has 5), so such a transaction cannot be
+                // read. Only a Rewrite carries RewrittenIndex: the kind is certain, its groups and read
+                // version are not visible, and the remapped indices are those present at this version.
+                txn = Optional.empty();
+                kind = OperationKind.REWRITE;
+                for (Index i : ds.getIndexes()) {
+                    remappedIndexFields.addAll(i.fields());
+                }
+            }
             if (txn.isPresent()) {
                 try (Transaction t = txn.get()) {
                     kind = OperationKind.ofLanceName(t.operation().name());
@@ -434,6 +455,19 @@ public final class LanceTableStore implements TableStore {
                     if (t.operation() instanceof CreateIndex ci) {
                         indicesAdded = ci.getNewIndices().stream().map(Index::name).toList();
                         indicesRemoved = ci.getRemovedIndices().stream().map(Index::name).toList();
+                    }
+                    if (t.operation() instanceof org.lance.operation.Rewrite rw) {
+                        for (org.lance.operation.RewriteGroup g : rw.groups()) {
+                            rewriteGroups.add(new CommitDescription.RewriteGroup(g.oldFragments().stream()
+                                    .map(f -> (long) f.getId()).sorted().toList(), g.newFragments().size()));
+                        }
+                        java.util.Set<java.util.UUID> remapped = new java.util.HashSet<>();
+                        rw.rewrittenIndices().forEach(ri -> remapped.add(ri.getNewId()));
+                        for (Index i : ds.getIndexes()) {
+                            if (remapped.contains(i.uuid())) {
+                                remappedIndexFields.addAll(i.fields());
+                            }
+                        }
                     }
                     if (t.operation() instanceof Update u && u.fieldsModified() != null) {
                         for (long f : u.fieldsModified()) {
@@ -445,7 +479,8 @@ public final class LanceTableStore implements TableStore {
             }
             FragmentDiff diff = FragmentDiff.of(kind, before, now);
             return new CommitDescription(ref, kind, readVersion, props, diff.removed(), diff.added(), diff.updated(),
-                    List.copyOf(fields), Optional.empty(), indicesAdded, indicesRemoved);
+                    List.copyOf(fields), Optional.empty(), indicesAdded, indicesRemoved, rewriteGroups,
+                    List.copyOf(remappedIndexFields));
         } catch (Exception e) {
             throw LanceErrors.readFailure(table, "decompose " + ref, e);
         }

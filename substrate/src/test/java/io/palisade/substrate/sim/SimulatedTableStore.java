@@ -600,7 +600,7 @@ public final class SimulatedTableStore implements TableStore {
         CommitResult schemaChange(OperationKind kind, Schema schema, List<Integer> ids, int nextFieldId) {
             synchronized (SimulatedTableStore.this) {
                 Txn txn = new Txn(kind, ref.version(), Map.of(), null, Map.of(), false);
-                TableRef r = commit(name, ref, txn, latest -> {
+                TableRef r = SimulatedTableStore.this.commit(name, ref, txn, latest -> {
                     // like Lance, an added all-null column writes no data files: fragments are unchanged
                     return new State(schema, ids, nextFieldId, latest.fragments(), latest.nextFragmentId(),
                             latest.idIndex(), txn, latest.indexed());
@@ -640,7 +640,7 @@ public final class SimulatedTableStore implements TableStore {
             synchronized (SimulatedTableStore.this) {
                 List<Map<String, Object>> data = ArrowRows.rows(rows);
                 Txn txn = new Txn(OperationKind.OVERWRITE, ref.version(), Map.of(), null, Map.of(), false);
-                TableRef r = commit(name, ref, txn, latest -> {
+                TableRef r = SimulatedTableStore.this.commit(name, ref, txn, latest -> {
                     List<Integer> ids = new ArrayList<>();
                     for (int i = 0; i < target.getFields().size(); i++) {
                         ids.add(i);
@@ -751,7 +751,7 @@ public final class SimulatedTableStore implements TableStore {
                 Txn txn = new Txn(OperationKind.UPDATE, ref.version(), Map.of(), filtered ? insertedKeys : null, touched, filtered);
                 TableRef r;
                 try {
-                    r = commit(name, ref, txn, latest -> {
+                    r = SimulatedTableStore.this.commit(name, ref, txn, latest -> {
                         List<Fragment> frags = new ArrayList<>();
                         for (Fragment f : latest.fragments()) {
                             Set<Integer> del = new TreeSet<>(f.deleted());
@@ -832,7 +832,7 @@ public final class SimulatedTableStore implements TableStore {
                 }
             }
             Txn txn = new Txn(OperationKind.DELETE, base.version(), Map.of(), null, hits, false);
-            TableRef r = commit(name, base, txn, latest -> {
+            TableRef r = SimulatedTableStore.this.commit(name, base, txn, latest -> {
                 List<Fragment> frags = new ArrayList<>();
                 for (Fragment f : latest.fragments()) {
                     Set<Integer> add = hits.get(f.id());
@@ -898,6 +898,30 @@ public final class SimulatedTableStore implements TableStore {
             return indexCommit();
         }
 
+        @Override
+        public io.palisade.substrate.MaintenancePlan planIndexOptimize() {
+            Set<Long> live = new TreeSet<>(state.fragmentIds());
+            Set<Integer> fields = Set.of(idFieldId());
+            if (!state.idIndex()) {
+                return io.palisade.substrate.MaintenancePlan.index(ref, false, ID_INDEX_NAME, live, fields);
+            }
+            return state.indexed().containsAll(live)
+                    ? io.palisade.substrate.MaintenancePlan.indexUpToDate(ref, ID_INDEX_NAME, state.indexed(), fields)
+                    : io.palisade.substrate.MaintenancePlan.index(ref, true, ID_INDEX_NAME, live, fields);
+        }
+
+        @Override
+        public CommitResult commit(io.palisade.substrate.MaintenancePlan plan) {
+            if (plan.isEmpty()) {
+                return CommitResult.of(ref);
+            }
+            return switch (plan.kind()) {
+                case INDEX_BUILD -> createIdIndex();
+                case INDEX_REWRITE -> optimizeIdIndex();
+                case COMPACTION -> throw new ValidationException("table '" + name + "': this store does not compact");
+            };
+        }
+
         private CommitResult indexCommit() {
             if (state.idIndex() && state.indexed().containsAll(state.fragmentIds())) {
                 return CommitResult.of(ref); // like Lance: nothing to optimise, nothing committed
@@ -905,7 +929,7 @@ public final class SimulatedTableStore implements TableStore {
             synchronized (SimulatedTableStore.this) {
                 Set<Long> covered = state.fragmentIds();
                 Txn txn = new Txn(OperationKind.CREATE_INDEX, ref.version(), Map.of(), null, Map.of(), false);
-                return CommitResult.of(commit(name, ref, txn, latest -> {
+                return CommitResult.of(SimulatedTableStore.this.commit(name, ref, txn, latest -> {
                     Set<Long> now = new TreeSet<>(covered);
                     now.retainAll(latest.fragmentIds());
                     return new State(latest.schema(), latest.fieldIds(), latest.nextFieldId(), latest.fragments(),
@@ -930,7 +954,7 @@ public final class SimulatedTableStore implements TableStore {
             List<Map<String, Object>> data = ArrowRows.rows(rows);
             synchronized (SimulatedTableStore.this) {
                 Txn txn = new Txn(OperationKind.APPEND, ref.version(), Map.of(), null, Map.of(), false);
-                TableRef r = commit(name, ref, txn, latest -> {
+                TableRef r = SimulatedTableStore.this.commit(name, ref, txn, latest -> {
                     List<Fragment> frags = new ArrayList<>(latest.fragments());
                     frags.add(new Fragment(latest.nextFragmentId(), data, Set.of(), 0));
                     return latest.with(frags, latest.nextFragmentId() + 1, txn);
