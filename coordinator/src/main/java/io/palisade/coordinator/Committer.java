@@ -126,6 +126,8 @@ final class Committer implements Agent {
     private final ArrayDeque<Object> pending = new ArrayDeque<>();
     private final Map<String, ArrayDeque<Recent>> recent = new HashMap<>();
     private final Set<String> poisoned = new HashSet<>();
+    /** Row-adding commits per (graph branch/table) since its last index maintenance. */
+    private final Map<String, Integer> sinceIndexRefresh = new HashMap<>();
 
     Committer(Graph graph, ManyToOneConcurrentArrayQueue<Object> queue) {
         this.graph = graph;
@@ -465,13 +467,22 @@ final class Committer implements Agent {
         long t3 = System.nanoTime();
 
         Metrics m = graph.metrics();
-        m.phaseANanos.add(t1 - t0);
-        m.phaseBNanos.add(t2 - t1);
-        m.phaseCDNanos.add(t3 - t2);
+        if (first.maintenance()) {
+            // maintenance has its own counter: the write metrics (commits, groups, phases) stay the writes'
+            if (result != null) {
+                m.maintenanceCommits.increment();
+            }
+        } else {
+            m.phaseANanos.add(t1 - t0);
+            m.phaseBNanos.add(t2 - t1);
+            m.phaseCDNanos.add(t3 - t2);
+            if (result != null) {
+                m.substrateCommits.increment();
+                m.commits.add(live.size());
+                m.group(live.size());
+            }
+        }
         if (result != null) {
-            m.substrateCommits.increment();
-            m.commits.add(live.size());
-            m.group(live.size());
             for (int i = 0; i < live.size(); i++) {
                 WriteOp op = live.get(i);
                 op.future.complete(new Receipt(op.intentId, firstSeq + commitIndex + i, op.table, op.branch,
@@ -481,6 +492,45 @@ final class Committer implements Agent {
         for (WriteOp op : accepted) {
             if (!live.contains(op)) {
                 op.future.completeExceptionally(op.failure);
+            }
+        }
+        if (result != null && result.ref().version() != ref.version()) {
+            scheduleIndexRefresh(def, first, where, result.ref().version());
+        }
+    }
+
+    /**
+     * Automatic index maintenance ({@link Options#indexRefreshEvery()}): counts the row-adding commits to
+     * an indexed keyed table since its last index maintenance and, at the threshold, queues an index
+     * optimise ahead of everything pending. It is an ordinary maintenance op (planned, journaled, judged,
+     * verified); nobody waits for it, and a failure is logged and counted, never thrown at a writer.
+     */
+    private void scheduleIndexRefresh(Catalog.TableDef def, WriteOp committed, String where, long version) {
+        int every = graph.options().indexRefreshEvery();
+        if (every == 0 || !graph.options().indexedMerge() || !def.kind().keyed()) {
+            return;
+        }
+        switch (committed.kind) {
+            case OPTIMIZE_INDEX -> sinceIndexRefresh.remove(where);
+            case INSERT, UPSERT -> {
+                int n = sinceIndexRefresh.merge(where, 1, Integer::sum);
+                if (n >= every) {
+                    sinceIndexRefresh.remove(where);
+                    WriteOp refresh = new WriteOp(WriteOp.Kind.OPTIMIZE_INDEX, committed.branch, committed.table, null, null,
+                            Optional.empty(), version);
+                    refresh.future.whenComplete((r, e) -> {
+                        if (e != null) {
+                            graph.metrics().autoIndexRefreshFailures.increment();
+                            LOG.warn("automatic index optimise of {} failed: {}", where, e.toString());
+                        } else {
+                            graph.metrics().autoIndexRefreshes.increment();
+                        }
+                    });
+                    pending.addFirst(refresh);
+                }
+            }
+            // these add no unindexed fragments a merge would scan, or replace the table's fragments
+            case DELETE, APPEND, OVERWRITE, ADD_COLUMNS, COMPACT -> {
             }
         }
     }

@@ -17,6 +17,28 @@ public final class Metrics {
     final LongAdder phaseBNanos = new LongAdder();
     final LongAdder phaseCDNanos = new LongAdder();
     final LongAdder maintenanceReplans = new LongAdder();
+    final LongAdder maintenanceCommits = new LongAdder();
+    final LongAdder autoIndexRefreshes = new LongAdder();
+    final LongAdder autoIndexRefreshFailures = new LongAdder();
+
+    /**
+     * Maintenance operations (index optimise, compaction; explicit or automatic) that completed, no-ops
+     * included. They are not in {@link Snapshot#commits()}, the group sizes or the phase latencies, which
+     * describe writes.
+     */
+    public long maintenanceCommits() {
+        return maintenanceCommits.sum();
+    }
+
+    /** Index optimises the committer ran by itself ({@link Options#indexRefreshEvery()}) and that completed. */
+    public long autoIndexRefreshes() {
+        return autoIndexRefreshes.sum();
+    }
+
+    /** Automatic index optimises that failed (logged; the writes that triggered them are unaffected). */
+    public long autoIndexRefreshFailures() {
+        return autoIndexRefreshFailures.sum();
+    }
 
     /** How often a maintenance plan was judged against a winner and made again from the head. */
     public long maintenanceReplans() {
