@@ -367,6 +367,12 @@ final class Committer implements Agent {
                             Math.max(1, mine.size()), e.winningIntent().orElse(null));
                 }
                 live.removeAll(losers);
+                if (!live.isEmpty()) {
+                    // the losers' outcomes are durable before the survivors commit: otherwise a crash after that
+                    // commit leaves the losers open in the survivors' group and recovery rolls them forward too
+                    graph.append(List.copyOf(phaseCD));
+                    phaseCD.clear();
+                }
                 graph.metrics().retries.increment();
             } catch (WriteConflictException e) {
                 graph.metrics().writeConflicts.increment();

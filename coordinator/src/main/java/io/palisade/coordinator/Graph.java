@@ -66,8 +66,13 @@ public final class Graph implements AutoCloseable {
     private volatile boolean closed;
     private long recordsSinceCheckpoint;
 
+    /**
+     * @param manualCommitter no committer thread: the caller steps the committer ({@link #stepCommitter()})
+     *                        and blocking calls step it until their own result is ready (the deterministic
+     *                        simulation's mode, see {@link Palisade.Wiring})
+     */
     Graph(GraphLayout layout, Catalog catalog, Options options, Journal journal, TableStore store,
-          BufferAllocator allocator, HeadsState state) {
+          BufferAllocator allocator, HeadsState state, boolean manualCommitter) {
         this.layout = layout;
         this.catalog = catalog;
         this.options = options;
@@ -77,9 +82,13 @@ public final class Graph implements AutoCloseable {
         this.state = state;
         this.checkpoints = Checkpoints.of(layout.palisade());
         this.committer = new Committer(this, queue);
-        this.runner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000), this::onCommitterError, null,
-                committer);
-        AgentRunner.startOnThread(runner);
+        if (manualCommitter) {
+            this.runner = null;
+        } else {
+            this.runner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000), this::onCommitterError, null,
+                    committer);
+            AgentRunner.startOnThread(runner);
+        }
     }
 
     // ------------------------------------------------------------------ writes
@@ -319,7 +328,12 @@ public final class Graph implements AutoCloseable {
         return (T) join(f);
     }
 
-    private static <T> T join(CompletableFuture<T> f) {
+    private <T> T join(CompletableFuture<T> f) {
+        if (runner == null) {
+            while (!f.isDone()) {
+                stepCommitter();
+            }
+        }
         try {
             return f.get();
         } catch (InterruptedException e) {
@@ -560,7 +574,9 @@ public final class Graph implements AutoCloseable {
             return;
         }
         closed = true;
-        runner.close();
+        if (runner != null) {
+            runner.close();
+        }
         committer.failPending(new GraphRefusedException("graph " + layout.root() + " was closed"));
         try {
             if (recordsSinceCheckpoint > 0) {
@@ -587,6 +603,39 @@ public final class Graph implements AutoCloseable {
 
     void recoveryReport(io.palisade.recovery.Recovery.Report report) {
         this.recoveryReport = report;
+    }
+
+    /**
+     * Simulation mode only ({@link Palisade.Wiring#manualCommitter()}): runs one committer duty cycle on
+     * the calling thread (everything queued so far), returns its work count. Whatever a crash point
+     * throws propagates to the caller.
+     */
+    int stepCommitter() {
+        if (runner != null) {
+            throw new IllegalStateException("the committer of " + layout.root() + " runs on its own thread");
+        }
+        return committer.doWork();
+    }
+
+    /**
+     * Simulation mode only: what a process death leaves. Nothing more is journaled (no checkpoint, no
+     * completion, queued writes are neither run nor failed); the journal's queue is closed and the writer
+     * lease released, as the OS does for a dead process; the table store is not closed (it stands for
+     * files that outlive the process). Idempotent, and a no-op after {@link #close()}.
+     */
+    void abandon() {
+        if (runner != null) {
+            throw new IllegalStateException("only a graph with a manual committer can be abandoned");
+        }
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            journal.close();
+        } finally {
+            allocator.close();
+        }
     }
 
     /** Waits (bounded) for the committer to drain; for tests. */

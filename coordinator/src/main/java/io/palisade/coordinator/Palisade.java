@@ -49,8 +49,29 @@ public final class Palisade {
     private Palisade() {
     }
 
+    /**
+     * How {@link #create}/{@link #open} wire an opened graph: the {@link TableStore} it writes (given the
+     * graph's {@code tables/} directory) and whether its committer runs on its own thread.
+     *
+     * <p>A test and simulation SPI, package-private on purpose: production always gets {@link #DEFAULT}
+     * (a {@link LanceTableStore}, the committer on its own Agrona thread). The deterministic simulation
+     * (docs/recovery.md) passes the same in-memory store to every open of one graph, so the store holds
+     * the "durable" table state across a simulated crash, and steps the committer on the calling thread
+     * ({@link Graph#stepCommitter()}) so that a seed alone decides every interleaving.
+     *
+     * @param stores          the table store of one opened graph; {@link Graph#close()} closes it
+     * @param manualCommitter no committer thread: the caller steps it; blocking writes step it until done
+     */
+    record Wiring(java.util.function.Function<Path, TableStore> stores, boolean manualCommitter) {
+        static final Wiring DEFAULT = new Wiring(tables -> new LanceTableStore(tables.toString()), false);
+    }
+
     /** Creates a new graph at the fencing format, every keyed table with its PK from creation. */
     public static Graph create(Path root, Catalog catalog, Options options) {
+        return create(root, catalog, options, Wiring.DEFAULT);
+    }
+
+    static Graph create(Path root, Catalog catalog, Options options, Wiring wiring) {
         GraphLayout layout = new GraphLayout(root);
         if (layout.exists()) {
             throw new ValidationException("a graph already exists at " + root);
@@ -58,7 +79,7 @@ public final class Palisade {
         GraphFormat.write(root, FormatStamp.FENCING.number()); // RFC-023 §7.2: born at the fencing format
         layout.writeCatalog(catalog);
         Journal journal = Journal.open(layout.palisade(), journalOptions(options));
-        TableStore store = new LanceTableStore(layout.tables().toString());
+        TableStore store = wiring.stores().apply(layout.tables());
         try {
             List<JournalEvent> events = new ArrayList<>();
             for (Catalog.TableDef t : catalog.tables()) {
@@ -97,7 +118,7 @@ public final class Palisade {
         }
         journal.close();
         store.close();
-        return open(root, options);
+        return open(root, options, false, wiring);
     }
 
     /** Opens an existing graph for writing. */
@@ -110,6 +131,10 @@ public final class Palisade {
      * intent explains instead of refusing the graph (the operator's decision, see docs/recovery.md).
      */
     public static Graph open(Path root, Options options, boolean adoptForeign) {
+        return open(root, options, adoptForeign, Wiring.DEFAULT);
+    }
+
+    static Graph open(Path root, Options options, boolean adoptForeign, Wiring wiring) {
         GraphLayout layout = new GraphLayout(root);
         if (!layout.exists()) {
             throw new ValidationException("no graph at " + root + " (missing " + layout.catalogFile() + ")");
@@ -120,7 +145,7 @@ public final class Palisade {
         TableStore store = null;
         BufferAllocator allocator = null;
         try {
-            store = new LanceTableStore(layout.tables().toString());
+            store = wiring.stores().apply(layout.tables());
             HeadsReplayer.Replay replay = HeadsReplayer.of(layout.palisade()).replay();
             HeadsState state = replay.state();
             if (GraphFormat.read(root).isEmpty()) { // a graph older than the stamp file: its journal's stamp decides
@@ -144,10 +169,10 @@ public final class Palisade {
             }
             checkPkOnEveryBranch(catalog, store, state);
             allocator = new RootAllocator();
-            Graph graph = new Graph(layout, catalog, options, journal, store, allocator, state);
+            Graph graph = new Graph(layout, catalog, options, journal, store, allocator, state, wiring.manualCommitter());
             graph.recoveryReport(report);
             return graph;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an Error too: the lease and the queue are released either way
             if (allocator != null) {
                 allocator.close();
             }

@@ -165,7 +165,12 @@ public final class SimulatedTableStore implements TableStore {
          * The commit takes effect (a new version exists), then the caller sees
          * {@link CommitStateUnknownException}: a crash between Phase B and the acknowledgement.
          */
-        FAIL_AFTER_COMMIT
+        FAIL_AFTER_COMMIT,
+        /**
+         * The commit is refused as a concurrent commit would refuse it: a retryable
+         * {@link WriteConflictException}, the table is unchanged.
+         */
+        WRITE_CONFLICT
     }
 
     private final Map<String, Map<String, Branch>> tables = new TreeMap<>();
@@ -174,6 +179,11 @@ public final class SimulatedTableStore implements TableStore {
     /** Arms {@code fault} for the next commit on {@code table} (any branch); it fires once. */
     public synchronized void injectOnNextCommit(String table, Fault fault) {
         faults.put(table, fault);
+    }
+
+    /** The fault armed for the next commit on {@code table}, if it has not fired yet. */
+    public synchronized Optional<Fault> armedFault(String table) {
+        return Optional.ofNullable(faults.get(table));
     }
 
     // ------------------------------------------------------------------ creation
@@ -383,6 +393,10 @@ public final class SimulatedTableStore implements TableStore {
         if (fault == Fault.FAIL_BEFORE_COMMIT) {
             throw new CommitStateUnknownException("injected fault before the commit of " + txn.kind().lanceName()
                     + " on table '" + table + "'", null);
+        }
+        if (fault == Fault.WRITE_CONFLICT) {
+            throw new WriteConflictException("injected write conflict on the commit of " + txn.kind().lanceName()
+                    + " on table '" + table + "' staged at " + base);
         }
         for (State committed : b.versions.tailMap(base.version(), false).values()) {
             String why = conflict(txn, committed.txn());

@@ -1,6 +1,7 @@
 package io.palisade.substrate.sim;
 
 import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.WriteConflictException;
 import io.palisade.substrate.ArrowRows;
 import io.palisade.substrate.KeyedTable;
 import io.palisade.substrate.MergePath;
@@ -64,6 +65,16 @@ class SimulatedTableStoreFaultTest {
             assertThat(t.countRows()).isEqualTo(1);
             ArrowRows.fill(rows, List.of(Map.of("id", "b")));
             assertThat(t.insert(rows, MergePath.V2_FENCED).ref()).isEqualTo(TableRef.main(3));
+        }
+    }
+
+    @Test
+    void anInjectedWriteConflictIsRetryableLeavesTheTableUnchangedAndFiresOnce() {
+        store.injectOnNextCommit("t", SimulatedTableStore.Fault.WRITE_CONFLICT);
+        try (KeyedTable t = store.openKeyed("t", TableRef.main(1))) {
+            assertThatThrownBy(() -> t.insert(rows, MergePath.V2_FENCED)).isInstanceOf(WriteConflictException.class);
+            assertThat(store.latest("t", TableRef.MAIN)).isEqualTo(TableRef.main(1));
+            assertThat(t.insert(rows, MergePath.V2_FENCED).ref()).isEqualTo(TableRef.main(2));
         }
     }
 
