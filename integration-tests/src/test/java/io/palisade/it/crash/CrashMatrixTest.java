@@ -2,6 +2,7 @@ package io.palisade.it.crash;
 
 import io.palisade.heads.PhaseCrashPoints;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,8 +22,22 @@ class CrashMatrixTest {
             "after-publish");
     static final List<String> RECOVERY_POINTS = List.of(PhaseCrashPoints.RECOVERY_AFTER_STARTED,
             PhaseCrashPoints.RECOVERY_AFTER_CLASSIFY, PhaseCrashPoints.RECOVERY_AFTER_FINISHED);
-    /** Logical operations that write a table (each goes through phases A–D). */
-    enum WriteOp { INSERT, UPSERT, DELETE, APPEND, BRANCH_WRITE }
+    /**
+     * Logical operations that write a table (each goes through phases A–D; a merge once per part). Branch
+     * create writes no table and reaches no write-path point: it has checkpoint cells only.
+     */
+    enum WriteOp { INSERT, UPSERT, DELETE, APPEND, BRANCH_WRITE, OVERWRITE, ADD_COLUMNS, BRANCH_MERGE }
+
+    /**
+     * One cell's crash: the point, the hit that halts ({@code nth}; a merge hits the write-path points
+     * once per part: insert, upsert, delete), and whether the op targets a graph branch that owns no
+     * table yet (its first write forks: the only way to reach {@code after-fork}).
+     */
+    record Cell(String point, int nth, boolean freshBranch) {
+        String crashAt() {
+            return nth == 1 ? point : point + ":" + nth;
+        }
+    }
 
     @TempDir
     Path dir;
@@ -33,23 +48,86 @@ class CrashMatrixTest {
     }
 
     static final List<String> CELLS = new ArrayList<>();
+    private static CrashSummary.Snapshot start;
+
+    @BeforeAll
+    static void countFromHere() {
+        start = CrashSummary.take();
+    }
 
     @AfterAll
     static void printCounts() {
-        System.out.println("[crash-matrix] cells=" + CELLS.size() + " " + CrashHarness.summary());
+        CrashSummary.report("CrashMatrixTest", start, "cells=" + CELLS.size());
     }
 
-    private static List<Plan.Op> plan(CrashHarness h, WriteOp op) {
+    /** The write-path cells of {@code op}: every point it reaches. */
+    static List<Cell> cells(WriteOp op) {
+        return switch (op) {
+            case INSERT, UPSERT, DELETE, APPEND, ADD_COLUMNS -> WRITE_POINTS.stream().map(p -> new Cell(p, 1, false)).toList();
+            case BRANCH_WRITE -> List.of(new Cell("after-intent", 1, true), new Cell("after-fork", 1, true),
+                    new Cell("after-substrate-commit", 1, true), new Cell("before-publish", 1, true),
+                    new Cell("after-publish", 1, true));
+            case OVERWRITE -> List.of(new Cell("after-intent", 1, false), new Cell("after-fork", 1, true),
+                    new Cell("after-substrate-commit", 1, false), new Cell("before-publish", 1, false),
+                    new Cell("after-publish", 1, false));
+            // the parts are insert (:1), upsert (:2), delete (:3): halting in the first, second and third
+            // part, and after the first part's publish, leaves every prefix of the merge to recovery
+            case BRANCH_MERGE -> List.of(new Cell("after-intent", 1, false), new Cell("after-fork", 1, true),
+                    new Cell("after-substrate-commit", 2, false), new Cell("before-publish", 3, false),
+                    new Cell("after-publish", 1, false));
+        };
+    }
+
+    /**
+     * The child's plan for one trial of {@code op}. A merge's setup (its source branch, an upsert of one
+     * new and one existing key and a delete of another existing key there, so that the merge has all three
+     * parts; with {@code freshBranch}, the target branch) runs in this JVM first, so the child's plan is
+     * the merge alone and its nth hit of a point is in its nth part.
+     */
+    private static List<Plan.Op> plan(CrashHarness h, WriteOp op, boolean freshBranch) {
         Model m = h.model().copy();
         return switch (op) {
             case INSERT -> List.of(h.op(Plan.Kind.INSERT, m));
             case UPSERT -> List.of(h.op(Plan.Kind.UPSERT, m));
             case DELETE -> List.of(h.op(Plan.Kind.DELETE, m));
             case APPEND -> List.of(h.op(Plan.Kind.APPEND, m));
+            case ADD_COLUMNS -> List.of(h.op(Plan.Kind.ADD_COLUMNS, m));
             case BRANCH_WRITE -> {
                 Plan.Op b = h.op(Plan.Kind.BRANCH, m);
                 m.apply(b);
                 yield List.of(b, h.branchWrite(b.branch(), m));
+            }
+            case OVERWRITE -> {
+                if (!freshBranch) {
+                    yield List.of(h.op(Plan.Kind.OVERWRITE, m));
+                }
+                Plan.Op b = h.op(Plan.Kind.BRANCH, m);
+                m.apply(b);
+                yield List.of(b, h.overwrite(b.branch(), m));
+            }
+            case BRANCH_MERGE -> {
+                List<Plan.Op> setup = new ArrayList<>();
+                Plan.Op b = h.op(Plan.Kind.BRANCH, m);
+                setup.add(b);
+                m.apply(b);
+                Plan.Op w = h.branchWrite(b.branch(), m);
+                setup.add(w);
+                m.apply(w);
+                Model withoutUpserted = m.copy();
+                w.rows().keySet().forEach(withoutUpserted.people.get(b.branch())::remove);
+                Plan.Op d = h.branchDelete(b.branch(), withoutUpserted, 1);
+                setup.add(d);
+                String target = "main";
+                if (freshBranch) {
+                    Plan.Op t = h.op(Plan.Kind.BRANCH, m);
+                    setup.add(t);
+                    target = t.branch();
+                }
+                h.applyNow(setup);
+                Plan.Op merge = CrashHarness.merge(b.branch(), target);
+                assertThat(h.model().outcomes(merge)).as("the merge has an insert, an upsert and a delete part: %s",
+                        setup).hasSize(4);
+                yield List.of(merge);
             }
         };
     }
@@ -64,39 +142,37 @@ class CrashMatrixTest {
     }
 
     /**
-     * Every write-path point × every write op. The cells that leave work for recovery (after-intent,
-     * after-substrate-commit, before-publish) then start a second child that halts inside that recovery, at
-     * a recovery point chosen so that every (recovery point × op) and every (recovery point × decision)
-     * pair occurs: a Latin square over (write point, op) → recovery point. The parent's open then recovers.
+     * Every write-path point × every write op that reaches it ({@link #cells}). The cells that leave work
+     * for recovery (after-intent, after-substrate-commit, before-publish) then start a second child that
+     * halts inside that recovery, at a recovery point chosen so that every (recovery point × op) and every
+     * (recovery point × decision) pair occurs: a Latin square over (write point, op) → recovery point. The
+     * parent's open then recovers.
      */
     @Test
     void everyWritePathAndRecoveryCrashPointTimesEveryWriteOperationRecovers() throws Exception {
         List<String> leavesWork = List.of("after-intent", "after-substrate-commit", "before-publish");
         for (WriteOp op : WriteOp.values()) {
             CrashHarness h = CrashHarness.open(dir.resolve(op.name()), 6001 + op.ordinal()); // a graph per op
-            List<String> points = new ArrayList<>(WRITE_POINTS);
-            if (op == WriteOp.BRANCH_WRITE) {
-                points.add(1, "after-fork");
-            }
-            for (String point : points) {
-                List<Plan.Op> plan = plan(h, op);
-                CrashHarness.Segment s1 = h.runChild(plan, new CrashHarness.AtPoint(point), false, 2);
+            for (Cell cell : cells(op)) {
+                List<Plan.Op> plan = plan(h, op, cell.freshBranch());
+                CrashHarness.Segment s1 = h.runChild(plan, new CrashHarness.AtPoint(cell.crashAt()), false, 2);
                 assertThat(s1.acked().size()).as("a halted write is never acknowledged").isLessThan(plan.size());
-                int w = leavesWork.indexOf(point);
+                String name = op + " x " + cell.crashAt();
+                int w = leavesWork.indexOf(cell.point());
                 if (w < 0) {
-                    h.verify(op + " x " + point, false, List.of(s1));
-                    CELLS.add(op + " x " + point);
+                    h.verify(name, false, List.of(s1));
+                    CELLS.add(name);
                     continue;
                 }
                 String rp = RECOVERY_POINTS.get((w + op.ordinal()) % RECOVERY_POINTS.size());
                 CrashHarness.Segment s2 = h.runChild(List.of(), new CrashHarness.AtPoint(rp), false, 2);
-                String label = op + " x " + point + " then RECOVERY x " + rp;
-                h.verify(label, false, List.of(s1, s2));
-                CELLS.add(op + " x " + point);
+                h.verify(name + " then RECOVERY x " + rp, false, List.of(s1, s2));
+                CELLS.add(name);
                 CELLS.add("RECOVERY(" + op + ") x " + rp);
             }
         }
-        assertThat(CELLS).contains("BRANCH_WRITE x after-fork", "DELETE x before-publish");
+        assertThat(CELLS).contains("BRANCH_WRITE x after-fork", "DELETE x before-publish", "OVERWRITE x after-fork",
+                "ADD_COLUMNS x after-substrate-commit", "BRANCH_MERGE x after-fork", "BRANCH_MERGE x before-publish:3");
         for (String rp : RECOVERY_POINTS) {
             for (WriteOp op : WriteOp.values()) {
                 assertThat(CELLS).contains("RECOVERY(" + op + ") x " + rp);
@@ -113,7 +189,7 @@ class CrashMatrixTest {
                 // batch (Phase A, or the branch creation), :2 the next (Phase C/D, or the branch write's Phase A).
                 // Each op gets :1 at one point and :2 at the other.
                 int nth = 1 + (op.ordinal() + (point.equals(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP) ? 0 : 1)) % 2;
-                cell(h, op + " x " + point + ":" + nth, plan(h, op), point + ":" + nth, 1);
+                cell(h, op + " x " + point + ":" + nth, plan(h, op, false), point + ":" + nth, 1);
             }
             Plan.Op create = h.op(Plan.Kind.BRANCH, h.model().copy());
             cell(h, "BRANCH_CREATE x " + point, List.of(create), point + ":1", 1);

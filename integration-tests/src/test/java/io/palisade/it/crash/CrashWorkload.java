@@ -1,5 +1,6 @@
 package io.palisade.it.crash;
 
+import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
@@ -96,6 +97,14 @@ public final class CrashWorkload {
                 }
             }
             case BRANCH -> g.createBranch(op.branch(), "main");
+            case OVERWRITE -> {
+                try (VectorSchemaRoot rows = people(g, allocator, op.rows())) {
+                    g.overwrite(op.branch(), "person", rows);
+                }
+            }
+            case ADD_COLUMNS -> g.addColumns("person", op.rows().keySet().stream()
+                    .map(c -> new Catalog.ColumnDef(c, Catalog.ColumnType.Scalar.INT64, true)).toList());
+            case MERGE -> g.merge(op.source(), op.target());
         }
     }
 
