@@ -64,6 +64,9 @@ final class CrashHarness implements AutoCloseable {
     static final AtomicLong VERIFY_NANOS = new AtomicLong();
     static final Map<String, AtomicLong> BY_INVARIANT = new java.util.concurrent.ConcurrentSkipListMap<>();
     static final Map<String, AtomicLong> FAILED_BY_INVARIANT = new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** Per op kind: ops the children acknowledged, and ops a child had started but not finished when it died. */
+    static final Map<String, AtomicLong> ACKED_BY_KIND = new java.util.concurrent.ConcurrentSkipListMap<>();
+    static final Map<String, AtomicLong> IN_FLIGHT_BY_KIND = new java.util.concurrent.ConcurrentSkipListMap<>();
 
     /** One child's run: its plan, what it acknowledged, how it ended. */
     record Segment(List<Plan.Op> plan, Set<Integer> acked, Set<Integer> failed, int exit, List<String> lines) {
@@ -211,7 +214,7 @@ final class CrashHarness implements AutoCloseable {
         List<Plan.Op> plan = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int r = random.nextInt(100);
-            List<String> branches = m.people.keySet().stream().filter(b -> !b.equals("main")).toList();
+            List<String> branches = m.writableBranches();
             Plan.Op op;
             if (r < 21) {
                 op = op(Plan.Kind.INSERT, m);
@@ -388,6 +391,17 @@ final class CrashHarness implements AutoCloseable {
             }
         }
         Segment s = new Segment(plan, acked, failed, exit, copy);
+        for (int i = 0; i < plan.size(); i++) {
+            String kind = plan.get(i).kind().name();
+            if (acked.contains(i)) {
+                ACKED_BY_KIND.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+            } else if (!failed.contains(i)) {
+                if (copy.contains("OPENED")) {
+                    IN_FLIGHT_BY_KIND.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+                }
+                break;
+            }
+        }
         if (death instanceof AtPoint a && exit != io.palisade.coordinator.CrashPoints.HALT_STATUS) {
             throw new AssertionError("child did not halt at crash point " + a.point() + " (exit " + exit + "): "
                     + describe(plan, death, copy) + "; stderr in " + logs);

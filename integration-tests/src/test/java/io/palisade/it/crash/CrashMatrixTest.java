@@ -22,6 +22,10 @@ class CrashMatrixTest {
             "after-publish");
     static final List<String> RECOVERY_POINTS = List.of(PhaseCrashPoints.RECOVERY_AFTER_STARTED,
             PhaseCrashPoints.RECOVERY_AFTER_CLASSIFY, PhaseCrashPoints.RECOVERY_AFTER_FINISHED);
+    static final List<String> CHECKPOINT_POINTS = List.of(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP,
+            PhaseCrashPoints.CHECKPOINT_AFTER_RENAME);
+    /** The write-path points that leave an open intent for recovery to decide. */
+    static final List<String> LEAVES_WORK = List.of("after-intent", "after-substrate-commit", "before-publish");
     /**
      * Logical operations that write a table (each goes through phases A–D; a merge once per part). Branch
      * create writes no table and reaches no write-path point: it has checkpoint cells only.
@@ -76,6 +80,77 @@ class CrashMatrixTest {
                     new Cell("after-substrate-commit", 2, false), new Cell("before-publish", 3, false),
                     new Cell("after-publish", 1, false));
         };
+    }
+
+    /**
+     * The recovery point at which the second child of a write-path cell halts (null when the point leaves
+     * nothing to recover): a Latin square over (write point, op), so that every recovery point meets every
+     * op and every decision (after-intent → ABORTED, the other two → ROLLED_FORWARD).
+     */
+    static String recoveryPointFor(WriteOp op, String writePoint) {
+        int w = LEAVES_WORK.indexOf(writePoint);
+        return w < 0 ? null : RECOVERY_POINTS.get((w + op.ordinal()) % RECOVERY_POINTS.size());
+    }
+
+    /**
+     * With a checkpoint after every journal batch, which checkpoint of the op's trial halts: :1 is the one
+     * after the first batch (Phase A, or a branch creation), :2 the next (Phase C/D, or the branch write's
+     * Phase A). Each op gets :1 at one checkpoint point and :2 at the other.
+     */
+    static int checkpointNth(WriteOp op, String point) {
+        return 1 + (op.ordinal() + (point.equals(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP) ? 0 : 1)) % 2;
+    }
+
+    /** The labels of every write-path and recovery cell, as the write-path test records them. */
+    static List<String> writePathCells() {
+        List<String> out = new ArrayList<>();
+        for (WriteOp op : WriteOp.values()) {
+            for (Cell cell : cells(op)) {
+                out.add(op + " x " + cell.crashAt());
+                String rp = recoveryPointFor(op, cell.point());
+                if (rp != null) {
+                    out.add("RECOVERY(" + op + ") x " + rp);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The labels of every checkpoint cell, as the checkpoint test records them. */
+    static List<String> checkpointCells() {
+        List<String> out = new ArrayList<>();
+        for (String point : CHECKPOINT_POINTS) {
+            for (WriteOp op : WriteOp.values()) {
+                out.add(op + " x " + point + ":" + checkpointNth(op, point));
+            }
+            out.add("BRANCH_CREATE x " + point);
+        }
+        return out;
+    }
+
+    /**
+     * docs/crash-points.md names every cell of the matrix (cheap: no child JVM). The heavy tests below
+     * assert that they ran exactly these cells.
+     */
+    @Test
+    void theDocumentListsEveryCell() throws Exception {
+        String doc = java.nio.file.Files.readString(Path.of("..", "docs", "crash-points.md"));
+        List<String> missing = new ArrayList<>();
+        for (String label : concat(writePathCells(), checkpointCells())) {
+            if (!doc.contains("`" + label + "`")) {
+                missing.add(label);
+            }
+        }
+        assertThat(missing).as("cells not listed in docs/crash-points.md").isEmpty();
+        for (String point : concat(concat(WRITE_POINTS, List.of("after-fork")), concat(CHECKPOINT_POINTS, RECOVERY_POINTS))) {
+            assertThat(doc).as("point %s listed", point).contains("| `" + point + "` |");
+        }
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 
     /**
@@ -150,7 +225,6 @@ class CrashMatrixTest {
      */
     @Test
     void everyWritePathAndRecoveryCrashPointTimesEveryWriteOperationRecovers() throws Exception {
-        List<String> leavesWork = List.of("after-intent", "after-substrate-commit", "before-publish");
         for (WriteOp op : WriteOp.values()) {
             CrashHarness h = CrashHarness.open(dir.resolve(op.name()), 6001 + op.ordinal()); // a graph per op
             for (Cell cell : cells(op)) {
@@ -158,19 +232,19 @@ class CrashMatrixTest {
                 CrashHarness.Segment s1 = h.runChild(plan, new CrashHarness.AtPoint(cell.crashAt()), false, 2);
                 assertThat(s1.acked().size()).as("a halted write is never acknowledged").isLessThan(plan.size());
                 String name = op + " x " + cell.crashAt();
-                int w = leavesWork.indexOf(cell.point());
-                if (w < 0) {
+                String rp = recoveryPointFor(op, cell.point());
+                if (rp == null) {
                     h.verify(name, false, List.of(s1));
                     CELLS.add(name);
                     continue;
                 }
-                String rp = RECOVERY_POINTS.get((w + op.ordinal()) % RECOVERY_POINTS.size());
                 CrashHarness.Segment s2 = h.runChild(List.of(), new CrashHarness.AtPoint(rp), false, 2);
                 h.verify(name + " then RECOVERY x " + rp, false, List.of(s1, s2));
                 CELLS.add(name);
                 CELLS.add("RECOVERY(" + op + ") x " + rp);
             }
         }
+        assertThat(CELLS).containsAll(writePathCells());
         assertThat(CELLS).contains("BRANCH_WRITE x after-fork", "DELETE x before-publish", "OVERWRITE x after-fork",
                 "ADD_COLUMNS x after-substrate-commit", "BRANCH_MERGE x after-fork", "BRANCH_MERGE x before-publish:3");
         for (String rp : RECOVERY_POINTS) {
@@ -182,18 +256,16 @@ class CrashMatrixTest {
 
     @Test
     void everyCheckpointCrashPointTimesEveryOperationRecovers() throws Exception {
-        for (String point : List.of(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP, PhaseCrashPoints.CHECKPOINT_AFTER_RENAME)) {
+        for (String point : CHECKPOINT_POINTS) {
             CrashHarness h = CrashHarness.open(dir.resolve(point), 6002 + point.length());
             for (WriteOp op : WriteOp.values()) {
-                // checkpointEvery=1: a checkpoint follows every journal batch; :1 is the one after the first
-                // batch (Phase A, or the branch creation), :2 the next (Phase C/D, or the branch write's Phase A).
-                // Each op gets :1 at one point and :2 at the other.
-                int nth = 1 + (op.ordinal() + (point.equals(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP) ? 0 : 1)) % 2;
+                int nth = checkpointNth(op, point); // checkpointEvery=1: a checkpoint follows every journal batch
                 cell(h, op + " x " + point + ":" + nth, plan(h, op, false), point + ":" + nth, 1);
             }
             Plan.Op create = h.op(Plan.Kind.BRANCH, h.model().copy());
             cell(h, "BRANCH_CREATE x " + point, List.of(create), point + ":1", 1);
         }
+        assertThat(CELLS).containsAll(checkpointCells());
     }
 
 }

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class CrashSummary {
     /** The counters at one moment. */
     record Snapshot(long trials, long children, long namedPointKills, long randomKills, long killsMidRun,
-                    long childNanos, long verifyNanos, Map<String, Long> performed, Map<String, Long> failed) {
+                    long childNanos, long verifyNanos, Map<String, Long> performed, Map<String, Long> failed,
+                    Map<String, Long> acked, Map<String, Long> inFlight) {
     }
 
     private CrashSummary() {
@@ -26,7 +27,8 @@ final class CrashSummary {
     static Snapshot take() {
         return new Snapshot(CrashHarness.TRIALS.get(), CrashHarness.CHILDREN.get(), CrashHarness.NAMED_POINT_KILLS.get(),
                 CrashHarness.RANDOM_KILLS.get(), CrashHarness.KILLS_MID_RUN.get(), CrashHarness.CHILD_NANOS.get(),
-                CrashHarness.VERIFY_NANOS.get(), values(CrashHarness.BY_INVARIANT), values(CrashHarness.FAILED_BY_INVARIANT));
+                CrashHarness.VERIFY_NANOS.get(), values(CrashHarness.BY_INVARIANT), values(CrashHarness.FAILED_BY_INVARIANT),
+                values(CrashHarness.ACKED_BY_KIND), values(CrashHarness.IN_FLIGHT_BY_KIND));
     }
 
     private static Map<String, Long> values(Map<String, AtomicLong> m) {
@@ -71,7 +73,20 @@ final class CrashSummary {
         byGroup.forEach((g, v) -> b.append(' ').append(g).append('=').append(v[0]).append('/').append(v[1]));
         b.append(" | by check:");
         byCheck.forEach((c, v) -> b.append(' ').append(c).append('=').append(v[0]).append('/').append(v[1]));
+        b.append(" | ops acknowledged: ").append(delta(now.acked(), since.acked()))
+                .append(" | ops in flight at the child's death: ").append(delta(now.inFlight(), since.inFlight()));
         return b.toString();
+    }
+
+    private static Map<String, Long> delta(Map<String, Long> now, Map<String, Long> since) {
+        Map<String, Long> out = new TreeMap<>();
+        now.forEach((k, v) -> {
+            long d = v - since.getOrDefault(k, 0L);
+            if (d > 0) {
+                out.put(k, d);
+            }
+        });
+        return out;
     }
 
     /** Prints the suite's line (integration-tests' surefire sends test output to the build's console). */

@@ -26,6 +26,7 @@ final class Model {
     private long clock;
     private final TreeMap<String, Long> forkClock = new TreeMap<>();
     private final TreeMap<String, Set<String>> forkKeys = new TreeMap<>();
+    private final TreeMap<String, Integer> forkColumns = new TreeMap<>();
     private final TreeMap<String, TreeMap<String, Long>> changed = new TreeMap<>();
 
     static Model initial() {
@@ -42,6 +43,7 @@ final class Model {
         m.clock = clock;
         m.forkClock.putAll(forkClock);
         forkKeys.forEach((b, k) -> m.forkKeys.put(b, new TreeSet<>(k)));
+        m.forkColumns.putAll(forkColumns);
         changed.forEach((b, k) -> m.changed.put(b, new TreeMap<>(k)));
         return m;
     }
@@ -61,6 +63,8 @@ final class Model {
         forkClock.putAll(full.forkClock);
         forkKeys.clear();
         forkKeys.putAll(full.forkKeys);
+        forkColumns.clear();
+        forkColumns.putAll(full.forkColumns);
         changed.clear();
         changed.putAll(full.changed);
         return this;
@@ -88,6 +92,7 @@ final class Model {
                 m.people.put(op.branch(), new TreeMap<>(m.people.get("main")));
                 m.forkClock.put(op.branch(), m.clock);
                 m.forkKeys.put(op.branch(), new TreeSet<>(m.people.get("main").keySet()));
+                m.forkColumns.put(op.branch(), m.columns.size());
             }
             case OVERWRITE -> {
                 m.people.put(op.branch(), new TreeMap<>(op.rows()));
@@ -153,6 +158,15 @@ final class Model {
         clock++;
         TreeMap<String, Long> c = changed.computeIfAbsent(branch, b -> new TreeMap<>());
         keys.forEach(k -> c.put(k, clock));
+    }
+
+    /**
+     * The branches an insert or upsert can write: those created after the last add columns. Columns are
+     * added on main only; a branch created before keeps its table's older schema, and a batch built from
+     * the catalog (which has the new column) is refused there with a ValidationException.
+     */
+    List<String> writableBranches() {
+        return mergeSources().stream().filter(b -> forkColumns.get(b) == columns.size()).toList();
     }
 
     /** The branches a merge can take as its source (every branch but main). */
