@@ -172,6 +172,8 @@ final class CrashHarness implements AutoCloseable {
                 cols.put("c" + (nextColumn++), 0L);
                 yield new Plan.Op(kind, "main", cols);
             }
+            case LOAD -> load("main", m);
+            case LOAD_STRICT -> failingStrictLoad("main", m);
             case MERGE -> {
                 List<String> sources = m.mergeSources();
                 if (sources.isEmpty()) {
@@ -187,6 +189,30 @@ final class CrashHarness implements AutoCloseable {
         Map<String, Long> rows = freshRows(1 + random.nextInt(3));
         existing(m, branch, 1).forEach(k -> rows.put(k, (long) random.nextInt(1_000_000)));
         return new Plan.Op(Plan.Kind.OVERWRITE, branch, rows);
+    }
+
+    /**
+     * An upsert-mode bulk load on {@code branch} of three new rows and two existing keys with new ages:
+     * three substrate batches of {@link Plan#LOAD_BATCH_ROWS}.
+     */
+    Plan.Op load(String branch, Model m) {
+        Map<String, Long> rows = new java.util.LinkedHashMap<>(freshRows(3));
+        existing(m, branch, 2).forEach(k -> rows.put(k, (long) random.nextInt(1_000_000)));
+        return new Plan.Op(Plan.Kind.LOAD, branch, rows);
+    }
+
+    /**
+     * A strict bulk load on {@code branch} that fails in its second batch: two new rows (batch 1, committed),
+     * then a new row and an existing key (batch 2: a key conflict), so the load restores its start version.
+     */
+    Plan.Op failingStrictLoad(String branch, Model m) {
+        List<String> present = existing(m, branch, 1);
+        if (present.isEmpty()) {
+            throw new IllegalStateException("a failing strict load needs an existing key on " + branch);
+        }
+        Map<String, Long> rows = new java.util.LinkedHashMap<>(freshRows(3));
+        rows.put(present.get(0), 1L);
+        return new Plan.Op(Plan.Kind.LOAD_STRICT, branch, rows);
     }
 
     /** A merge of {@code source} into {@code target}. */

@@ -26,11 +26,13 @@ class CrashMatrixTest {
             PhaseCrashPoints.CHECKPOINT_AFTER_RENAME);
     /** The write-path points that leave an open intent for recovery to decide. */
     static final List<String> LEAVES_WORK = List.of("after-intent", "after-substrate-commit", "before-publish");
+    /** The bulk load's points that leave an open load for recovery to roll back (one per recovery point). */
+    static final List<String> LOAD_LEAVES_WORK = List.of("load-after-intent", "load-after-batch", "load-after-progress");
     /**
      * Logical operations that write a table (each goes through phases A–D; a merge once per part). Branch
      * create writes no table and reaches no write-path point: it has checkpoint cells only.
      */
-    enum WriteOp { INSERT, UPSERT, DELETE, APPEND, BRANCH_WRITE, OVERWRITE, ADD_COLUMNS, BRANCH_MERGE }
+    enum WriteOp { INSERT, UPSERT, DELETE, APPEND, BRANCH_WRITE, OVERWRITE, ADD_COLUMNS, BRANCH_MERGE, BULK_LOAD }
 
     /**
      * One cell's crash: the point, the hit that halts ({@code nth}; a merge hits the write-path points
@@ -38,6 +40,11 @@ class CrashMatrixTest {
      * table yet (its first write forks: the only way to reach {@code after-fork}).
      */
     record Cell(String point, int nth, boolean freshBranch) {
+        /** The bulk load's restore point is reached by a strict load that fails (and restores) in its second batch. */
+        boolean failingLoad() {
+            return point.equals("load-after-restore");
+        }
+
         String crashAt() {
             return nth == 1 ? point : point + ":" + nth;
         }
@@ -79,6 +86,12 @@ class CrashMatrixTest {
             case BRANCH_MERGE -> List.of(new Cell("after-intent", 1, false), new Cell("after-fork", 1, true),
                     new Cell("after-substrate-commit", 2, false), new Cell("before-publish", 3, false),
                     new Cell("after-publish", 1, false));
+            // three batches (upsert mode); :2 of load-after-batch halts with one batch journaled and the
+            // second committed but not journaled
+            case BULK_LOAD -> List.of(new Cell("load-after-intent", 1, false), new Cell("load-after-fork", 1, true),
+                    new Cell("load-after-batch", 2, false), new Cell("load-after-progress", 1, false),
+                    new Cell("load-before-publish", 1, false), new Cell("load-after-publish", 1, false),
+                    new Cell("load-after-restore", 1, false));
         };
     }
 
@@ -88,7 +101,7 @@ class CrashMatrixTest {
      * op and every decision (after-intent → ABORTED, the other two → ROLLED_FORWARD).
      */
     static String recoveryPointFor(WriteOp op, String writePoint) {
-        int w = LEAVES_WORK.indexOf(writePoint);
+        int w = op == WriteOp.BULK_LOAD ? LOAD_LEAVES_WORK.indexOf(writePoint) : LEAVES_WORK.indexOf(writePoint);
         return w < 0 ? null : RECOVERY_POINTS.get((w + op.ordinal()) % RECOVERY_POINTS.size());
     }
 
@@ -142,7 +155,9 @@ class CrashMatrixTest {
             }
         }
         assertThat(missing).as("cells not listed in docs/crash-points.md").isEmpty();
-        for (String point : concat(concat(WRITE_POINTS, List.of("after-fork")), concat(CHECKPOINT_POINTS, RECOVERY_POINTS))) {
+        List<String> loadPoints = cells(WriteOp.BULK_LOAD).stream().map(Cell::point).toList();
+        for (String point : concat(concat(concat(WRITE_POINTS, List.of("after-fork")), loadPoints),
+                concat(CHECKPOINT_POINTS, RECOVERY_POINTS))) {
             assertThat(doc).as("point %s listed", point).contains("| `" + point + "` |");
         }
     }
@@ -159,7 +174,8 @@ class CrashMatrixTest {
      * parts; with {@code freshBranch}, the target branch) runs in this JVM first, so the child's plan is
      * the merge alone and its nth hit of a point is in its nth part.
      */
-    private static List<Plan.Op> plan(CrashHarness h, WriteOp op, boolean freshBranch) {
+    private static List<Plan.Op> plan(CrashHarness h, WriteOp op, Cell cell) {
+        boolean freshBranch = cell.freshBranch();
         Model m = h.model().copy();
         return switch (op) {
             case INSERT -> List.of(h.op(Plan.Kind.INSERT, m));
@@ -204,6 +220,17 @@ class CrashMatrixTest {
                         setup).hasSize(4);
                 yield List.of(merge);
             }
+            case BULK_LOAD -> {
+                if (cell.failingLoad()) {
+                    yield List.of(h.failingStrictLoad("main", m));
+                }
+                if (!freshBranch) {
+                    yield List.of(h.load("main", m));
+                }
+                Plan.Op b = h.op(Plan.Kind.BRANCH, m);
+                m.apply(b);
+                yield List.of(b, h.load(b.branch(), m));
+            }
         };
     }
 
@@ -228,7 +255,7 @@ class CrashMatrixTest {
         for (WriteOp op : WriteOp.values()) {
             CrashHarness h = CrashHarness.open(dir.resolve(op.name()), 6001 + op.ordinal()); // a graph per op
             for (Cell cell : cells(op)) {
-                List<Plan.Op> plan = plan(h, op, cell.freshBranch());
+                List<Plan.Op> plan = plan(h, op, cell);
                 CrashHarness.Segment s1 = h.runChild(plan, new CrashHarness.AtPoint(cell.crashAt()), false, 2);
                 assertThat(s1.acked().size()).as("a halted write is never acknowledged").isLessThan(plan.size());
                 String name = op + " x " + cell.crashAt();
@@ -260,7 +287,7 @@ class CrashMatrixTest {
             CrashHarness h = CrashHarness.open(dir.resolve(point), 6002 + point.length());
             for (WriteOp op : WriteOp.values()) {
                 int nth = checkpointNth(op, point); // checkpointEvery=1: a checkpoint follows every journal batch
-                cell(h, op + " x " + point + ":" + nth, plan(h, op, false), point + ":" + nth, 1);
+                cell(h, op + " x " + point + ":" + nth, plan(h, op, new Cell(point, nth, false)), point + ":" + nth, 1);
             }
             Plan.Op create = h.op(Plan.Kind.BRANCH, h.model().copy());
             cell(h, "BRANCH_CREATE x " + point, List.of(create), point + ":1", 1);

@@ -17,7 +17,7 @@ import java.util.TreeSet;
  * journal: a logical clock ticked by every applied write, per branch the clock and parent keys at its
  * creation, and per branch and key the clock of the last applied write whose key filter held the key
  * (insert, upsert, delete: their keys; overwrite: the keys of its batch, which is the key filter its
- * intent journals; append and add columns: none).
+ * intent journals; a bulk load: the keys its progress records journal; append and add columns: none).
  */
 final class Model {
     final TreeMap<String, TreeMap<String, Long>> people = new TreeMap<>();
@@ -99,6 +99,17 @@ final class Model {
                 m.stamp(op.branch(), op.rows().keySet());
             }
             case ADD_COLUMNS -> m.columns.addAll(op.rows().keySet());
+            case LOAD -> {
+                m.people.get(op.branch()).putAll(op.rows());
+                m.stamp(op.branch(), op.rows().keySet());
+            }
+            case LOAD_STRICT -> {
+                // a strict load fails whole (restored) when any of its keys is already present
+                if (op.rows().keySet().stream().noneMatch(m.people.get(op.branch())::containsKey)) {
+                    m.people.get(op.branch()).putAll(op.rows());
+                    m.stamp(op.branch(), op.rows().keySet());
+                }
+            }
             case MERGE -> {
                 return merge(op.source(), op.target());
             }
