@@ -29,8 +29,9 @@ class CrashMatrixTest {
     /** The bulk load's points that leave an open load for recovery to roll back (one per recovery point). */
     static final List<String> LOAD_LEAVES_WORK = List.of("load-after-intent", "load-after-batch", "load-after-progress");
     /**
-     * Logical operations that write a table (each goes through phases A–D; a merge once per part). Branch
-     * create writes no table and reaches no write-path point: it has checkpoint cells only.
+     * Logical operations that write a table (each goes through phases A–D, a merge once per part; the
+     * bulk load has points of its own, {@code load-*}). Branch create writes no table and reaches no
+     * write-path point: it has checkpoint cells only.
      */
     enum WriteOp { INSERT, UPSERT, DELETE, APPEND, BRANCH_WRITE, OVERWRITE, ADD_COLUMNS, BRANCH_MERGE, BULK_LOAD }
 
