@@ -24,7 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -54,12 +53,20 @@ final class CrashHarness implements AutoCloseable {
     static final AtomicLong TRIALS = new AtomicLong();
     static final AtomicLong CHILDREN = new AtomicLong();
     static final AtomicLong KILLS_MID_RUN = new AtomicLong();
+    /** Children that halted at a named crash point (exit status 86, asserted). */
+    static final AtomicLong NAMED_POINT_KILLS = new AtomicLong();
+    /** Children SIGKILLed at a random moment (whether or not they had finished by then). */
+    static final AtomicLong RANDOM_KILLS = new AtomicLong();
     static final AtomicLong INVARIANTS = new AtomicLong();
     static final AtomicLong CHILD_NANOS = new AtomicLong();
     static final AtomicLong POWER_CUTS_DROPPING = new AtomicLong();
     static final AtomicLong POWER_RECORDS_DROPPED = new AtomicLong();
     static final AtomicLong VERIFY_NANOS = new AtomicLong();
     static final Map<String, AtomicLong> BY_INVARIANT = new java.util.concurrent.ConcurrentSkipListMap<>();
+    static final Map<String, AtomicLong> FAILED_BY_INVARIANT = new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** Per op kind: ops the children acknowledged, and ops a child had started but not finished when it died. */
+    static final Map<String, AtomicLong> ACKED_BY_KIND = new java.util.concurrent.ConcurrentSkipListMap<>();
+    static final Map<String, AtomicLong> IN_FLIGHT_BY_KIND = new java.util.concurrent.ConcurrentSkipListMap<>();
 
     /** One child's run: its plan, what it acknowledged, how it ended. */
     record Segment(List<Plan.Op> plan, Set<Integer> acked, Set<Integer> failed, int exit, List<String> lines) {
@@ -77,6 +84,7 @@ final class CrashHarness implements AutoCloseable {
     private int nextId;
     private int nextBranch;
     private int nextMsg;
+    private int nextColumn;
     private int trial;
 
     private static final List<CrashHarness> OPEN = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -158,7 +166,65 @@ final class CrashHarness implements AutoCloseable {
                 yield new Plan.Op(kind, "main", rows);
             }
             case BRANCH -> new Plan.Op(kind, "b" + (nextBranch++), Map.of());
+            case OVERWRITE -> overwrite("main", m);
+            case ADD_COLUMNS -> {
+                Map<String, Long> cols = new TreeMap<>();
+                cols.put("c" + (nextColumn++), 0L);
+                yield new Plan.Op(kind, "main", cols);
+            }
+            case LOAD -> load("main", m);
+            case LOAD_STRICT -> failingStrictLoad("main", m);
+            case MERGE -> {
+                List<String> sources = m.mergeSources();
+                if (sources.isEmpty()) {
+                    yield op(Plan.Kind.BRANCH, m);
+                }
+                yield merge(sources.get(random.nextInt(sources.size())), "main");
+            }
         };
+    }
+
+    /** An overwrite of {@code person} on {@code branch}: one existing key with a new age (if any) and fresh rows. */
+    Plan.Op overwrite(String branch, Model m) {
+        Map<String, Long> rows = freshRows(1 + random.nextInt(3));
+        existing(m, branch, 1).forEach(k -> rows.put(k, (long) random.nextInt(1_000_000)));
+        return new Plan.Op(Plan.Kind.OVERWRITE, branch, rows);
+    }
+
+    /**
+     * An upsert-mode bulk load on {@code branch} of three new rows and two existing keys with new ages:
+     * three substrate batches of {@link Plan#LOAD_BATCH_ROWS}.
+     */
+    Plan.Op load(String branch, Model m) {
+        Map<String, Long> rows = new java.util.LinkedHashMap<>(freshRows(3));
+        existing(m, branch, 2).forEach(k -> rows.put(k, (long) random.nextInt(1_000_000)));
+        return new Plan.Op(Plan.Kind.LOAD, branch, rows);
+    }
+
+    /**
+     * A strict bulk load on {@code branch} that fails in its second batch: two new rows (batch 1, committed),
+     * then a new row and an existing key (batch 2: a key conflict), so the load restores its start version.
+     */
+    Plan.Op failingStrictLoad(String branch, Model m) {
+        List<String> present = existing(m, branch, 1);
+        if (present.isEmpty()) {
+            throw new IllegalStateException("a failing strict load needs an existing key on " + branch);
+        }
+        Map<String, Long> rows = new java.util.LinkedHashMap<>(freshRows(3));
+        rows.put(present.get(0), 1L);
+        return new Plan.Op(Plan.Kind.LOAD_STRICT, branch, rows);
+    }
+
+    /** A merge of {@code source} into {@code target}. */
+    static Plan.Op merge(String source, String target) {
+        return new Plan.Op(Plan.Kind.MERGE, source + ">" + target, Map.of());
+    }
+
+    /** A delete on {@code branch} of {@code n} existing keys (fewer if the branch has fewer). */
+    Plan.Op branchDelete(String branch, Model m, int n) {
+        Map<String, Long> rows = new TreeMap<>();
+        existing(m, branch, n).forEach(k -> rows.put(k, 0L));
+        return new Plan.Op(Plan.Kind.DELETE, branch, rows);
     }
 
     /** An upsert on a non-main branch (its first write forks the Lance table branch lazily). */
@@ -174,20 +240,26 @@ final class CrashHarness implements AutoCloseable {
         List<Plan.Op> plan = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int r = random.nextInt(100);
-            List<String> branches = m.people.keySet().stream().filter(b -> !b.equals("main")).toList();
+            List<String> branches = m.writableBranches();
             Plan.Op op;
-            if (r < 25) {
+            if (r < 21) {
                 op = op(Plan.Kind.INSERT, m);
-            } else if (r < 45) {
+            } else if (r < 37) {
                 op = op(Plan.Kind.UPSERT, m);
-            } else if (r < 58) {
+            } else if (r < 48) {
                 op = op(Plan.Kind.DELETE, m);
-            } else if (r < 72) {
+            } else if (r < 60) {
                 op = op(Plan.Kind.APPEND, m);
-            } else if (r < 80 || branches.isEmpty()) {
+            } else if (r < 64) {
+                op = op(Plan.Kind.OVERWRITE, m);
+            } else if (r < 67 && m.columns.size() < 3) {
+                op = op(Plan.Kind.ADD_COLUMNS, m);
+            } else if (r < 74 || branches.isEmpty()) {
                 op = op(Plan.Kind.BRANCH, m);
-            } else {
+            } else if (r < 88) {
                 op = branchWrite(branches.get(random.nextInt(branches.size())), m);
+            } else {
+                op = op(Plan.Kind.MERGE, m);
             }
             m.apply(op);
             plan.add(op);
@@ -206,6 +278,20 @@ final class CrashHarness implements AutoCloseable {
 
     Model model() {
         return model;
+    }
+
+    /**
+     * Performs {@code ops} in this JVM (no crash), each of which must succeed, and moves the model: the
+     * setup of a cell whose crash must fall in a later op (a merge's branch and its writes), without
+     * spending a child JVM on it.
+     */
+    void applyNow(List<Plan.Op> ops) {
+        try (BufferAllocator a = new RootAllocator(); Graph g = Palisade.open(graph, Options.defaults())) {
+            for (Plan.Op op : ops) {
+                CrashWorkload.apply(g, a, op);
+                model.apply(op);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ children
@@ -296,6 +382,7 @@ final class CrashHarness implements AutoCloseable {
             Thread.sleep(k.delayMillis());
             boolean alive = p.isAlive();
             p.destroyForcibly();
+            RANDOM_KILLS.incrementAndGet();
             if (alive) {
                 KILLS_MID_RUN.incrementAndGet();
             }
@@ -330,9 +417,23 @@ final class CrashHarness implements AutoCloseable {
             }
         }
         Segment s = new Segment(plan, acked, failed, exit, copy);
+        for (int i = 0; i < plan.size(); i++) {
+            String kind = plan.get(i).kind().name();
+            if (acked.contains(i)) {
+                ACKED_BY_KIND.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+            } else if (!failed.contains(i)) {
+                if (copy.contains("OPENED")) {
+                    IN_FLIGHT_BY_KIND.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+                }
+                break;
+            }
+        }
         if (death instanceof AtPoint a && exit != io.palisade.coordinator.CrashPoints.HALT_STATUS) {
             throw new AssertionError("child did not halt at crash point " + a.point() + " (exit " + exit + "): "
                     + describe(plan, death, copy) + "; stderr in " + logs);
+        }
+        if (death instanceof AtPoint) {
+            NAMED_POINT_KILLS.incrementAndGet();
         }
         if (death instanceof Natural && (exit != 0 || !s.done())) {
             throw new AssertionError("child failed (exit " + exit + "): " + describe(plan, death, copy)
@@ -389,6 +490,7 @@ final class CrashHarness implements AutoCloseable {
         INVARIANTS.incrementAndGet();
         BY_INVARIANT.computeIfAbsent(invariant, k -> new AtomicLong()).incrementAndGet();
         if (!ok) {
+            FAILED_BY_INVARIANT.computeIfAbsent(invariant, k -> new AtomicLong()).incrementAndGet();
             throw new AssertionError("trial " + trial + " of graph seed " + seed + " [" + invariant + "] " + message);
         }
     }
@@ -425,7 +527,7 @@ final class CrashHarness implements AutoCloseable {
                 } else {
                     List<Model> with = new ArrayList<>();
                     for (Model m : candidates) {
-                        with.add(m.copy().apply(op));
+                        with.addAll(m.outcomes(op));
                     }
                     for (Model m : with) {
                         if (!candidates.contains(m)) {
@@ -447,12 +549,24 @@ final class CrashHarness implements AutoCloseable {
             Recovery.Report report = g.recoveryReport();
             check("report-json", report.toJson().contains("\"headsDigest\""), "report JSON lacks its digest");
             Model actual = new Model();
+            for (Catalog.ColumnDef c : g.catalog().require("person").columns()) {
+                if (!c.name().equals("id") && !c.name().equals("age")) {
+                    actual.columns.add(c.name());
+                }
+            }
             for (String b : g.branches()) {
                 TreeMap<String, Long> rows = new TreeMap<>();
                 List<Map<String, Object>> scanned = g.scan(b, "person");
                 for (Map<String, Object> r : scanned) {
                     Long prev = rows.put((String) r.get("id"), (Long) r.get("age"));
                     check("2-no-duplicate-id", prev == null, "duplicate id " + r.get("id") + " on branch " + b + "; " + ctx);
+                }
+                // an added column is nullable and no write here sets it: every row reads null; on main (where
+                // columns are added) every row has it
+                for (String c : actual.columns) {
+                    check("3-added-column-null-in-every-row", scanned.stream().allMatch(r -> r.get(c) == null
+                                    && (!b.equals("main") || r.containsKey(c))),
+                            "column " + c + " on branch " + b + " is missing or non-null in a row; " + ctx);
                 }
                 check("2-no-duplicate-id", rows.size() == scanned.size(), "row count vs distinct ids on " + b);
                 actual.people.put(b, rows);
@@ -468,10 +582,17 @@ final class CrashHarness implements AutoCloseable {
             for (Map.Entry<String, TreeMap<String, Long>> e : acknowledged.people.entrySet()) {
                 check("1-acked-present", actual.people.containsKey(e.getKey()), "branch " + e.getKey() + " lost; " + ctx);
             }
+            check("1-acked-present", actual.columns.containsAll(acknowledged.columns), "acked added column lost: "
+                    + actual.columns + " lacks one of " + acknowledged.columns + "; " + ctx);
             check("1-acked-present", actual.log.containsAll(acknowledged.log.stream()
                     .filter(x -> candidates.stream().allMatch(c -> c.log.contains(x))).toList()), "acked append lost; " + ctx);
             // 1 + 3: the whole state is one of the candidates: every unacknowledged write fully present or absent
-            int match = candidates.indexOf(actual);
+            int match = -1;
+            for (int i = 0; i < candidates.size() && match < 0; i++) {
+                if (candidates.get(i).sameData(actual)) {
+                    match = i;
+                }
+            }
             check("3-all-or-nothing", match >= 0, "state matches no candidate.\n actual:    " + actual
                     + "\n candidates: " + candidates + "\n " + ctx + "\n recovery: " + report.toJson());
             model = candidates.get(match);
@@ -507,17 +628,6 @@ final class CrashHarness implements AutoCloseable {
         check("digest-full-equals-checkpoint-tail", replayer.fullReplay().digest().equals(viaCheckpoint.state().digest())
                 && viaCheckpoint.state().digest().equals(digest), "after reopen: full replay != checkpoint + tail");
         LOG.debug("trial {} ok: {}", trial, label);
-    }
-
-    /** The per-invariant counters, for the suite's summary. */
-    static String summary() {
-        Map<String, Long> m = new HashMap<>();
-        BY_INVARIANT.forEach((k, v) -> m.put(k, v.get()));
-        return "trials=" + TRIALS.get() + " child-seconds=" + CHILD_NANOS.get() / 1_000_000_000L
-                + " verify-seconds=" + VERIFY_NANOS.get() / 1_000_000_000L + " children=" + CHILDREN.get() + " kills-landed-mid-run=" + KILLS_MID_RUN.get()
-                + " power-cuts-that-dropped-journal-records=" + POWER_CUTS_DROPPING.get()
-                + " (records dropped: " + POWER_RECORDS_DROPPED.get() + ")"
-                + " invariant-checks=" + INVARIANTS.get() + " " + new TreeMap<>(m);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.palisade.it.crash;
 
+import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Graph;
+import io.palisade.coordinator.LoadMode;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
 import io.palisade.fencing.PalisadeException;
@@ -96,6 +98,21 @@ public final class CrashWorkload {
                 }
             }
             case BRANCH -> g.createBranch(op.branch(), "main");
+            case OVERWRITE -> {
+                try (VectorSchemaRoot rows = people(g, allocator, op.rows())) {
+                    g.overwrite(op.branch(), "person", rows);
+                }
+            }
+            case ADD_COLUMNS -> g.addColumns("person", op.rows().keySet().stream()
+                    .map(c -> new Catalog.ColumnDef(c, Catalog.ColumnType.Scalar.INT64, true)).toList());
+            case MERGE -> g.merge(op.source(), op.target());
+            case LOAD, LOAD_STRICT -> {
+                try (PeopleBatches in = new PeopleBatches(allocator, g.catalog().require("person").arrowSchema(), op.rows(),
+                        Plan.LOAD_BATCH_ROWS)) {
+                    g.load(op.branch(), "person", in, op.kind() == Plan.Kind.LOAD ? LoadMode.MERGE : LoadMode.APPEND,
+                            Plan.LOAD_BATCH_ROWS);
+                }
+            }
         }
     }
 

@@ -7,15 +7,33 @@ import java.util.Map;
 
 /** A workload plan the parent writes and the child performs, with a plain text encoding for the command line. */
 final class Plan {
-    enum Kind { INSERT, UPSERT, DELETE, APPEND, BRANCH }
+    enum Kind { INSERT, UPSERT, DELETE, APPEND, BRANCH, OVERWRITE, ADD_COLUMNS, MERGE, LOAD, LOAD_STRICT }
+
+    /** Rows per substrate batch of a bulk load ({@link Kind#LOAD}, {@link Kind#LOAD_STRICT}). */
+    static final int LOAD_BATCH_ROWS = 2;
 
     /**
-     * One write. {@code rows}: id → age for insert/upsert; the keys alone for delete; the messages (keys)
-     * for append; empty for branch create ({@code branch} is the new branch).
+     * One write. {@code rows}: id → age for insert/upsert and for overwrite (the table's whole new
+     * contents on {@code branch}); the keys alone for delete; the messages (keys) for append; the new
+     * column names (keys; nullable int64) for add columns ({@code branch} is main); empty for branch
+     * create ({@code branch} is the new branch) and for merge ({@code branch} is
+     * {@code source>target}, see {@link #source()} and {@link #target()}); id → age in load order for a
+     * bulk load (upsert mode for {@code LOAD}, strict mode for {@code LOAD_STRICT}, which fails whole
+     * when a key is already present).
      */
     record Op(Kind kind, String branch, Map<String, Long> rows) {
         Op {
             rows = new LinkedHashMap<>(rows);
+        }
+
+        /** A merge's source branch. */
+        String source() {
+            return branch.substring(0, branch.indexOf('>'));
+        }
+
+        /** A merge's target branch. */
+        String target() {
+            return branch.substring(branch.indexOf('>') + 1);
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.palisade.it.crash;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,9 +23,22 @@ class PowerLossTest {
         CrashHarness.closeAll();
     }
 
+    private static CrashSummary.Snapshot start;
+    private static long cutsDroppingAtStart;
+    private static long recordsDroppedAtStart;
+
+    @BeforeAll
+    static void countFromHere() {
+        start = CrashSummary.take();
+        cutsDroppingAtStart = CrashHarness.POWER_CUTS_DROPPING.get();
+        recordsDroppedAtStart = CrashHarness.POWER_RECORDS_DROPPED.get();
+    }
+
     @AfterAll
     static void printCounts() {
-        System.out.println("[crash-power] " + CrashHarness.summary());
+        CrashSummary.report("PowerLossTest", start, "power-cuts-that-dropped-journal-records="
+                + (CrashHarness.POWER_CUTS_DROPPING.get() - cutsDroppingAtStart) + " (records dropped: "
+                + (CrashHarness.POWER_RECORDS_DROPPED.get() - recordsDroppedAtStart) + ")");
     }
 
     @Test

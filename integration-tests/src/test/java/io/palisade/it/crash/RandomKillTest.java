@@ -1,6 +1,7 @@
 package io.palisade.it.crash;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,9 +34,17 @@ class RandomKillTest {
         CrashHarness.closeAll();
     }
 
+    private static CrashSummary.Snapshot start;
+    private static String run = "";
+
+    @BeforeAll
+    static void countFromHere() {
+        start = CrashSummary.take();
+    }
+
     @AfterAll
     static void printCounts() {
-        System.out.println("[crash-random] " + CrashHarness.summary());
+        CrashSummary.report("RandomKillTest", start, run);
     }
 
     /** Runs {@code kills} random kills on one graph; shared with the power-loss suite. */
@@ -74,6 +83,7 @@ class RandomKillTest {
         int kills = Integer.getInteger("palisade.crash.random", CI_KILLS);
         long seed = Long.getLong("palisade.crash.seed", 6006L);
         int trials = run(dir, seed, kills, false);
+        run = "seed=" + seed + " palisade.crash.random=" + kills;
         System.out.println("[crash-random] seed=" + seed + " kills=" + kills + " trials=" + trials);
         assertThat(CrashHarness.KILLS_MID_RUN.get()).as("some kills must land while the child runs").isPositive();
     }
