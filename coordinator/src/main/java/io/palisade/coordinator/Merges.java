@@ -129,7 +129,11 @@ final class Merges {
         return out;
     }
 
-    /** Per table, the keys of every intent applied on {@code branch} after sequence {@code fork}. */
+    /**
+     * Per table, the keys of every intent applied on {@code branch} after sequence {@code fork}: the keys
+     * an intent wrote (its key filter, a bulk load's batch filters) and, for an overwrite, also every key
+     * of the table it replaced, which it deleted unless it wrote them again.
+     */
     private static Map<String, Set<String>> changedKeys(Graph graph, HeadsState state, String branch, long fork) {
         Map<String, Set<String>> out = new HashMap<>();
         try (JournalReader reader = JournalReader.open(graph.layout().palisade());
@@ -138,7 +142,14 @@ final class Merges {
                 if (r.event() instanceof JournalEvent.IntentRecorded ir && ir.graphBranch().equals(branch)
                         && ir.keyFilter() != null && ir.operation() != LogicalOperation.CREATE_TABLE
                         && state.completedIntent(ir.intentId()).map(CompletedIntent::applied).orElse(false)) {
-                    out.computeIfAbsent(ir.table(), t -> new HashSet<>()).addAll(ir.keyFilter().keys());
+                    Set<String> changed = out.computeIfAbsent(ir.table(), t -> new HashSet<>());
+                    changed.addAll(ir.keyFilter().keys());
+                    if (ir.operation() == LogicalOperation.OVERWRITE) {
+                        // an overwrite also changes every key it removed: the keys at the head it replaced
+                        for (Map<String, Object> row : graph.scan(branch, ir.table(), ir.intendedTransition().from())) {
+                            changed.add(String.valueOf(row.get("id")));
+                        }
+                    }
                 } else if (r.event() instanceof JournalEvent.LoadProgress lp && lp.batchKeys() != null) {
                     // a bulk load journals its keys per batch (docs/bulk-load.md)
                     state.completedIntent(lp.intentId()).filter(c -> c.applied() && c.graphBranch().equals(branch))

@@ -79,4 +79,44 @@ class MergeTest {
             assertThat(ages(g.scan("main", "person"))).containsOnly(Map.entry("alice", "32"));
         }
     }
+
+    @Test
+    void rowsAnOverwriteRemovedOnTheSourceAreDeletedOnTheTarget() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot base = Rows.people(allocator, "alice", 30, "bob", 40, "dan", 70);
+             VectorSchemaRoot replacement = Rows.people(allocator, "alice", 31, "zed", 1);
+             VectorSchemaRoot erin = Rows.people(allocator, "erin", 9)) {
+            g.insert("main", "person", base);
+            g.createBranch("dev", "main");
+            g.overwrite("dev", "person", replacement);
+            g.insert("main", "person", erin);
+
+            MergeResult m = g.merge("dev", "main");
+
+            assertThat(m.inserted()).isEqualTo(1);
+            assertThat(m.updated()).isEqualTo(1);
+            assertThat(m.deleted()).isEqualTo(2);
+            assertThat(ages(g.scan("main", "person"))).containsOnly(
+                    Map.entry("alice", "31"), Map.entry("zed", "1"), Map.entry("erin", "9"));
+        }
+    }
+
+    @Test
+    void aKeyAnOverwriteOnTheTargetRemovedAndTheSourceChangedIsAMergeConflict() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot base = Rows.people(allocator, "alice", 30, "bob", 40);
+             VectorSchemaRoot onDev = Rows.people(allocator, "bob", 41);
+             VectorSchemaRoot replacement = Rows.people(allocator, "alice", 30)) {
+            g.insert("main", "person", base);
+            g.createBranch("dev", "main");
+            g.upsert("dev", "person", onDev);
+            g.overwrite("main", "person", replacement); // removes bob on the target
+            long before = g.state().head("main", "person").orElseThrow().version();
+
+            assertThatThrownBy(() -> g.merge("dev", "main")).isInstanceOf(MergeConflictException.class)
+                    .satisfies(e -> assertThat(((MergeConflictException) e).keys()).containsExactly("person:bob"));
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(before);
+            assertThat(ages(g.scan("main", "person"))).containsOnly(Map.entry("alice", "30"));
+        }
+    }
 }

@@ -69,4 +69,37 @@ class SchemaAndOverwriteTest {
             assertThat(g.store().primaryKey("person", new TableRef(head.tableBranch(), head.version()))).containsExactly("id");
         }
     }
+
+    private VectorSchemaRoot withNick(Graph g, String id, long age, String nick) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(g.catalog().require("person").arrowSchema(), allocator);
+        java.util.Map<String, Object> row = new java.util.LinkedHashMap<>();
+        row.put("id", id);
+        row.put("age", age);
+        row.put("nick", nick);
+        io.palisade.substrate.ArrowRows.fill(root, List.of(row));
+        return root;
+    }
+
+    @Test
+    void aBranchCreatedBeforeAColumnWasAddedTakesBatchesWithTheColumnNullAndRefusesValuesInIt() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30)) {
+            g.insert("main", "person", a);
+            g.createBranch("dev", "main");
+            g.addColumns("person", List.of(new Catalog.ColumnDef("nick", Catalog.ColumnType.Scalar.STRING, true)));
+            try (VectorSchemaRoot bob = withNick(g, "bob", 40, null);
+                 VectorSchemaRoot carl = withNick(g, "carl", 50, "c");
+                 VectorSchemaRoot dora = withNick(g, "dora", 60, "d")) {
+                g.insert("dev", "person", bob); // the branch's table has no 'nick'; an all-null one is dropped
+                assertThatThrownBy(() -> g.upsert("dev", "person", carl)).isInstanceOf(ValidationException.class)
+                        .hasMessageContaining("'nick'").hasMessageContaining("only nulls");
+                g.insert("main", "person", dora);
+            }
+            assertThat(g.scan("dev", "person")).extracting(r -> r.get("id")).containsExactlyInAnyOrder("alice", "bob");
+            assertThat(g.scan("dev", "person")).allSatisfy(r -> assertThat(r).doesNotContainKey("nick"));
+            assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactlyInAnyOrder("alice", "dora");
+            assertThat(g.scan("main", "person")).filteredOn(r -> r.get("id").equals("dora"))
+                    .singleElement().satisfies(r -> assertThat(r).containsEntry("nick", "d"));
+        }
+    }
 }

@@ -134,17 +134,33 @@ public final class KeyedSchemas {
 
     /**
      * A batch written to a table must have the table's fields, by name and type, in the table's order
-     * (nullability and metadata are the table's, not the batch's).
+     * (nullability and metadata are the table's, not the batch's). It may carry further nullable columns
+     * the table does not have, provided they hold only nulls: a graph branch created before a column was
+     * added keeps its table without the column, and its writers send the graph's current columns; a
+     * column that is absent reads as null there, so dropping an all-null one loses nothing. A non-null
+     * value in such a column is a {@link ValidationException} naming it. The stores write only the
+     * table's columns.
      */
-    public static void checkBatch(Schema table, Schema batch) {
+    public static void checkBatch(Schema table, VectorSchemaRoot batch) {
         List<String> want = table.getFields().stream().map(Field::getName).toList();
-        List<String> got = batch.getFields().stream().map(Field::getName).toList();
+        List<String> got = new ArrayList<>();
+        for (FieldVector v : batch.getFieldVectors()) {
+            String name = v.getField().getName();
+            if (want.contains(name)) {
+                got.add(name);
+            } else if (v.getNullCount() != v.getValueCount()) {
+                throw new ValidationException("column '" + name + "' is not in this version of the table (columns "
+                        + want + "; a graph branch created before the column was added does not have it): only "
+                        + "nulls can be written to it there, and the batch has values");
+            }
+        }
         if (!want.equals(got)) {
-            throw new ValidationException("batch columns " + got + " do not match table columns " + want);
+            throw new ValidationException("batch columns " + batch.getSchema().getFields().stream().map(Field::getName)
+                    .toList() + " do not match table columns " + want);
         }
         for (int i = 0; i < want.size(); i++) {
             ArrowType t = table.getFields().get(i).getType();
-            ArrowType b = batch.getFields().get(i).getType();
+            ArrowType b = batch.getVector(want.get(i)).getField().getType();
             if (!t.equals(b)) {
                 throw new ValidationException("column '" + want.get(i) + "' has type " + b + ", table has " + t);
             }

@@ -91,6 +91,7 @@ class CrashMatrixTest {
             // second committed but not journaled
             case BULK_LOAD -> List.of(new Cell("load-after-intent", 1, false), new Cell("load-after-fork", 1, true),
                     new Cell("load-after-batch", 2, false), new Cell("load-after-progress", 1, false),
+                    new Cell("load-after-index", 1, false),
                     new Cell("load-before-publish", 1, false), new Cell("load-after-publish", 1, false),
                     new Cell("load-after-restore", 1, false));
         };

@@ -17,7 +17,8 @@ import java.util.TreeSet;
  * journal: a logical clock ticked by every applied write, per branch the clock and parent keys at its
  * creation, and per branch and key the clock of the last applied write whose key filter held the key
  * (insert, upsert, delete: their keys; overwrite: the keys of its batch, which is the key filter its
- * intent journals; a bulk load: the keys its progress records journal; append and add columns: none).
+ * intent journals, and the keys of the table it replaced; a bulk load: the keys its progress records
+ * journal; append and add columns: none).
  */
 final class Model {
     final TreeMap<String, TreeMap<String, Long>> people = new TreeMap<>();
@@ -95,8 +96,11 @@ final class Model {
                 m.forkColumns.put(op.branch(), m.columns.size());
             }
             case OVERWRITE -> {
+                // changes the keys of its batch and every key it replaced (Merges.changedKeys)
+                Set<String> touched = new TreeSet<>(m.people.get(op.branch()).keySet());
+                touched.addAll(op.rows().keySet());
                 m.people.put(op.branch(), new TreeMap<>(op.rows()));
-                m.stamp(op.branch(), op.rows().keySet());
+                m.stamp(op.branch(), touched);
             }
             case ADD_COLUMNS -> m.columns.addAll(op.rows().keySet());
             case LOAD -> {

@@ -70,7 +70,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
     }
 
     private CommitResult merge(VectorSchemaRoot rows, MergePath path, boolean strict) {
-        KeyedSchemas.checkBatch(schema, rows.getSchema());
+        KeyedSchemas.checkBatch(schema, rows);
         KeyFilter keys = KeyedSchemas.keysOf(rows, idFieldId);
         checkPath(path);
         if (strict && path == MergePath.INDEXED_UNFENCED) {

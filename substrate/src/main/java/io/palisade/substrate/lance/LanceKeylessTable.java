@@ -23,7 +23,7 @@ final class LanceKeylessTable extends LanceSnapshot implements KeylessTable {
 
     @Override
     public CommitResult append(VectorSchemaRoot rows) {
-        KeyedSchemas.checkBatch(schema, rows.getSchema());
+        KeyedSchemas.checkBatch(schema, rows);
         checkNotEmpty(rows);
         try {
             return onWriteDataset(w -> commit(w, Append.builder().fragments(writeFragments(w, schema, rows)).build(),

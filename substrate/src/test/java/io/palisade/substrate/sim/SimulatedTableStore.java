@@ -29,6 +29,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -556,6 +557,16 @@ public final class SimulatedTableStore implements TableStore {
             this.state = state(name, ref);
         }
 
+        /** The rows restricted to this version's columns (a batch may carry all-null columns it lacks). */
+        List<Map<String, Object>> tableColumnsOnly(List<Map<String, Object>> rows) {
+            Set<String> columns = new HashSet<>();
+            state.schema().getFields().forEach(f -> columns.add(f.getName()));
+            for (Map<String, Object> r : rows) {
+                r.keySet().retainAll(columns);
+            }
+            return rows;
+        }
+
         @Override
         public String name() {
             return name;
@@ -726,13 +737,13 @@ public final class SimulatedTableStore implements TableStore {
         }
 
         private CommitResult merge(VectorSchemaRoot batch, MergePath path, boolean strict) {
-            KeyedSchemas.checkBatch(state.schema(), batch.getSchema());
+            KeyedSchemas.checkBatch(state.schema(), batch);
             KeyFilter keys = KeyedSchemas.keysOf(batch, idFieldId());
             if (path != mergePath()) {
                 throw new ValidationException("table '" + name + "' at " + ref + " takes the " + mergePath()
                         + " merge path; " + path + " was requested");
             }
-            List<Map<String, Object>> data = ArrowRows.rows(batch);
+            List<Map<String, Object>> data = tableColumnsOnly(ArrowRows.rows(batch));
             synchronized (SimulatedTableStore.this) {
                 // classify against the base, as Lance's join does
                 // key -> every {fragment id, row offset} holding it (several once the indexed path duplicated a key)
@@ -961,11 +972,11 @@ public final class SimulatedTableStore implements TableStore {
 
         @Override
         public CommitResult append(VectorSchemaRoot rows) {
-            KeyedSchemas.checkBatch(state.schema(), rows.getSchema());
+            KeyedSchemas.checkBatch(state.schema(), rows);
             if (rows.getRowCount() == 0) {
                 throw new ValidationException("empty batch: nothing to write");
             }
-            List<Map<String, Object>> data = ArrowRows.rows(rows);
+            List<Map<String, Object>> data = tableColumnsOnly(ArrowRows.rows(rows));
             synchronized (SimulatedTableStore.this) {
                 Txn txn = new Txn(OperationKind.APPEND, ref.version(), Map.of(), null, Map.of(), false);
                 TableRef r = SimulatedTableStore.this.commit(name, ref, txn, latest -> {
