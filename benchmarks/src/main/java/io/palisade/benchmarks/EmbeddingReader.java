@@ -6,7 +6,7 @@ import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
-import org.apache.arrow.vector.ipc.ArrowReader;
+import io.palisade.substrate.BatchSource;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,7 @@ import java.util.SplittableRandom;
  * A streaming reader of {@code rows} synthetic rows ({@code id} string {@code r<offset+i>}, a
  * {@code dim}-float embedding), {@code batchRows} per batch: only one batch is ever in memory.
  */
-public final class EmbeddingReader extends ArrowReader {
+public final class EmbeddingReader extends BatchSource {
     public static final String CATALOG_TEMPLATE = """
             {"tables": [{"name": "items", "kind": "node", "columns": [{"name": "id", "type": "string"},
               {"name": "embedding", "type": {"vector": "float32", "dim": %d}}]}]}
@@ -30,7 +30,7 @@ public final class EmbeddingReader extends ArrowReader {
     private long produced;
 
     public EmbeddingReader(BufferAllocator allocator, long offset, long rows, int batchRows, int dim, long seed) {
-        super(allocator);
+        super(allocator, schema(dim));
         this.offset = offset;
         this.rows = rows;
         this.batchRows = batchRows;
@@ -48,12 +48,11 @@ public final class EmbeddingReader extends ArrowReader {
     }
 
     @Override
-    public boolean loadNextBatch() throws java.io.IOException {
+    protected boolean fillNext(VectorSchemaRoot root) {
         if (produced >= rows) {
             return false;
         }
-        int n = (int) Math.min(batchRows, rows - produced);
-        fill(getVectorSchemaRoot(), n);
+        fill(root, (int) Math.min(batchRows, rows - produced));
         return true;
     }
 
@@ -78,19 +77,5 @@ public final class EmbeddingReader extends ArrowReader {
         }
         root.setRowCount(n);
         produced += n;
-    }
-
-    @Override
-    public long bytesRead() {
-        return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {
-    }
-
-    @Override
-    protected Schema readSchema() {
-        return schema(dim);
     }
 }

@@ -2,8 +2,8 @@ package io.palisade.coordinator;
 
 import io.palisade.substrate.ArrowRows;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Schema;
+import io.palisade.substrate.BatchSource;
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,7 +15,7 @@ import java.util.function.IntConsumer;
  * A streaming {@link ArrowReader} of person rows: ids {@code prefix0..prefix(n-1)} (or an explicit id
  * list), in reader batches of {@code readerBatch} rows, with an optional hook run before each batch.
  */
-final class PeopleReader extends ArrowReader {
+final class PeopleReader extends BatchSource {
     private final List<String> ids;
     private final long age;
     private final int readerBatch;
@@ -24,7 +24,7 @@ final class PeopleReader extends ArrowReader {
     private int batch;
 
     PeopleReader(BufferAllocator allocator, List<String> ids, long age, int readerBatch, IntConsumer beforeBatch) {
-        super(allocator);
+        super(allocator, Rows.catalog().require("person").arrowSchema());
         this.ids = ids;
         this.age = age;
         this.readerBatch = readerBatch;
@@ -40,7 +40,7 @@ final class PeopleReader extends ArrowReader {
     }
 
     @Override
-    public boolean loadNextBatch() {
+    protected boolean fillNext(VectorSchemaRoot root) {
         if (next >= ids.size()) {
             return false;
         }
@@ -54,34 +54,7 @@ final class PeopleReader extends ArrowReader {
             rows.add(row);
         }
         next += n;
-        try {
-            ArrowRows.fill(getVectorSchemaRoot(), rows);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        ArrowRows.fill(root, rows);
         return true;
-    }
-
-    @Override
-    public void close() {
-        try {
-            super.close();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    @Override
-    public long bytesRead() {
-        return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {
-    }
-
-    @Override
-    protected Schema readSchema() {
-        return Rows.catalog().require("person").arrowSchema();
     }
 }

@@ -2,32 +2,29 @@ package io.palisade.it.crash;
 
 import io.palisade.substrate.ArrowRows;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.ipc.ArrowReader;
+import io.palisade.substrate.BatchSource;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** A bulk load's input: person rows (id → age, in the given order) as reader batches of {@code batchRows}. */
-final class PeopleBatches extends ArrowReader {
-    private final Schema schema;
+final class PeopleBatches extends BatchSource {
     private final List<Map.Entry<String, Long>> rows;
     private final int batchRows;
     private int next;
 
     PeopleBatches(BufferAllocator allocator, Schema schema, Map<String, Long> idAge, int batchRows) {
-        super(allocator);
-        this.schema = schema;
+        super(allocator, schema);
         this.rows = new ArrayList<>(idAge.entrySet());
         this.batchRows = batchRows;
     }
 
     @Override
-    public boolean loadNextBatch() throws IOException {
+    protected boolean fillNext(VectorSchemaRoot root) {
         if (next >= rows.size()) {
             return false;
         }
@@ -40,30 +37,7 @@ final class PeopleBatches extends ArrowReader {
             batch.add(r);
         }
         next += n;
-        ArrowRows.fill(getVectorSchemaRoot(), batch);
+        ArrowRows.fill(root, batch);
         return true;
-    }
-
-    @Override
-    public long bytesRead() {
-        return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {
-    }
-
-    @Override
-    protected Schema readSchema() {
-        return schema;
-    }
-
-    @Override
-    public void close() {
-        try {
-            super.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,16 +1,15 @@
 package io.palisade.substrate.lance;
 
 import io.palisade.fencing.ValidationException;
+import io.palisade.substrate.BatchSource;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-import java.io.IOException;
 
 /**
  * Hands a caller's batch to Lance as a C-data stream whose schema is exactly {@code target} (the
@@ -41,13 +40,13 @@ final class ArrowStreams {
      * {@code target} schema, made when the stream's consumer asks for it. Nothing passes through the
      * Java heap (no IPC bytes), so the write path's heap footprint does not grow with the batch's width.
      */
-    private static final class OneBatch extends ArrowReader {
+    private static final class OneBatch extends BatchSource {
         private final Schema target;
         private final VectorSchemaRoot batch;
         private boolean loaded;
 
         OneBatch(BufferAllocator allocator, Schema target, VectorSchemaRoot batch) {
-            super(allocator);
+            super(allocator, target);
             this.target = target;
             this.batch = batch;
             for (Field f : target.getFields()) {
@@ -58,12 +57,11 @@ final class ArrowStreams {
         }
 
         @Override
-        public boolean loadNextBatch() throws IOException {
+        protected boolean fillNext(VectorSchemaRoot copy) {
             if (loaded) {
                 return false;
             }
             loaded = true;
-            VectorSchemaRoot copy = getVectorSchemaRoot();
             copy.allocateNew();
             int n = batch.getRowCount();
             for (int c = 0; c < target.getFields().size(); c++) {
@@ -76,21 +74,6 @@ final class ArrowStreams {
             }
             copy.setRowCount(n);
             return true;
-        }
-
-        @Override
-        public long bytesRead() {
-            return 0;
-        }
-
-        @Override
-        protected void closeReadSource() {
-            // the caller owns the source batch
-        }
-
-        @Override
-        protected Schema readSchema() {
-            return target;
         }
     }
 
