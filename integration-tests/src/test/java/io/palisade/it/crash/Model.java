@@ -27,7 +27,6 @@ final class Model {
     private long clock;
     private final TreeMap<String, Long> forkClock = new TreeMap<>();
     private final TreeMap<String, Set<String>> forkKeys = new TreeMap<>();
-    private final TreeMap<String, Integer> forkColumns = new TreeMap<>();
     private final TreeMap<String, TreeMap<String, Long>> changed = new TreeMap<>();
 
     static Model initial() {
@@ -44,7 +43,6 @@ final class Model {
         m.clock = clock;
         m.forkClock.putAll(forkClock);
         forkKeys.forEach((b, k) -> m.forkKeys.put(b, new TreeSet<>(k)));
-        m.forkColumns.putAll(forkColumns);
         changed.forEach((b, k) -> m.changed.put(b, new TreeMap<>(k)));
         return m;
     }
@@ -64,8 +62,6 @@ final class Model {
         forkClock.putAll(full.forkClock);
         forkKeys.clear();
         forkKeys.putAll(full.forkKeys);
-        forkColumns.clear();
-        forkColumns.putAll(full.forkColumns);
         changed.clear();
         changed.putAll(full.changed);
         return this;
@@ -93,7 +89,6 @@ final class Model {
                 m.people.put(op.branch(), new TreeMap<>(m.people.get("main")));
                 m.forkClock.put(op.branch(), m.clock);
                 m.forkKeys.put(op.branch(), new TreeSet<>(m.people.get("main").keySet()));
-                m.forkColumns.put(op.branch(), m.columns.size());
             }
             case OVERWRITE -> {
                 // changes the keys of its batch and every key it replaced (Merges.changedKeys)
@@ -176,12 +171,12 @@ final class Model {
     }
 
     /**
-     * The branches an insert or upsert can write: those created after the last add columns. Columns are
-     * added on main only; a branch created before keeps its table's older schema, and a batch built from
-     * the catalog (which has the new column) is refused there with a ValidationException.
+     * The branches an insert or upsert can write: every branch but main. Columns are added on main only;
+     * a branch created before keeps its table's older schema and takes the catalog's batches with the
+     * added columns null (KeyedSchemas.checkBatch).
      */
     List<String> writableBranches() {
-        return mergeSources().stream().filter(b -> forkColumns.get(b) == columns.size()).toList();
+        return mergeSources();
     }
 
     /** The branches a merge can take as its source (every branch but main). */
