@@ -20,6 +20,10 @@ import java.util.regex.Pattern;
  *       {@code WriteConflictException} too (the request may succeed from the newer base);</li>
  *   <li>"Merge insert failed: found matching row with key values: id = ..." : WhenMatched Fail hit;</li>
  *   <li>{@code IllegalArgumentException} "Invalid user input": refused input, nothing written.</li>
+ *   <li>"Resources exhausted: Failed to allocate additional … for HashJoinInput …": the write's plan needs
+ *       more than Lance's execution memory pool (a merge-insert joins its whole source batch in memory);
+ *       it fails while executing, before anything is committed, and the same input fails again, so it is
+ *       a {@code ValidationException} that says to write fewer rows per operation.</li>
  * </ul>
  * Lance's natives also throw undeclared checked {@code IOException}s (e.g. "LanceError(IO)"), so
  * every Lance call site catches {@code Exception}, not only {@code RuntimeException}.
@@ -47,6 +51,10 @@ final class LanceErrors {
         return m.find() ? Optional.of(m.group(1)) : Optional.empty();
     }
 
+    static boolean isResourcesExhausted(Throwable e) {
+        return lower(e).contains("resources exhausted");
+    }
+
     static boolean isUserInput(Throwable e) {
         return e instanceof IllegalArgumentException || lower(e).contains("invalid user input");
     }
@@ -62,7 +70,12 @@ final class LanceErrors {
         if (isUserInput(e)) {
             return new ValidationException(what + " on table '" + table + "' refused by Lance: " + e.getMessage(), e);
         }
-        return new CommitStateUnknownException(what + " on table '" + table + "' failed unexpectedly", e);
+        if (isResourcesExhausted(e)) {
+            return new ValidationException(what + " on table '" + table + "' needs more memory than Lance's execution "
+                    + "pool allows; nothing was committed. Write fewer rows per operation (a bulk load: Graph.load or "
+                    + "palisade write --batch-rows). Lance: " + e.getMessage(), e);
+        }
+        return new CommitStateUnknownException(what + " on table '" + table + "' failed unexpectedly: " + e.getMessage(), e);
     }
 
     /** Maps a failed read or open. */
