@@ -62,6 +62,16 @@ class BulkLoadCrashTest {
         return p;
     }
 
+    /** A graph with base rows whose child JVM halted at {@code point} while loading 12 rows in batches of 3. */
+    private Path loadHaltedAt(String point) throws Exception {
+        Path p = graphWithBaseRows();
+        Process child = new ProcessBuilder(command(p, point, "12", "3"))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).isEqualTo(CrashPoints.HALT_STATUS);
+        return p;
+    }
+
     private void assertRolledBack(Path p, int expectedRolledBack) {
         try (BufferAllocator allocator = new RootAllocator(); Graph g = Palisade.open(p, Options.defaults())) {
             List<String> ids = BulkLoadTest.ids(g.scan("main", "person"));
@@ -89,42 +99,26 @@ class BulkLoadCrashTest {
 
     @Test
     void crashAfterACommittedButUnjournaledBatchRollsBackToTheBase() throws Exception {
-        Path p = graphWithBaseRows();
         // third batch committed to Lance, its progress record not yet written
-        Process child = new ProcessBuilder(command(p, "load-after-batch:3", "12", "3"))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).isEqualTo(CrashPoints.HALT_STATUS);
+        Path p = loadHaltedAt("load-after-batch:3");
         assertRolledBack(p, 3);
     }
 
     @Test
     void crashAfterAJournaledBatchRollsBackToTheBase() throws Exception {
-        Path p = graphWithBaseRows();
-        Process child = new ProcessBuilder(command(p, "load-after-progress:2", "12", "3"))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).isEqualTo(CrashPoints.HALT_STATUS);
+        Path p = loadHaltedAt("load-after-progress:2");
         assertRolledBack(p, 2);
     }
 
     @Test
     void crashAfterAnUnjournaledIndexExtensionRollsBackToTheBase() throws Exception {
-        Path p = graphWithBaseRows();
-        Process child = new ProcessBuilder(command(p, "load-after-index:2", "12", "3"))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).isEqualTo(CrashPoints.HALT_STATUS);
+        Path p = loadHaltedAt("load-after-index:2");
         assertRolledBack(p, 2);
     }
 
     @Test
     void crashBeforeAnyBatchAbortsTheLoad() throws Exception {
-        Path p = graphWithBaseRows();
-        Process child = new ProcessBuilder(command(p, "load-after-intent", "12", "3"))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).isEqualTo(CrashPoints.HALT_STATUS);
+        Path p = loadHaltedAt("load-after-intent");
         assertRolledBack(p, 0);
     }
 
@@ -146,10 +140,7 @@ class BulkLoadCrashTest {
 
     @Test
     void recoveryKilledAfterItsRestoreConvergesOnTheNextOpen() throws Exception {
-        Path p = graphWithBaseRows();
-        Process child = new ProcessBuilder(command(p, "load-after-progress:2", "12", "3"))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        Path p = loadHaltedAt("load-after-progress:2");
         // simulate a recovery that restored the base and died before journaling: restore by hand
         try (io.palisade.substrate.lance.LanceTableStore store = new io.palisade.substrate.lance.LanceTableStore(p.resolve("tables").toString())) {
             long latest = store.latest("person", "main").version();
@@ -161,11 +152,7 @@ class BulkLoadCrashTest {
 
     @Test
     void versionsBeyondTheLoadsProgressAreAForeignCommitAndTheGraphIsRefused() throws Exception {
-        Path p = graphWithBaseRows();
-        Process child = new ProcessBuilder(command(p, "load-after-progress:1", "12", "3"))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).isEqualTo(CrashPoints.HALT_STATUS);
+        Path p = loadHaltedAt("load-after-progress:1");
         // two commits no journal record explains: more than the one in-flight batch a crash can leave
         try (BufferAllocator allocator = new RootAllocator();
              io.palisade.substrate.lance.LanceTableStore store = new io.palisade.substrate.lance.LanceTableStore(p.resolve("tables").toString())) {
