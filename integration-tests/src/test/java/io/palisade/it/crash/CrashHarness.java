@@ -242,8 +242,10 @@ final class CrashHarness implements AutoCloseable {
             int r = random.nextInt(100);
             List<String> branches = m.writableBranches();
             Plan.Op op;
-            if (r < 21) {
+            if (r < 18) {
                 op = op(Plan.Kind.INSERT, m);
+            } else if (r < 21) {
+                op = op(Plan.Kind.LOAD, m); // an upsert-mode bulk load: three batches, one intent
             } else if (r < 37) {
                 op = op(Plan.Kind.UPSERT, m);
             } else if (r < 48) {
