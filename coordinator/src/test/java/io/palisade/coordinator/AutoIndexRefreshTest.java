@@ -7,12 +7,8 @@ import io.palisade.journal.JournalEvent.IntentRecorded;
 import io.palisade.journal.LogicalOperation;
 import io.palisade.substrate.KeyedTable;
 import io.palisade.substrate.TableRef;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -25,17 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link Options#indexRefreshEvery()}: the committer extends the {@code id} index by itself after every
  * N row-adding commits to a keyed table, as an ordinary journaled maintenance operation.
  */
-class AutoIndexRefreshTest {
-    @TempDir
-    Path dir;
-
-    private final BufferAllocator allocator = new RootAllocator();
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
-
+class AutoIndexRefreshTest extends GraphTestSupport {
     private int next;
 
     private void upserts(Graph g, int n) {

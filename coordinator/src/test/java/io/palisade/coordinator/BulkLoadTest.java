@@ -7,13 +7,8 @@ import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.LogicalOperation;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,21 +18,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class BulkLoadTest {
-    @TempDir
-    Path dir;
-    BufferAllocator allocator;
-
-    @BeforeEach
-    void setUp() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void tearDown() {
-        allocator.close();
-    }
-
+class BulkLoadTest extends GraphTestSupport {
     static List<JournalEvent> events(Path graph) {
         List<JournalEvent> out = new ArrayList<>();
         try (JournalReader r = JournalReader.open(graph.resolve("_palisade")); JournalCursor c = r.read(0)) {

@@ -5,13 +5,8 @@ import io.palisade.heads.Checkpoints;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.JournalRecord;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,21 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The graph's incrementally folded heads equal every replay of its journal: full, checkpoint + tail, reopen. */
-class HeadsReplayTest {
-    @TempDir
-    Path dir;
-    BufferAllocator allocator;
-
-    @BeforeEach
-    void setUp() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void tearDown() {
-        allocator.close();
-    }
-
+class HeadsReplayTest extends GraphTestSupport {
     /** Writes on main and on two branches, deletes, a refused insert, a keyless append and a deleted branch. */
     private void mixedWorkload(Graph g) {
         for (int i = 0; i < 6; i++) {

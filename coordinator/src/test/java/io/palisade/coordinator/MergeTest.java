@@ -1,15 +1,9 @@
 package io.palisade.coordinator;
 
 import io.palisade.fencing.MergeConflictException;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -17,21 +11,7 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class MergeTest {
-    @TempDir
-    Path dir;
-    BufferAllocator allocator;
-
-    @BeforeEach
-    void setUp() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void tearDown() {
-        allocator.close();
-    }
-
+class MergeTest extends GraphTestSupport {
     private static Map<Object, Object> ages(List<Map<String, Object>> rows) {
         return rows.stream().collect(Collectors.toMap(r -> r.get("id"), r -> String.valueOf(r.get("age"))));
     }

@@ -2,13 +2,8 @@ package io.palisade.coordinator;
 
 import io.palisade.fencing.ValidationException;
 import io.palisade.substrate.TableRef;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -16,21 +11,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class SchemaAndOverwriteTest {
-    @TempDir
-    Path dir;
-    BufferAllocator allocator;
-
-    @BeforeEach
-    void setUp() {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void tearDown() {
-        allocator.close();
-    }
-
+class SchemaAndOverwriteTest extends GraphTestSupport {
     @Test
     void overwriteReplacesEveryRowAndKeepsThePrimaryKey() {
         try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
