@@ -101,6 +101,17 @@ public interface TableStore extends AutoCloseable {
         throw new io.palisade.fencing.ValidationException(getClass().getSimpleName() + " cannot restore a table version");
     }
 
+    /**
+     * Makes every file of the versions {@code (afterVersion, upToVersion]} of table branch {@code branch}
+     * durable (data, deletion, index and transaction files, manifests, the version hint, and the
+     * directories naming them), so that a power cut cannot take them away. Every commit this store makes
+     * already does this before it returns, when the store was built to sync; recovery calls it before it
+     * publishes a version it found but did not see committed (a roll-forward, an adoption). A store whose
+     * commits are durable when they return (an object store, the in-memory store) does nothing.
+     */
+    default void makeDurable(String table, String branch, long afterVersion, long upToVersion) {
+    }
+
     @Override
     void close();
 }
