@@ -43,7 +43,10 @@ import java.util.stream.Stream;
  * <ol>
  *   <li>Latency of single-row upserts of random existing keys into an N-row keyed table: coordinator
  *       vs raw v2 path (no index, {@link MergePath#V2_FENCED}) vs raw indexed path
- *       ({@link MergePath#INDEXED_UNFENCED}), interleaved per iteration so they share the noise. A raw
+ *       ({@link MergePath#INDEXED_UNFENCED}) vs the raw indexed path with Palisade's file sync (the same
+ *       fsyncs the coordinator makes before it acknowledges, docs/lance-surface.md "Durability": the
+ *       peer at the same durability, and the difference to the unsynced raw path is the sync's cost),
+ *       interleaved per iteration so they share the noise. A raw
  *       write is timed from opening the table at its newest version to the commit (what a raw writer
  *       must do); a coordinator write is timed around {@code Graph.upsert} (receipt durable).</li>
  *   <li>Throughput of T writer threads doing single-row upserts of random keys for a fixed duration:
@@ -127,8 +130,11 @@ public final class CoordinatorLatencyHarness {
         out.printf(Locale.ROOT, "rows=%,d iterations=%d warmup=%d threads=%d seconds=%d java=%s cores=%d%n", rows, iterations,
                 warmup, threads, seconds, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
         Path graphDir = root.resolve("graph");
+        // raw Lance as raw users run it: nothing synced (Lance 7.0.0 never fsyncs); `synced` is the same tables
+        // through a store that fsyncs each commit's files, as the coordinator's does
         try (BufferAllocator allocator = new RootAllocator();
-             TableStore store = new LanceTableStore(root.resolve("raw").toString())) {
+             TableStore store = new LanceTableStore(root.resolve("raw").toString(), java.util.Map.of(), false);
+             TableStore synced = new LanceTableStore(root.resolve("raw").toString(), java.util.Map.of(), true)) {
             long t0 = System.nanoTime();
             loadRaw(store, allocator, "v2", false);
             double loadV2 = secs(t0);
@@ -147,7 +153,7 @@ public final class CoordinatorLatencyHarness {
             }
 
             try (Graph g = Palisade.open(graphDir, Options.defaults())) {
-                latency(g, store, allocator);
+                latency(g, store, synced, allocator);
                 throughput(g, store, allocator);
             }
         }
@@ -219,11 +225,12 @@ public final class CoordinatorLatencyHarness {
         }
     }
 
-    private void latency(Graph g, TableStore store, BufferAllocator allocator) {
+    private void latency(Graph g, TableStore store, TableStore synced, BufferAllocator allocator) {
         SplittableRandom random = new SplittableRandom(seed);
         List<Double> coord = new ArrayList<>();
         List<Double> v2 = new ArrayList<>();
         List<Double> ix = new ArrayList<>();
+        List<Double> ixSynced = new ArrayList<>();
         Metrics.Snapshot m0 = null;
         for (int i = 0; i < warmup + iterations; i++) {
             if (i == warmup) {
@@ -233,24 +240,31 @@ public final class CoordinatorLatencyHarness {
             double c = coordinatorUpsert(g, allocator, key, i);
             double a = rawUpsert(store, allocator, "v2", key, i, MergePath.V2_FENCED);
             double b = rawUpsert(store, allocator, "ix", key, i, MergePath.INDEXED_UNFENCED);
+            double d = rawUpsert(synced, allocator, "ix", key, i, MergePath.INDEXED_UNFENCED);
             if (i >= warmup) {
                 coord.add(c);
                 v2.add(a);
                 ix.add(b);
+                ixSynced.add(d);
             }
         }
         Stats sc = Stats.of(coord);
         Stats s2 = Stats.of(v2);
         Stats si = Stats.of(ix);
+        Stats sd = Stats.of(ixSynced);
         out.println();
         out.printf(Locale.ROOT, "single-row upsert latency, %,d rows, %d upserts of random existing keys (ms)%n", rows, iterations);
         out.println("| path | median | p90 | p99 | mean |");
         out.println("|---|---:|---:|---:|---:|");
         row("coordinator (Options.defaults())", sc);
-        row("raw Lance indexed (INDEXED_UNFENCED)", si);
+        row("raw Lance indexed (INDEXED_UNFENCED), nothing synced", si);
+        row("raw Lance indexed + Palisade's file sync (same durability as the coordinator)", sd);
         row("raw Lance v2 (V2_FENCED, no index)", s2);
         out.printf(Locale.ROOT, "coordinator / raw indexed (median): %.2fx (target <= 1.25x); raw v2 / coordinator (median): %.1fx "
                 + "(target >= 5x)%n", sc.median() / si.median(), s2.median() / sc.median());
+        out.printf(Locale.ROOT, "file sync cost per commit (median, synced - unsynced raw indexed): %.1f ms (%.2fx); "
+                + "coordinator / raw indexed synced (median, same durability): %.2fx%n", sd.median() - si.median(),
+                sd.median() / si.median(), sc.median() / sd.median());
         phases("latency phase", m0, g.metrics().snapshot());
     }
 

@@ -46,7 +46,7 @@ final class ScanCommand implements Callable<Integer> {
         TableHead head = s.head(branch, table).orElseThrow(() -> new ValidationException("table '" + table
                 + "' has no head on branch '" + branch + "'" + (atSeq == null ? "" : " at sequence " + atSeq)));
         List<Map<String, Object>> rows;
-        try (LanceTableStore store = new LanceTableStore(Cli.tablesDir(graph).toString());
+        try (LanceTableStore store = new LanceTableStore(Cli.tablesDir(graph).toString(), java.util.Map.of(), false); // read-only
              TableSnapshot t = def.kind().keyed()
                      ? store.openKeyed(table, new TableRef(head.tableBranch(), head.version()))
                      : store.openKeyless(table, new TableRef(head.tableBranch(), head.version()))) {

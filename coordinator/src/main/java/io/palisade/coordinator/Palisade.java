@@ -53,7 +53,7 @@ public final class Palisade {
      * How {@link #create}/{@link #open} wire an opened graph: the {@link TableStore} it writes (given the
      * graph's {@code tables/} directory) and whether its committer runs on its own thread.
      *
-     * <p>A test and simulation SPI, package-private on purpose: production always gets {@link #DEFAULT}
+     * <p>A test and simulation SPI, package-private on purpose: production always gets {@link #standard}
      * (a {@link LanceTableStore}, the committer on its own Agrona thread). The deterministic simulation
      * (docs/recovery.md) passes the same in-memory store to every open of one graph, so the store holds
      * the "durable" table state across a simulated crash, and steps the committer on the calling thread
@@ -63,12 +63,21 @@ public final class Palisade {
      * @param manualCommitter no committer thread: the caller steps it; blocking writes step it until done
      */
     record Wiring(java.util.function.Function<Path, TableStore> stores, boolean manualCommitter) {
-        static final Wiring DEFAULT = new Wiring(tables -> new LanceTableStore(tables.toString()), false);
+        /**
+         * Production wiring: a Lance store that fsyncs every commit's files before it returns when the graph
+         * is at {@code POWER_LOSS} durability (Lance 7.0.0 never syncs them itself), so no write is
+         * acknowledged while a table file it depends on is only in the page cache; at {@code PROCESS_CRASH}
+         * the page cache is enough and nothing is synced.
+         */
+        static Wiring standard(Options options) {
+            boolean sync = options.durability() == io.palisade.journal.Durability.POWER_LOSS;
+            return new Wiring(tables -> new LanceTableStore(tables.toString(), java.util.Map.of(), sync), false);
+        }
     }
 
     /** Creates a new graph at the fencing format, every keyed table with its PK from creation. */
     public static Graph create(Path root, Catalog catalog, Options options) {
-        return create(root, catalog, options, Wiring.DEFAULT);
+        return create(root, catalog, options, Wiring.standard(options));
     }
 
     static Graph create(Path root, Catalog catalog, Options options, Wiring wiring) {
@@ -131,7 +140,7 @@ public final class Palisade {
      * intent explains instead of refusing the graph (the operator's decision, see docs/recovery.md).
      */
     public static Graph open(Path root, Options options, boolean adoptForeign) {
-        return open(root, options, adoptForeign, Wiring.DEFAULT);
+        return open(root, options, adoptForeign, Wiring.standard(options));
     }
 
     static Graph open(Path root, Options options, boolean adoptForeign, Wiring wiring) {

@@ -128,7 +128,8 @@ public final class PkMigration {
                 .withFormatStamp(stampJournaled ? FormatStamp.FENCING.number() : FormatStamp.PRE_FENCING.number()));
         TableStore store = null;
         try {
-            store = new LanceTableStore(layout.tables().toString());
+            store = new LanceTableStore(layout.tables().toString(), java.util.Map.of(),
+                    options.durability() == io.palisade.journal.Durability.POWER_LOSS);
             HeadsState state = HeadsReplayer.of(layout.palisade()).replay().state();
             return new PkMigration(root, options, catalog, journal, store, state).execute();
         } finally {

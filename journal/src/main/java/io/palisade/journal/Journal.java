@@ -92,7 +92,14 @@ public final class Journal implements AutoCloseable {
     public static Journal open(Path palisadeDir, JournalOptions options) {
         Path journalDir = palisadeDir.resolve(DIRECTORY);
         try {
-            Files.createDirectories(journalDir);
+            if (!Files.isDirectory(journalDir)) {
+                Files.createDirectories(journalDir);
+                // the new directory's entry, and its parent's, must survive a power cut like the records in it
+                Segments.fsyncDirectory(palisadeDir);
+                if (palisadeDir.toAbsolutePath().getParent() != null) {
+                    Segments.fsyncDirectory(palisadeDir.toAbsolutePath().getParent());
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + journalDir, e);
         }

@@ -90,8 +90,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
             MergeInsertResult r = w.mergeInsert(params, stream);
             Dataset after = r.dataset();
             try {
-                return new CommitResult(new TableRef(ref.branch(), after.version()),
-                        r.stats().numInsertedRows(), r.stats().numUpdatedRows(), r.stats().numDeletedRows());
+                return durable(after, r.stats().numInsertedRows(), r.stats().numUpdatedRows(), r.stats().numDeletedRows());
             } finally {
                 if (after != w) {
                     after.close();
@@ -153,7 +152,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         try {
             TableRef after = onWriteDataset(w -> {
                 w.delete(inPredicate(keys, 0, keys.size()));
-                return new TableRef(ref.branch(), w.version());
+                return advanced(w).ref();
             });
             // the delete may have rebased or been re-run at the head: count what this commit removed
             long deleted;
@@ -197,7 +196,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         try {
             return onWriteDataset(w -> {
                 w.alterColumns(List.of(new ColumnAlteration.Builder(column).nullable(true).build()));
-                return advanced(w);
+                return advancedUnreadable(w);
             });
         } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "make nullable", e);

@@ -190,9 +190,25 @@ abstract class LanceSnapshot implements TableSnapshot {
         }
     }
 
-    /** A commit result at the version {@code w} reached after an in-place Lance operation. */
+    /** A commit result at the version {@code w} reached after an in-place Lance operation, once durable. */
     CommitResult advanced(Dataset w) {
+        return durable(w, 0, 0, 0);
+    }
+
+    /** As {@link #advanced}, for an operation whose transaction Lance's JNI cannot read back (see {@link LanceFileSync#versions}). */
+    CommitResult advancedUnreadable(Dataset w) {
+        store.synced(name, ref.branch(), dataset, w, ref.version(), false);
         return CommitResult.of(new TableRef(ref.branch(), w.version()));
+    }
+
+    /**
+     * The result of a commit from this handle's ref to {@code after} (an open dataset at the new version),
+     * returned only once every file the commit wrote is durable ({@link LanceTableStore#synced}): every
+     * write of a handle passes here, so no commit is acknowledged from the page cache.
+     */
+    CommitResult durable(Dataset after, long inserted, long updated, long deleted) {
+        store.synced(name, ref.branch(), dataset, after, ref.version(), true);
+        return new CommitResult(new TableRef(ref.branch(), after.version()), inserted, updated, deleted);
     }
 
     /** Writes the batch as new fragment files of {@code w} (with schema {@code target}) and returns them. */
@@ -206,7 +222,7 @@ abstract class LanceSnapshot implements TableSnapshot {
     /** Commits {@code op} staged against {@link #ref} as one transaction. */
     CommitResult commit(Dataset w, Operation op, long inserted) {
         try (SourcedTransaction tx = w.newTransactionBuilder().operation(op).build(); Dataset after = tx.commit()) {
-            return new CommitResult(new TableRef(ref.branch(), after.version()), inserted, 0, 0);
+            return durable(after, inserted, 0, 0);
         }
     }
 
@@ -240,7 +256,7 @@ abstract class LanceSnapshot implements TableSnapshot {
         try {
             return onWriteDataset(w -> {
                 w.dropColumns(columns);
-                return advanced(w);
+                return advancedUnreadable(w);
             });
         } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "drop columns", e);
@@ -309,7 +325,7 @@ abstract class LanceSnapshot implements TableSnapshot {
                     results.add(t.execute(w));
                 }
                 Compaction.commitCompaction(w, results, lance.getCompactionOptions());
-                return advanced(w);
+                return advancedUnreadable(w);
             });
         } catch (Exception e) {
             throw LanceErrors.commitFailure(name, "compact", e);

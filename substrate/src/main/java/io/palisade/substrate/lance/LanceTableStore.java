@@ -72,15 +72,34 @@ public final class LanceTableStore implements TableStore {
     private final String root;
     private final Map<String, String> storageOptions;
     private final BufferAllocator allocator = new RootAllocator();
+    /** Present when commits are synced: a local root built to sync (an object store is durable per PUT). */
+    private final Optional<LanceFileSync> sync;
 
-    /** A store over a local directory or object-store prefix, without storage options. */
+    /** A store over a local directory or object-store prefix, without storage options; commits are synced. */
     public LanceTableStore(String root) {
         this(root, Map.of());
     }
 
+    /** A store whose commits are synced before they return (see {@link #LanceTableStore(String, Map, boolean)}). */
     public LanceTableStore(String root, Map<String, String> storageOptions) {
+        this(root, storageOptions, true);
+    }
+
+    /**
+     * @param syncCommits on a local file system, fsync every file a commit wrote (and the directories
+     *                    naming them) before the commit returns; Lance 7.0.0 never syncs, so without this
+     *                    a committed version survives a killed process but not a power cut. A graph at
+     *                    {@code PROCESS_CRASH} durability passes {@code false}; read-only tools may too.
+     */
+    public LanceTableStore(String root, Map<String, String> storageOptions, boolean syncCommits) {
+        this(root, storageOptions, syncCommits ? LanceFileSync.FSYNC : null);
+    }
+
+    /** A store that syncs through {@code syncer} (tests record what each commit syncs), or not at all when null. */
+    LanceTableStore(String root, Map<String, String> storageOptions, LanceFileSync.Syncer syncer) {
         this.root = Objects.requireNonNull(root).replaceAll("/+$", "");
         this.storageOptions = Map.copyOf(storageOptions);
+        this.sync = syncer == null ? Optional.empty() : LanceFileSync.forRoot(this.root, syncer);
     }
 
     BufferAllocator allocator() {
@@ -130,6 +149,7 @@ public final class LanceTableStore implements TableStore {
         } catch (Exception e) {
             throw LanceErrors.commitFailure(table, "create", e);
         }
+        sync.ifPresent(s -> s.created(table));
     }
 
     @Override
@@ -233,12 +253,21 @@ public final class LanceTableStore implements TableStore {
                     + ": that version's primary key " + then + " differs from the installed " + now
                     + " (a restore never removes or changes an installed primary key)");
         }
+        long before = latest(table, to.branch()).version();
         try (Dataset ds = openDataset(table, to)) {
             ds.restore();
         } catch (RuntimeException e) {
             throw LanceErrors.commitFailure(table, "restore to " + to, e);
         }
-        return latest(table, to.branch());
+        TableRef restored = latest(table, to.branch());
+        if (sync.isPresent()) {
+            // the restored version names the files of `to`, durable since `to` was committed: only the new
+            // manifest, its transaction file and the hint are written
+            try (Dataset image = openDataset(table, to); Dataset last = openDataset(table, restored)) {
+                synced(table, to.branch(), image, last, before, false);
+            }
+        }
+        return restored;
     }
 
     @Override
@@ -308,14 +337,18 @@ public final class LanceTableStore implements TableStore {
             boolean rebuild;
             try (Dataset forked = source.createBranch(newBranch, ref)) {
                 rebuild = !from.onMain() && LanceKeyedTable.hasIdIndex(forked);
+                if (!rebuild) {
+                    sync.ifPresent(s -> s.forked(table, newBranch, forked, forked));
+                }
             }
             TableRef forked = new TableRef(newBranch, from.version());
             if (rebuild) {
                 // a branch of a branch cannot find index files it inherited through the middle branch
                 // (surface guard indexFilesInheritedThroughABranchAreLostOnTheNextFork): rebuild the
                 // id index on the new branch, one CreateIndex commit
-                try (Dataset w = openDataset(table, forked)) {
+                try (Dataset atFork = openDataset(table, forked); Dataset w = openDataset(table, forked)) {
                     LanceKeyedTable.createIdIndex(w, true);
+                    sync.ifPresent(s -> s.forked(table, newBranch, atFork, w)); // the fork and its rebuild, one batch
                 }
                 forked = latest(table, newBranch);
             }
@@ -383,6 +416,7 @@ public final class LanceTableStore implements TableStore {
             try (SourcedTransaction tx = ds.newTransactionBuilder().operation(op)
                     .transactionProperties(Map.of(INTENT_ID_PROPERTY, intentId)).build();
                  Dataset after = tx.commit()) {
+                synced(table, base.branch(), ds, after, base.version(), true);
                 return new PrimaryKeyInstall(PrimaryKeyInstall.Outcome.INSTALLED, new TableRef(base.branch(), after.version()));
             }
         } catch (Exception e) {
@@ -513,6 +547,42 @@ public final class LanceTableStore implements TableStore {
             }
         }
         return before == null ? new TreeSet<>() : changed;
+    }
+
+    // ------------------------------------------------------------------ durability
+
+    /**
+     * Makes the files of a commit from {@code base} (open at version {@code after}) to {@code last} (open
+     * at the new version) durable when this store syncs; a no-op otherwise. Every commit path calls it
+     * before it returns; {@code readable}: see {@link LanceFileSync#versions}.
+     */
+    void synced(String table, String branch, Dataset base, Dataset last, long after, boolean readable) {
+        if (sync.isEmpty() || last.version() <= after) {
+            return;
+        }
+        try {
+            sync.get().versions(table, branch, base, last, after, readable);
+        } catch (java.io.UncheckedIOException e) {
+            throw new io.palisade.fencing.CommitStateUnknownException("table '" + table + "': the files of versions ("
+                    + after + ", " + last.version() + "] of branch " + branch + " could not be made durable: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void makeDurable(String table, String branch, long afterVersion, long upToVersion) {
+        if (sync.isEmpty() || upToVersion <= afterVersion) {
+            return;
+        }
+        try (Dataset last = openDataset(table, new TableRef(branch, upToVersion))) {
+            if (afterVersion < 1) {
+                synced(table, branch, null, last, afterVersion, false);
+                return;
+            }
+            try (Dataset base = openDataset(table, new TableRef(branch, afterVersion))) {
+                synced(table, branch, base, last, afterVersion, false);
+            }
+        }
     }
 
     @Override
