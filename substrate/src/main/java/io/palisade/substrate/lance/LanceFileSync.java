@@ -46,8 +46,9 @@ import java.util.UUID;
  * </pre>
  * Files a branch inherits from its parent (a data file with a base id) were made durable by the
  * parent's commits and are skipped. Every directory holding a synced file is synced, and so is each of
- * its ancestors up to the table's directory, which covers directories a commit created (a branch's
- * first data file, a new index segment).
+ * its ancestors up to the first one whose entry this store already made durable (at most up to the
+ * tables root), which covers directories a commit created (a branch's first data file, a new index
+ * segment). The fsyncs of one batch are issued concurrently and the batch returns when all are done.
  *
  * <p>Invariant: when {@link #versions} returns, every file that versions {@code (after, upTo]} need and
  * the directory entries naming them are on stable storage. A failure to sync is a
@@ -72,8 +73,21 @@ final class LanceFileSync {
         }
     };
 
+    /** Threads for one batch's fsyncs: issued together, the file system and the device flush them together. */
+    private static final java.util.concurrent.ExecutorService SYNC_THREADS = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "palisade-lance-fsync");
+        t.setDaemon(true);
+        return t;
+    });
+
     private final Path tablesRoot;
     private final Syncer syncer;
+    /**
+     * Directories whose own entry in their parent is known durable (the parent was synced after they
+     * existed): a new file's directory is always synced, its ancestors only until one of these. Starts
+     * empty, so a process's first commit on a table syncs the chain up to the tables root.
+     */
+    private final Set<Path> entryDurable = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private LanceFileSync(Path tablesRoot, Syncer syncer) {
         this.tablesRoot = tablesRoot;
@@ -279,9 +293,7 @@ final class LanceFileSync {
 
         void file(Path p) {
             files.add(p);
-            for (Path d = p.getParent(); d != null && d.startsWith(tableDir); d = d.getParent()) {
-                dirs.add(d);
-            }
+            dirs.add(p.getParent());
         }
 
         void manifest(Path branchDir, long v) {
@@ -308,19 +320,53 @@ final class LanceFileSync {
         }
 
         void run(String table, String what) {
+            // each directory's entry in its parent, up to the first one known durable (or the tables root)
+            Set<Path> chain = new LinkedHashSet<>();
+            for (Path d : List.copyOf(dirs)) {
+                for (Path x = d; x != null && !x.equals(tablesRoot) && x.startsWith(tablesRoot) && !entryDurable.contains(x);
+                     x = x.getParent()) {
+                    chain.add(x);
+                    dirs.add(x.getParent());
+                }
+            }
+            List<java.util.concurrent.Callable<Void>> tasks = new java.util.ArrayList<>();
+            for (Path p : files) {
+                tasks.add(() -> sync(p, false));
+            }
+            for (Path p : dirs) {
+                tasks.add(() -> sync(p, true));
+            }
             try {
-                for (Path p : files) {
-                    sync(p, false);
+                List<java.util.concurrent.Future<Void>> running = new java.util.ArrayList<>();
+                for (int i = 1; i < tasks.size(); i++) {
+                    running.add(SYNC_THREADS.submit(tasks.get(i)));
                 }
-                for (Path p : dirs) {
-                    sync(p, true);
+                Exception first = null;
+                try {
+                    tasks.get(0).call();
+                } catch (Exception e) {
+                    first = e;
                 }
-            } catch (IOException | UncheckedIOException e) {
+                for (java.util.concurrent.Future<Void> f : running) {
+                    try {
+                        f.get();
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        first = first == null && e.getCause() instanceof Exception c ? c : first;
+                    }
+                }
+                if (first != null) {
+                    throw first;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw failed(table, what, e);
+            } catch (Exception e) {
                 throw failed(table, what, e);
             }
+            entryDurable.addAll(chain);
         }
 
-        private void sync(Path p, boolean dir) throws IOException {
+        private Void sync(Path p, boolean dir) throws IOException {
             try {
                 syncer.sync(p, dir);
             } catch (NoSuchFileException e) {
@@ -328,6 +374,7 @@ final class LanceFileSync {
                     throw e; // the hint is optional (Lance falls back to listing); every other file is required
                 }
             }
+            return null;
         }
     }
 }

@@ -47,8 +47,8 @@ class LanceFileSyncTest {
     @TempDir
     Path dir;
 
-    private final List<Path> syncedFiles = new ArrayList<>();
-    private final List<Path> syncedDirs = new ArrayList<>();
+    private final List<Path> syncedFiles = java.util.Collections.synchronizedList(new ArrayList<>()); // a batch syncs concurrently
+    private final List<Path> syncedDirs = java.util.Collections.synchronizedList(new ArrayList<>());
     private BufferAllocator allocator;
     private LanceTableStore store;
 
@@ -107,6 +107,10 @@ class LanceFileSyncTest {
             assertThat(syncedDirs).as(what + ": the directory of " + f).contains(f.getParent());
         }
         assertThat(syncedDirs).as(what + ": every directory the commit created").containsAll(newDirs);
+        for (Path d : newDirs) {
+            assertThat(syncedDirs).as(what + ": the parent naming new directory " + d).contains(d.getParent());
+        }
+        assertThat(syncedDirs).as(what + ": each directory synced once").doesNotHaveDuplicates();
         return result;
     }
 
