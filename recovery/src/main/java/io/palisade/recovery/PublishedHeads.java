@@ -83,6 +83,17 @@ public final class PublishedHeads {
         }
     }
 
+    /** The intents whose commit produced the head {@code graphBranch} pins for {@code table} (empty when none is journaled). */
+    public static List<String> intentsOf(Supplier<JournalReader> journal, HeadsState state, String graphBranch, String table) {
+        Optional<Pin> pin = state.pin(graphBranch, table);
+        if (pin.isEmpty()) {
+            return List.of();
+        }
+        try (JournalReader reader = journal.get()) {
+            return intentsOf(reader, graphBranch, table, pin.get().head(), pin.get().since());
+        }
+    }
+
     /**
      * The intents of the {@code TableCommitted} records that reached {@code head}, searched before its
      * publication (an inherited head was committed by another graph branch, so the graph branch is not matched).
