@@ -168,6 +168,21 @@ public final class Recovery {
         for (OpenIntent o : state.openIntents()) {
             groups.computeIfAbsent(o.graphBranch() + "\u0000" + o.table(), k -> new ArrayList<>()).add(o);
         }
+        // Torn versions above each group's base, found before anything is journaled (and before any group is
+        // classified: a torn newest version of main hides every branch's latest version from Lance).
+        Map<String, List<DamagedVersion>> tornByGroup = new LinkedHashMap<>();
+        for (Map.Entry<String, List<OpenIntent>> g : groups.entrySet()) {
+            OpenIntent first = g.getValue().get(0);
+            if (g.getValue().stream().allMatch(o -> o.publishedHead() != null)) {
+                continue; // published: its version is checked with the heads
+            }
+            List<DamagedVersion> torn = store.tornVersions(first.table(),
+                    first.recorded().intendedTransition().to().tableBranch(), first.recorded().expectedBase().version());
+            if (!torn.isEmpty()) {
+                refuseIfCommitted(g.getValue(), torn);
+                tornByGroup.put(g.getKey(), torn);
+            }
+        }
         Optional<String> leftOpen = state.openRecovery();
         // a recovery killed between journaling a set-aside and moving the files: finish its moves
         List<TableVersionSetAside> earlier = leftOpen.isEmpty() ? List.of() : setAsides(journal, state, leftOpen.get());
@@ -204,25 +219,27 @@ public final class Recovery {
                         .resolve(Long.toString(v.ref().version()))));
             }
         }
-        for (List<OpenIntent> group : groups.values()) {
-            List<JournalEvent> events = new ArrayList<>();
-            String tornDetail = null;
-            {
-                OpenIntent first = group.get(0);
-                String tableBranch = first.recorded().intendedTransition().to().tableBranch();
-                long base = first.recorded().expectedBase().version();
-                boolean published = group.stream().allMatch(o -> o.publishedHead() != null);
-                List<DamagedVersion> torn = published ? List.of() : store.tornVersions(first.table(), tableBranch, base);
-                if (!torn.isEmpty()) {
-                    refuseIfCommitted(group, torn);
-                    s = setAside(journal, s, store, id, tornDir, first.graphBranch(), first.table(), torn,
-                            group.stream().map(OpenIntent::intentId).toList(), earlier);
-                    tornDetail = torn.stream().map(v -> v.ref().branch() + "@" + v.ref().version() + " " + v.reason())
-                            .toList() + " set aside to " + tornDir.resolve(first.table()).resolve(tableBranch);
-                } else {
-                    tornDetail = earlierDetail(earlier, first.table(), tableBranch, base);
+        Map<String, String> tornDetails = new LinkedHashMap<>();
+        for (Map.Entry<String, List<OpenIntent>> g : groups.entrySet()) {
+            OpenIntent first = g.getValue().get(0);
+            String tableBranch = first.recorded().intendedTransition().to().tableBranch();
+            List<DamagedVersion> torn = tornByGroup.get(g.getKey());
+            if (torn != null) {
+                s = setAside(journal, s, store, id, tornDir, first.graphBranch(), first.table(), torn,
+                        g.getValue().stream().map(OpenIntent::intentId).toList(), earlier);
+                tornDetails.put(g.getKey(), torn.stream().map(v -> v.ref().branch() + "@" + v.ref().version() + " "
+                        + v.reason()).toList() + " set aside to " + tornDir.resolve(first.table()).resolve(tableBranch));
+            } else {
+                String detail = earlierDetail(earlier, first.table(), tableBranch, first.recorded().expectedBase().version());
+                if (detail != null) {
+                    tornDetails.put(g.getKey(), detail);
                 }
             }
+        }
+        for (Map.Entry<String, List<OpenIntent>> g : groups.entrySet()) {
+            List<OpenIntent> group = g.getValue();
+            List<JournalEvent> events = new ArrayList<>();
+            String tornDetail = tornDetails.get(g.getKey());
             if (!classifyLoad(journal, group, s, store, found, events)) {
                 classify(group, s, store, found, events, tornDetail);
             }

@@ -250,8 +250,7 @@ final class LanceTornVersions {
                 }
                 DeletionFile del = m.getDeletionFile();
                 if (del != null && del.getBaseId().isEmpty()) {
-                    String name = m.getId() + "-" + del.getReadVersion() + "-" + del.getId() + "."
-                            + (del.getFileType() == DeletionFileType.BITMAP ? "bin" : "arrow");
+                    String name = deletionFileName(m.getId(), del);
                     if (!prev.deletionFiles.contains(name)) {
                         checkFile(dir.resolve("_deletions").resolve(name), null, damaged);
                     }
@@ -295,6 +294,12 @@ final class LanceTornVersions {
         }
         return Optional.of(damaged(ref, dir, damaged, damaged.size() == 1 ? "a file it added is damaged"
                 : damaged.size() + " files it added are damaged", manifests));
+    }
+
+    /** Lance's {@code _deletions/<fragment>-<read version>-<id>.<arrow|bin>}; the numbers are u64. */
+    static String deletionFileName(long fragmentId, DeletionFile del) {
+        return Long.toUnsignedString(fragmentId) + "-" + Long.toUnsignedString(del.getReadVersion()) + "-"
+                + Long.toUnsignedString(del.getId()) + "." + (del.getFileType() == DeletionFileType.BITMAP ? "bin" : "arrow");
     }
 
     private static String zeroLengthTransactions(Path dir) {
@@ -348,8 +353,7 @@ final class LanceTornVersions {
                 m.getFiles().forEach(df -> s.dataFiles.add(df.getPath()));
                 DeletionFile del = m.getDeletionFile();
                 if (del != null) {
-                    s.deletionFiles.add(m.getId() + "-" + del.getReadVersion() + "-" + del.getId() + "."
-                            + (del.getFileType() == DeletionFileType.BITMAP ? "bin" : "arrow"));
+                    s.deletionFiles.add(deletionFileName(m.getId(), del));
                 }
             }
             ds.getIndexes().forEach(i -> s.indices.add(i.uuid().toString()));

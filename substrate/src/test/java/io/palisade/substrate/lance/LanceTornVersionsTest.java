@@ -170,6 +170,24 @@ class LanceTornVersionsTest {
     }
 
     @Test
+    void aDeletionFileTheVersionAddedIsCheckedUnderItsLanceName() throws IOException {
+        TableRef v4;
+        try (KeyedTable t = store.openKeyed("t", TableRef.main(3)); VectorSchemaRoot root = VectorSchemaRoot.create(S, allocator)) {
+            ArrowRows.fill(root, List.of(new HashMap<>(Map.of("id", "c", "v", 1L)), new HashMap<>(Map.of("id", "d", "v", 1L))));
+            assertThat(t.upsert(root, MergePath.V2_FENCED).ref()).isEqualTo(TableRef.main(4));
+        }
+        try (KeyedTable t = store.openKeyed("t", TableRef.main(4))) { // one row of a two-row fragment: a deletion file
+            v4 = t.delete(io.palisade.fencing.KeyFilter.ofStrings(t.idFieldId(), List.of("c"))).ref();
+        }
+        assertThat(store.damage("t", v4)).isEmpty(); // the name is found: Lance prints its u64 ids unsigned
+        List<Path> deletions = files(table().resolve("_deletions"));
+        assertThat(deletions).hasSize(1);
+        Files.write(deletions.get(0), new byte[0]);
+        assertThat(store.damage("t", v4)).hasValueSatisfying(d ->
+                assertThat(d.damaged()).containsExactly(deletions.get(0) + ": zero-length"));
+    }
+
+    @Test
     void aMissingPublishedManifestIsDamage() throws IOException {
         Files.delete(manifest(table(), 3));
         assertThat(store.damage("t", TableRef.main(3))).hasValueSatisfying(d ->
