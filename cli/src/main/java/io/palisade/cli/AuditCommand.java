@@ -202,7 +202,8 @@ final class AuditCommand implements Callable<Integer> {
     }
 
     @Command(name = "verify", mixinStandardHelpOptions = true,
-            description = "Check every record's CRC32C and the whole hash chain; exit 7 naming the first bad sequence.")
+            description = {"Check every record's CRC32C and the whole hash chain, then every published table head's files",
+                    "(manifest decodes, files its commit added whole); exit 7 naming the first bad sequence or file."})
     static final class Verify implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "GRAPH")
         Path graph;
@@ -212,6 +213,15 @@ final class AuditCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             VerificationReport r = Cli.reader(graph).verify();
+            // the table heads' files: every published head's manifest decodes and the files its commit added are whole
+            List<io.palisade.fencing.TableCorruptedException> damaged = List.of();
+            if (r.ok()) {
+                try (io.palisade.substrate.lance.LanceTableStore store =
+                             new io.palisade.substrate.lance.LanceTableStore(Cli.tablesDir(graph).toString())) {
+                    damaged = io.palisade.recovery.PublishedHeads.damaged(Cli.currentState(graph), store,
+                            () -> Cli.reader(graph));
+                }
+            }
             if (json) {
                 java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
                 m.put("ok", r.ok());
@@ -222,6 +232,20 @@ final class AuditCommand implements Callable<Integer> {
                 m.put("problem", r.problem());
                 m.put("cut_tails", r.cutTails().size());
                 m.put("open_tail", r.openTail() == null ? null : r.openTail().toString());
+                List<java.util.Map<String, Object>> tables = new java.util.ArrayList<>();
+                for (io.palisade.fencing.TableCorruptedException d : damaged) {
+                    java.util.Map<String, Object> t = new java.util.LinkedHashMap<>();
+                    t.put("table", d.table());
+                    t.put("graph_branch", d.graphBranch());
+                    t.put("table_branch", d.tableBranch());
+                    t.put("version", d.version());
+                    t.put("reason", d.reason());
+                    t.put("files", d.files());
+                    t.put("intents", d.intentIds());
+                    tables.add(t);
+                }
+                m.put("tables_ok", r.ok() ? damaged.isEmpty() : null);
+                m.put("damaged_tables", tables);
                 Cli.printJson(System.out, m);
             } else if (r.ok()) {
                 System.out.println("journal verified: " + r.records() + " records (sequences 0.." + (r.endSequence() - 1)
@@ -238,6 +262,17 @@ final class AuditCommand implements Callable<Integer> {
             if (!r.ok()) {
                 throw new CliException(Main.CORRUPTED, "verification failed at sequence " + r.firstBadSequence() + ": "
                         + r.problem() + " (" + r.records() + " records verified before it)");
+            }
+            if (!damaged.isEmpty()) {
+                for (int i = 1; i < damaged.size(); i++) {
+                    System.err.println("palisade: table files corrupted: " + damaged.get(i).getMessage());
+                }
+                throw new CliException(Main.CORRUPTED, "journal verified, but " + damaged.size() + " published table "
+                        + (damaged.size() == 1 ? "head is" : "heads are") + " damaged: " + damaged.get(0).getMessage());
+            }
+            if (!json) {
+                System.out.println("table heads verified: every published head's manifest decodes and the files its "
+                        + "commit added are whole");
             }
             return Main.OK;
         }

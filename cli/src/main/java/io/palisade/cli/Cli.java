@@ -99,6 +99,7 @@ final class Cli {
     }
 
     static void printJson(PrintStream out, Object o) {
+        Main.jsonPrinted = true;
         try {
             out.println(JSON.writeValueAsString(o));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

@@ -5,6 +5,7 @@ import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.JournalCorruptedException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.MergeConflictException;
+import io.palisade.fencing.TableCorruptedException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.fencing.WriteConflictException;
 import picocli.CommandLine;
@@ -27,7 +28,7 @@ import picocli.CommandLine.Option;
                 "4:retryable write conflict (the same request may succeed if retried)",
                 "5:invalid input, nothing written (bad JSON line, null or duplicate id, wrong type, unknown column)",
                 "6:refused (writer lease held by another process, unsupported format stamp, foreign commit)",
-                "7:journal corrupted or verification failed"},
+                "7:journal or table files corrupted, or verification failed (names the sequence or the file)"},
         footer = {"%nReading tools (audit, replay, explain, heads, report, audit verify, scan) open the journal",
                 "read-only and work while a writer holds the graph. Errors are one line on stderr;",
                 "--verbose adds the stack trace."})
@@ -42,6 +43,10 @@ public final class Main implements Runnable {
     public static final int CORRUPTED = 7;
 
     static volatile boolean verbose;
+    /** Whether the command line asked for JSON output ({@code --json}): errors are then also one JSON line on stdout. */
+    static volatile boolean json;
+    /** Whether the command already printed its JSON result (then its error is not printed as JSON again). */
+    static volatile boolean jsonPrinted;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -65,6 +70,8 @@ public final class Main implements Runnable {
             }
         }
         verbose = v;
+        json = java.util.Arrays.asList(args).contains("--json");
+        jsonPrinted = false;
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", v ? "info" : "off");
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         CommandLine cl = commandLine();
@@ -100,7 +107,7 @@ public final class Main implements Runnable {
             case WRITE_CONFLICT -> "write conflict (retryable)";
             case INVALID_INPUT -> "invalid input, nothing written";
             case REFUSED -> "refused";
-            case CORRUPTED -> "journal corrupted";
+            case CORRUPTED -> e instanceof TableCorruptedException ? "table files corrupted" : "journal corrupted";
             case USAGE -> "usage";
             default -> "internal error";
         };
@@ -109,10 +116,33 @@ public final class Main implements Runnable {
             msg = e.getClass().getSimpleName() + ": " + msg;
         }
         System.err.println("palisade: " + kind + ": " + msg.replace('\n', ' '));
+        if (json && !jsonPrinted) {
+            System.out.println(jsonError(code, kind, msg, e));
+        }
         if (verbose) {
             e.printStackTrace(System.err);
         }
         return code;
+    }
+
+    /** One JSON line for a {@code --json} command's error, on stdout: {"error": {code, kind, message, ...}}. */
+    static String jsonError(int code, String kind, String message, Throwable e) {
+        java.util.Map<String, Object> err = new java.util.LinkedHashMap<>();
+        err.put("code", code);
+        err.put("kind", kind);
+        err.put("message", message);
+        if (e instanceof TableCorruptedException t) {
+            err.put("table", t.table());
+            err.put("graph_branch", t.graphBranch());
+            err.put("table_branch", t.tableBranch());
+            err.put("version", t.version());
+            err.put("files", t.files());
+            err.put("intents", t.intentIds());
+        }
+        if (e instanceof JournalCorruptedException j) {
+            err.put("sequence", j.sequence());
+        }
+        return Cli.toJson(java.util.Map.of("error", err));
     }
 
     static int exitCode(Throwable e) {
@@ -131,7 +161,7 @@ public final class Main implements Runnable {
         if (e instanceof GraphRefusedException) {
             return REFUSED;
         }
-        if (e instanceof JournalCorruptedException) {
+        if (e instanceof JournalCorruptedException || e instanceof TableCorruptedException) {
             return CORRUPTED;
         }
         if (e instanceof CommitStateUnknownException) {

@@ -46,11 +46,15 @@ final class ScanCommand implements Callable<Integer> {
         TableHead head = s.head(branch, table).orElseThrow(() -> new ValidationException("table '" + table
                 + "' has no head on branch '" + branch + "'" + (atSeq == null ? "" : " at sequence " + atSeq)));
         List<Map<String, Object>> rows;
-        try (LanceTableStore store = new LanceTableStore(Cli.tablesDir(graph).toString(), java.util.Map.of(), false); // read-only
-             TableSnapshot t = def.kind().keyed()
-                     ? store.openKeyed(table, new TableRef(head.tableBranch(), head.version()))
-                     : store.openKeyless(table, new TableRef(head.tableBranch(), head.version()))) {
-            rows = t.scan();
+        try (LanceTableStore store = new LanceTableStore(Cli.tablesDir(graph).toString(), java.util.Map.of(), false) /* read-only */) {
+            TableRef ref = new TableRef(head.tableBranch(), head.version());
+            try (TableSnapshot t = def.kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
+                rows = t.scan();
+            } catch (io.palisade.fencing.TableCorruptedException e) {
+                // name the graph branch and the intents that wrote the damaged version (the journal knows them)
+                throw e.withJournal(branch, io.palisade.recovery.PublishedHeads.intentsOf(() -> Cli.reader(graph), s,
+                        branch, table));
+            }
         }
         List<Map<String, Object>> plain = new ArrayList<>();
         for (Map<String, Object> r : rows) {

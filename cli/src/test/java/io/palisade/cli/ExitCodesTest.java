@@ -28,6 +28,9 @@ class ExitCodesTest {
         assertThat(Main.exitCode(new ValidationException("bad"))).isEqualTo(5);
         assertThat(Main.exitCode(new GraphRefusedException("held by another writer"))).isEqualTo(6);
         assertThat(Main.exitCode(new JournalCorruptedException(12, "crc"))).isEqualTo(7);
+        assertThat(Main.exitCode(new io.palisade.fencing.TableCorruptedException("person", "main", "main", 3,
+                List.of("person.lance/_versions/x.manifest: zero-length"), List.of("i-1"), "manifest zero-length", null)))
+                .isEqualTo(7);
         assertThat(Main.exitCode(new CommitStateUnknownException("unknown", null))).isEqualTo(1);
         assertThat(Main.exitCode(new IllegalStateException("bug"))).isEqualTo(1);
     }

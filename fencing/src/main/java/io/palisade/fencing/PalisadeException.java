@@ -10,6 +10,7 @@ package io.palisade.fencing;
  *   <li>{@link CommitStateUnknownException}: the outcome is not known; consult the journal before retrying.</li>
  *   <li>{@link GraphRefusedException}: the graph may not be opened or written as asked.</li>
  *   <li>{@link JournalCorruptedException}: the journal failed verification.</li>
+ *   <li>{@link TableCorruptedException}: a published table version's files are damaged (torn by a power cut, truncated).</li>
  * </ul>
  */
 public abstract class PalisadeException extends RuntimeException {

@@ -277,6 +277,38 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * Recovery found table version {@code version} of {@code table}'s branch {@code tableBranch} torn by a
+     * power cut (its manifest zero-length or undecodable, or a file it names missing or short) above the
+     * published head, and sets it aside: journaled (synced) <em>before</em> the files are moved, so a
+     * recovery killed in between finds this record and finishes the move into the same directory. Once
+     * moved, Lance sees the previous version as the branch's latest and the next commit reuses the
+     * version number (docs/recovery.md).
+     *
+     * @param recoveryId  the recovery run that set it aside
+     * @param graphBranch the graph branch whose head the table branch carries
+     * @param intentIds   the open intents whose commit the torn version was (empty: no open intent explained it)
+     * @param files       the files moved aside (the manifest, and the version hint when it named the version)
+     * @param damaged     the damaged files found, each with what is wrong with it
+     * @param destination the directory the files are moved into
+     * @param reason      human-readable: why the version counts as torn
+     */
+    record TableVersionSetAside(String recoveryId, String graphBranch, String table, String tableBranch, long version,
+                                List<String> intentIds, List<String> files, List<String> damaged, String destination,
+                                String reason) implements JournalEvent {
+        public TableVersionSetAside {
+            Objects.requireNonNull(recoveryId, "recoveryId");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(tableBranch, "tableBranch");
+            intentIds = List.copyOf(intentIds);
+            files = List.copyOf(files);
+            damaged = List.copyOf(damaged);
+            Objects.requireNonNull(destination, "destination");
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /**
      * Written by the journal itself, right after {@link WriterStarted}, when the previous writer session
      * left a torn tail: the records after {@code lastGoodSequence} in the segment of
      * {@code previousEpoch} failed their check and were cut ({@code excerptsCut} storage excerpts).

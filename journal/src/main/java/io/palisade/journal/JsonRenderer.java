@@ -23,6 +23,7 @@ import io.palisade.journal.JournalEvent.RecoveryFinished;
 import io.palisade.journal.JournalEvent.RecoveryStarted;
 import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.JournalEvent.TableVersionSetAside;
 import io.palisade.journal.JournalEvent.TornTailCut;
 import io.palisade.journal.JournalEvent.WriterStarted;
 
@@ -89,6 +90,7 @@ public final class JsonRenderer {
             case RecoveryFinished e -> "recovery_finished";
             case TornTailCut e -> "torn_tail_cut";
             case LoadProgress e -> "load_progress";
+            case TableVersionSetAside e -> "table_version_set_aside";
         };
     }
 
@@ -246,6 +248,18 @@ public final class JsonRenderer {
                 } else {
                     keyFilter(n.putObject("batch_keys"), e.batchKeys());
                 }
+            }
+            case TableVersionSetAside e -> {
+                n.put("recovery_id", e.recoveryId());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                n.put("table_branch", e.tableBranch());
+                n.put("version", e.version());
+                strings(n.putArray("intent_ids"), e.intentIds());
+                strings(n.putArray("files"), e.files());
+                strings(n.putArray("damaged"), e.damaged());
+                n.put("destination", e.destination());
+                n.put("reason", e.reason());
             }
         }
         return n;

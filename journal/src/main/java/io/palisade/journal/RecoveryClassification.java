@@ -25,7 +25,13 @@ public record RecoveryClassification(String subjectId, Kind kind, String table, 
         /** An open migration unit resumed forward. */
         MIGRATION_RESUMED(5),
         /** An unfinished bulk load with committed batches: restored to its start version, completed ROLLED_BACK. */
-        LOAD_ROLLED_BACK(6);
+        LOAD_ROLLED_BACK(6),
+        /**
+         * A table version above the published head torn by a power cut (manifest zero-length or
+         * undecodable, a file it names missing or short): set aside ({@code TableVersionSetAside}); its
+         * open intents, never acknowledged, completed as ABORTED.
+         */
+        TORN_VERSION_SET_ASIDE(7);
 
         private final int code;
 

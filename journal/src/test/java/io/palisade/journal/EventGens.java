@@ -266,11 +266,19 @@ final class EventGens {
                 version.generate(in), rows.generate(in), keys.generate(in));
     }
 
+    static Gen<JournalEvent> tableVersionSetAside() {
+        Gen<String> t = text();
+        Gen<Long> version = naturals();
+        Gen<List<String>> ts = texts();
+        return in -> new JournalEvent.TableVersionSetAside(t.generate(in), t.generate(in), t.generate(in), t.generate(in),
+                version.generate(in), ts.generate(in), ts.generate(in), ts.generate(in), t.generate(in), t.generate(in));
+    }
+
     /** Every event type, equally likely. */
     static Gen<JournalEvent> anyEvent() {
         return oneOf(List.of(writerStarted(), intentRecorded(), tableCommitted(), headPublished(),
                 intentCompleted(), branchCreated(), branchDeleted(), checkpoint(), migrationClaimed(), unitPlanned(),
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
-                recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress()));
+                recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside()));
     }
 }

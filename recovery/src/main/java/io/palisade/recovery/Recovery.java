@@ -3,6 +3,7 @@ package io.palisade.recovery;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.TableCorruptedException;
 import io.palisade.heads.Checkpoints;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
@@ -21,10 +22,12 @@ import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.JournalEvent.TableVersionSetAside;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.RecoveryClassification;
 import io.palisade.journal.RecoveryClassification.Kind;
 import io.palisade.journal.TableHead;
+import io.palisade.substrate.DamagedVersion;
 import io.palisade.substrate.OperationKind;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;
@@ -32,6 +35,7 @@ import io.palisade.substrate.VersionInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -148,8 +152,12 @@ public final class Recovery {
     private static Report run(Journal journal, HeadsState state, long checkpointSeq, List<String> skipped,
                               long replayed, TableStore store, boolean adoptForeign) {
         String before = state.digest();
-        // Foreign versions first: refusing must not leave half a recovery in the journal.
-        List<Foreign> foreign = foreign(state, store);
+        // Damaged published heads first: they held acknowledged rows, nothing here can repair them.
+        PublishedHeads.check(state, store, journal::reader);
+        // Torn versions above heads no open intent explains, then foreign versions: refusing must not leave
+        // half a recovery in the journal.
+        List<Torn> orphans = new ArrayList<>();
+        List<Foreign> foreign = foreign(state, store, orphans);
         if (!foreign.isEmpty() && !adoptForeign) {
             Foreign f = foreign.get(0);
             throw new GraphRefusedException("foreign commit: " + f.detail()
@@ -160,8 +168,29 @@ public final class Recovery {
         for (OpenIntent o : state.openIntents()) {
             groups.computeIfAbsent(o.graphBranch() + "\u0000" + o.table(), k -> new ArrayList<>()).add(o);
         }
+        // Torn versions above each group's base, found before anything is journaled (and before any group is
+        // classified: a torn newest version of main hides every branch's latest version from Lance).
+        Map<String, List<DamagedVersion>> tornByGroup = new LinkedHashMap<>();
+        for (Map.Entry<String, List<OpenIntent>> g : groups.entrySet()) {
+            OpenIntent first = g.getValue().get(0);
+            if (g.getValue().stream().allMatch(o -> o.publishedHead() != null)) {
+                continue; // published: its version is checked with the heads
+            }
+            List<DamagedVersion> torn = store.tornVersions(first.table(),
+                    first.recorded().intendedTransition().to().tableBranch(), first.recorded().expectedBase().version());
+            if (!torn.isEmpty()) {
+                refuseIfCommitted(g.getValue(), torn);
+                tornByGroup.put(g.getKey(), torn);
+            }
+        }
         Optional<String> leftOpen = state.openRecovery();
-        if (groups.isEmpty() && foreign.isEmpty()) {
+        // a recovery killed between journaling a set-aside and moving the files: finish its moves
+        List<TableVersionSetAside> earlier = leftOpen.isEmpty() ? List.of() : setAsides(journal, state, leftOpen.get());
+        for (TableVersionSetAside e : earlier) {
+            store.setAside(e.table(), new DamagedVersion(new TableRef(e.tableBranch(), e.version()), e.damaged(),
+                    e.files(), e.reason()), Path.of(e.destination()));
+        }
+        if (groups.isEmpty() && foreign.isEmpty() && orphans.isEmpty()) {
             if (leftOpen.isEmpty()) {
                 return new Report(null, checkpointSeq, skipped, replayed, null, List.of(), before, before,
                         adoptForeign, state);
@@ -179,10 +208,40 @@ public final class Recovery {
         HeadsState s = fold(journal, state, List.of(
                 new JournalEvent.RecoveryStarted(id, state.lastCheckpointSequence(), state.lastSequence())));
         PhaseCrashPoints.hit(PhaseCrashPoints.RECOVERY_AFTER_STARTED);
-        for (List<OpenIntent> group : groups.values()) {
+        Path tornDir = journal.palisadeDirectory().resolve(TORN_DIRECTORY).resolve(id);
+        for (Torn t : orphans) {
+            s = setAside(journal, s, store, id, tornDir, t.graphBranch(), t.table(), t.versions(), List.of(), earlier);
+            for (DamagedVersion v : t.versions()) {
+                found.add(new RecoveryClassification(v.ref().branch() + "@" + v.ref().version(), Kind.TORN_VERSION_SET_ASIDE,
+                        t.table(), "torn version above the published head " + v.ref().branch() + "@"
+                        + (t.versions().get(0).ref().version() - 1) + ", no open intent: " + v.reason()
+                        + "; set aside to " + tornDir.resolve(t.table()).resolve(v.ref().branch())
+                        .resolve(Long.toString(v.ref().version()))));
+            }
+        }
+        Map<String, String> tornDetails = new LinkedHashMap<>();
+        for (Map.Entry<String, List<OpenIntent>> g : groups.entrySet()) {
+            OpenIntent first = g.getValue().get(0);
+            String tableBranch = first.recorded().intendedTransition().to().tableBranch();
+            List<DamagedVersion> torn = tornByGroup.get(g.getKey());
+            if (torn != null) {
+                s = setAside(journal, s, store, id, tornDir, first.graphBranch(), first.table(), torn,
+                        g.getValue().stream().map(OpenIntent::intentId).toList(), earlier);
+                tornDetails.put(g.getKey(), torn.stream().map(v -> v.ref().branch() + "@" + v.ref().version() + " "
+                        + v.reason()).toList() + " set aside to " + tornDir.resolve(first.table()).resolve(tableBranch));
+            } else {
+                String detail = earlierDetail(earlier, first.table(), tableBranch, first.recorded().expectedBase().version());
+                if (detail != null) {
+                    tornDetails.put(g.getKey(), detail);
+                }
+            }
+        }
+        for (Map.Entry<String, List<OpenIntent>> g : groups.entrySet()) {
+            List<OpenIntent> group = g.getValue();
             List<JournalEvent> events = new ArrayList<>();
+            String tornDetail = tornDetails.get(g.getKey());
             if (!classifyLoad(journal, group, s, store, found, events)) {
-                classify(group, s, store, found, events);
+                classify(group, s, store, found, events, tornDetail);
             }
             s = fold(journal, s, events);
             PhaseCrashPoints.hit(PhaseCrashPoints.RECOVERY_AFTER_CLASSIFY);
@@ -190,6 +249,7 @@ public final class Recovery {
         for (Foreign f : foreign) {
             found.add(new RecoveryClassification(f.head().tableBranch() + "@" + f.latest(), Kind.FOREIGN_COMMIT, f.table(),
                     "adopted by operator: " + f.detail()));
+            store.makeDurable(f.table(), f.head().tableBranch(), f.head().version(), f.latest());
             TableHead to = new TableHead(f.head().tableBranch(), f.latest(), f.head().schemaId(), f.head().incarnation());
             s = fold(journal, s, List.of(new HeadPublished(List.of(new HeadTransition(f.graphBranch(), f.table(),
                     f.head(), to)))));
@@ -206,7 +266,11 @@ public final class Recovery {
     private record Foreign(String graphBranch, String table, TableHead head, long latest, String detail) {
     }
 
-    private static List<Foreign> foreign(HeadsState state, TableStore store) {
+    /** Torn versions above an owned head that no open intent explains. */
+    private record Torn(String graphBranch, String table, List<DamagedVersion> versions) {
+    }
+
+    private static List<Foreign> foreign(HeadsState state, TableStore store, List<Torn> orphans) {
         List<String> explained = state.openIntents().stream().map(o -> o.graphBranch() + "/" + o.table()).toList();
         List<Foreign> out = new ArrayList<>();
         for (String branch : state.branches().keySet()) {
@@ -215,10 +279,18 @@ public final class Recovery {
                     continue;
                 }
                 TableHead head = e.getValue().head();
+                List<DamagedVersion> torn = store.tornVersions(e.getKey(), head.tableBranch(), head.version());
+                if (!torn.isEmpty() && torn.get(0).ref().version() == head.version() + 1) {
+                    // nothing complete above the head: a torn commit, never acknowledged; set aside below
+                    orphans.add(new Torn(branch, e.getKey(), torn));
+                    continue;
+                }
                 if (!store.exists(e.getKey()) || !store.listBranches(e.getKey()).contains(head.tableBranch())) {
                     continue;
                 }
-                long latest = store.latest(e.getKey(), head.tableBranch()).version();
+                // complete versions below torn ones are foreign; the torn ones are set aside once those are adopted
+                long latest = torn.isEmpty() ? store.latest(e.getKey(), head.tableBranch()).version()
+                        : torn.get(0).ref().version() - 1;
                 if (latest > head.version()) {
                     out.add(new Foreign(branch, e.getKey(), head, latest, "table '" + e.getKey() + "' (graph branch '"
                             + branch + "', table branch '" + head.tableBranch() + "') is at version " + latest
@@ -231,7 +303,7 @@ public final class Recovery {
     }
 
     private static void classify(List<OpenIntent> group, HeadsState state, TableStore store,
-                                 List<RecoveryClassification> found, List<JournalEvent> events) {
+                                 List<RecoveryClassification> found, List<JournalEvent> events, String tornDetail) {
         OpenIntent first = group.get(0);
         boolean published = group.stream().allMatch(o -> o.publishedHead() != null);
         if (published) {
@@ -251,6 +323,14 @@ public final class Recovery {
         boolean anyCommitted = group.stream().anyMatch(o -> o.phase() == IntentPhase.TABLE_COMMITTED);
         if ((achieved <= base || forkOnly) && !anyCommitted) {
             for (OpenIntent o : group) {
+                if (tornDetail != null) {
+                    found.add(new RecoveryClassification(o.intentId(), Kind.TORN_VERSION_SET_ASIDE, o.table(),
+                            "commit torn by a power cut: " + tornDetail + "; " + tableBranch + " at " + achieved
+                                    + ", expected base " + base));
+                    events.add(new IntentCompleted(o.intentId(), IntentOutcome.ABORTED,
+                            "its commit was torn by a power cut and set aside by recovery", null, List.of()));
+                    continue;
+                }
                 found.add(new RecoveryClassification(o.intentId(), Kind.NO_EFFECT_ABORTED, o.table(),
                         tableBranch + " at " + achieved + ", expected base " + base));
                 events.add(new IntentCompleted(o.intentId(), IntentOutcome.ABORTED,
@@ -266,6 +346,8 @@ public final class Recovery {
         long version = group.stream().filter(o -> o.phase() == IntentPhase.TABLE_COMMITTED)
                 .mapToLong(OpenIntent::committedVersion).max().orElse(achieved);
         TableHead to = new TableHead(tableBranch, version, intended.to().schemaId(), intended.to().incarnation());
+        // found, not seen committed: make its files durable before the journal publishes it
+        store.makeDurable(first.table(), tableBranch, base, version);
         if (!uncommitted.isEmpty()) {
             events.add(new TableCommitted(uncommitted, first.graphBranch(), first.table(), tableBranch, version));
         }
@@ -351,6 +433,81 @@ public final class Recovery {
         found.add(new RecoveryClassification(o.intentId(), Kind.LOAD_ROLLED_BACK, table,
                 evidence + "; restored @" + startVersion + " as @" + restored.version() + " and published it"));
         return true;
+    }
+
+    /** Where set-aside versions go: {@code <graph>/_palisade/torn/<recovery id>/<table>/<table branch>/<version>/}. */
+    public static final String TORN_DIRECTORY = "torn";
+
+    /**
+     * Journals the set-aside of {@code torn} (one synced batch, before anything moves), then moves each version's
+     * files, newest first. A version an earlier, killed run already journaled is not journaled again: its
+     * files go to the directory that run named.
+     */
+    private static HeadsState setAside(Journal journal, HeadsState s, TableStore store, String recoveryId, Path tornDir,
+                                       String graphBranch, String table, List<DamagedVersion> torn, List<String> intents,
+                                       List<TableVersionSetAside> earlier) {
+        List<JournalEvent> events = new ArrayList<>();
+        List<Path> destinations = new ArrayList<>();
+        for (DamagedVersion v : torn) {
+            Optional<TableVersionSetAside> before = earlier.stream().filter(e -> e.table().equals(table)
+                    && e.tableBranch().equals(v.ref().branch()) && e.version() == v.ref().version()).findFirst();
+            if (before.isPresent()) {
+                destinations.add(Path.of(before.get().destination()));
+                continue;
+            }
+            Path dest = tornDir.resolve(table).resolve(v.ref().branch()).resolve(Long.toString(v.ref().version()));
+            destinations.add(dest);
+            events.add(new TableVersionSetAside(recoveryId, graphBranch, table, v.ref().branch(), v.ref().version(),
+                    intents, v.setAside(), v.damaged(), dest.toString(), "torn by a power cut: " + v.reason()));
+        }
+        HeadsState next = events.isEmpty() ? s : fold(journal, s, events);
+        PhaseCrashPoints.hit(PhaseCrashPoints.RECOVERY_AFTER_SET_ASIDE_JOURNALED);
+        for (int i = torn.size() - 1; i >= 0; i--) {
+            store.setAside(table, torn.get(i), destinations.get(i));
+            LOG.warn("recovery {}: table '{}' {}: torn version set aside to {} ({}; damaged: {})", recoveryId, table,
+                    torn.get(i).ref(), destinations.get(i), torn.get(i).reason(), torn.get(i).damaged());
+        }
+        return next;
+    }
+
+    /**
+     * A torn version whose TableCommitted is journaled: Lance returned from that commit, yet its files are gone
+     * (a store that did not sync its commit). The journal says it happened; it cannot be set aside silently.
+     */
+    private static void refuseIfCommitted(List<OpenIntent> group, List<DamagedVersion> torn) {
+        for (OpenIntent o : group) {
+            if (o.phase() != IntentPhase.TABLE_COMMITTED) {
+                continue;
+            }
+            for (DamagedVersion v : torn) {
+                if (v.ref().version() <= o.committedVersion()) {
+                    throw new TableCorruptedException(o.table(), o.graphBranch(), v.ref().branch(), v.ref().version(),
+                            v.damaged(), group.stream().map(OpenIntent::intentId).toList(),
+                            v.reason() + ", though the journal records the commit that made it (TableCommitted)", null);
+                }
+            }
+        }
+    }
+
+    /** The detail of a set-aside an earlier, killed run journaled for this table branch above {@code base}, or null. */
+    private static String earlierDetail(List<TableVersionSetAside> earlier, String table, String tableBranch, long base) {
+        return earlier.stream().filter(e -> e.table().equals(table) && e.tableBranch().equals(tableBranch)
+                        && e.version() > base).map(e -> "[" + tableBranch + "@" + e.version() + " " + e.reason()
+                        + "] set aside to " + e.destination()).findFirst().orElse(null);
+    }
+
+    /** The set-asides journaled by the recovery run {@code recoveryId}, which was killed before it finished. */
+    private static List<TableVersionSetAside> setAsides(Journal journal, HeadsState state, String recoveryId) {
+        List<TableVersionSetAside> out = new ArrayList<>();
+        try (JournalReader reader = journal.reader();
+             JournalCursor cursor = reader.read(Math.max(0, state.lastCheckpointSequence()))) {
+            for (JournalRecord r = cursor.poll(); r != null; r = cursor.poll()) {
+                if (r.event() instanceof TableVersionSetAside e && e.recoveryId().equals(recoveryId)) {
+                    out.add(e);
+                }
+            }
+        }
+        return out;
     }
 
     private static String describe(TableStore store, String table, String branch, long after) {

@@ -112,6 +112,34 @@ public interface TableStore extends AutoCloseable {
     default void makeDurable(String table, String branch, long afterVersion, long upToVersion) {
     }
 
+    /**
+     * The versions above {@code afterVersion} on table branch {@code branch} whose files are torn, ascending:
+     * the manifest is zero-length or does not decode, the transaction file is zero-length or unreadable,
+     * or a data, deletion or index file the version added is missing, zero-length or shorter than the
+     * manifest records. Only the newest versions of the branch can be torn (a commit reads the manifest
+     * of the version before it): a damaged version below a complete one is not listed here but reported by
+     * {@link #damage}. A store whose commits are atomic (an object store, the in-memory store) returns an
+     * empty list. Never fails because of the damage it reports.
+     */
+    List<DamagedVersion> tornVersions(String table, String branch, long afterVersion);
+
+    /**
+     * Whether the files of the exact state {@code ref} are damaged, checked cheaply: its manifest decodes and
+     * the files its own commit added (data, deletion, index, transaction) are present with their recorded
+     * sizes. Files inherited from older versions are not read. Empty when intact, and for stores whose
+     * versions cannot be torn.
+     */
+    java.util.Optional<DamagedVersion> damage(String table, TableRef ref);
+
+    /**
+     * Moves the files of {@code version} named by {@link DamagedVersion#setAside()} into {@code destination}
+     * (created if needed), so that the version before it is the branch's latest and the next commit reuses
+     * the version number. Files already moved (a repeated call after a crash) are skipped; the directories
+     * involved are synced. Returns the files moved by this call. Stores that cannot tear a version do
+     * nothing.
+     */
+    List<String> setAside(String table, DamagedVersion version, java.nio.file.Path destination);
+
     @Override
     void close();
 }

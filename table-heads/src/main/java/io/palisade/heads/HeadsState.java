@@ -158,6 +158,10 @@ public final class HeadsState {
             case TornTailCut e -> {
                 // the journal's own bookkeeping: nothing in the heads changes
             }
+            case JournalEvent.TableVersionSetAside e -> {
+                // a torn version above the head moved out of the table: no head changes; the open intents it
+                // belonged to complete in their own IntentCompleted records
+            }
         }
         return f.result();
     }

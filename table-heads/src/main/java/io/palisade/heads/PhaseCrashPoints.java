@@ -23,6 +23,8 @@ public final class PhaseCrashPoints {
     public static final String RECOVERY_AFTER_CLASSIFY = "recovery-after-classify";
     /** After {@code RecoveryFinished} is durable. */
     public static final String RECOVERY_AFTER_FINISHED = "recovery-after-finished";
+    /** After recovery journaled a torn version's set-aside, before it moved the files (docs/recovery.md). */
+    public static final String RECOVERY_AFTER_SET_ASIDE_JOURNALED = "recovery-after-set-aside-journaled";
 
     private static final String TARGET;
     private static final int NTH;

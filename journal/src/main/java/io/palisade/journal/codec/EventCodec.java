@@ -24,6 +24,7 @@ import io.palisade.journal.JournalEvent.RecoveryFinished;
 import io.palisade.journal.JournalEvent.RecoveryStarted;
 import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.JournalEvent.TableVersionSetAside;
 import io.palisade.journal.JournalEvent.TornTailCut;
 import io.palisade.journal.JournalEvent.WriterStarted;
 import io.palisade.journal.LogicalOperation;
@@ -60,6 +61,7 @@ public final class EventCodec {
     public static final short MIGRATION_REFUSED = 27;
     public static final short RECOVERY_STARTED = 40;
     public static final short RECOVERY_FINISHED = 41;
+    public static final short TABLE_VERSION_SET_ASIDE = 42;
     public static final short TORN_TAIL_CUT = 60;
 
     private EventCodec() {
@@ -88,6 +90,7 @@ public final class EventCodec {
             case RecoveryFinished e -> RECOVERY_FINISHED;
             case TornTailCut e -> TORN_TAIL_CUT;
             case LoadProgress e -> LOAD_PROGRESS;
+            case TableVersionSetAside e -> TABLE_VERSION_SET_ASIDE;
         };
     }
 
@@ -157,6 +160,14 @@ public final class EventCodec {
             case LoadProgress e -> w.putString(e.intentId()).putInt(e.batchIndex()).putString(e.tableBranch())
                     .putLong(e.achievedVersion()).putLong(e.rows())
                     .putBytes(e.batchKeys() == null ? null : e.batchKeys().encode());
+            case TableVersionSetAside e -> {
+                w.putString(e.recoveryId()).putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch())
+                        .putLong(e.version());
+                putStrings(w, e.intentIds());
+                putStrings(w, e.files());
+                putStrings(w, e.damaged());
+                w.putString(e.destination()).putString(e.reason());
+            }
         }
         return w.position() - offset;
     }
@@ -259,6 +270,8 @@ public final class EventCodec {
                 yield new LoadProgress(intentId, batchIndex, tableBranch, version, rows,
                         kf == null ? null : KeyFilter.decode(kf));
             }
+            case TABLE_VERSION_SET_ASIDE -> new TableVersionSetAside(r.getString(), r.getString(), r.getString(),
+                    r.getString(), r.getLong(), getStrings(r), getStrings(r), getStrings(r), r.getString(), r.getString());
             default -> throw new MalformedPayloadException("record type code " + type
                     + " is unknown to this build (journal format " + RecordDescriptor.FORMAT_VERSION
                     + "); it was written by a newer Palisade and is refused, never skipped");

@@ -2,8 +2,12 @@ package io.palisade.substrate.lance;
 
 import io.palisade.fencing.CommitStateUnknownException;
 import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.TableCorruptedException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.fencing.WriteConflictException;
+import io.palisade.substrate.TableRef;
+
+import java.util.List;
 
 import java.util.Locale;
 import java.util.Optional;
@@ -84,6 +88,45 @@ final class LanceErrors {
             return p;
         }
         return new ValidationException(what + " of table '" + table + "' failed: " + e.getMessage(), e);
+    }
+
+    /**
+     * Maps a failed read or open of the exact state {@code ref}: an I/O failure that says a file is short,
+     * empty or gone ("Invalid range 0..0 for object of size 0 bytes", "file size is too small", "Not found"
+     * for a file other than the version's manifest, "unexpected end of file") is damage of the table's files,
+     * a {@link TableCorruptedException}, never invalid input; anything else as {@link #readFailure(String, String, Exception)}.
+     */
+    static PalisadeException readFailure(String table, TableRef ref, String what, Exception e) {
+        if (e instanceof PalisadeException p) {
+            return p;
+        }
+        if (isFileDamage(e)) {
+            return new TableCorruptedException(table, null, ref.branch(), ref.version(), List.of(firstLine(e)), List.of(),
+                    what + " failed reading a damaged file", e);
+        }
+        return readFailure(table, what, e);
+    }
+
+    /** A torn manifest found before Lance was given it. */
+    static TableCorruptedException damaged(String table, TableRef ref, String file) {
+        return new TableCorruptedException(table, null, ref.branch(), ref.version(), List.of(file), List.of(),
+                "its manifest is torn", null);
+    }
+
+    static boolean isFileDamage(Throwable e) {
+        String m = lower(e);
+        if (m.contains("invalid range") || m.contains("object of size 0") || m.contains("file size is too small")
+                || m.contains("unexpected end of file") || m.contains("unexpected eof")) {
+            return true;
+        }
+        // a missing version's manifest is an unknown version (invalid input); any other missing file is damage
+        return (m.contains("not found") || m.contains("no such file")) && !m.contains(".manifest");
+    }
+
+    private static String firstLine(Throwable e) {
+        String m = String.valueOf(e.getMessage());
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
     }
 
     private static String lower(Throwable e) {

@@ -165,7 +165,7 @@ abstract class LanceSnapshot implements TableSnapshot {
                 rows.addAll(ArrowRows.rows(reader.getVectorSchemaRoot()));
             }
         } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
-            throw LanceErrors.readFailure(name, "scan at " + ref, e);
+            throw LanceErrors.readFailure(name, ref, "scan at " + ref, e);
         } finally {
             closeScanner(scanner);
         }

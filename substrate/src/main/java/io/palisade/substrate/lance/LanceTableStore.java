@@ -204,6 +204,10 @@ public final class LanceTableStore implements TableStore {
     /** A private dataset at exactly {@code ref}; the caller closes it. */
     Dataset openDataset(String table, TableRef ref) {
         String uri = uri(table);
+        String damage = torn.guard(table, ref); // Lance aborts the JVM on some torn manifests: never hand it one
+        if (damage != null) {
+            throw LanceErrors.damaged(table, ref, damage);
+        }
         try {
             if (ref.onMain()) {
                 ReadOptions ro = new ReadOptions.Builder().setVersion(ref.version()).setStorageOptions(storageOptions).build();
@@ -213,7 +217,7 @@ public final class LanceTableStore implements TableStore {
                 return rootDs.checkout(Ref.ofBranch(ref.branch(), ref.version()));
             }
         } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
-            throw LanceErrors.readFailure(table, "open at " + ref, e);
+            throw LanceErrors.readFailure(table, ref, "open at " + ref, e);
         }
     }
 
@@ -516,7 +520,7 @@ public final class LanceTableStore implements TableStore {
                     List.copyOf(fields), Optional.empty(), indicesAdded, indicesRemoved, rewriteGroups,
                     List.copyOf(remappedIndexFields));
         } catch (Exception e) {
-            throw LanceErrors.readFailure(table, "decompose " + ref, e);
+            throw LanceErrors.readFailure(table, ref, "decompose " + ref, e);
         }
     }
 
@@ -588,5 +592,24 @@ public final class LanceTableStore implements TableStore {
     @Override
     public void close() {
         allocator.close();
+    }
+
+    // ------------------------------------------------------------------ torn versions (LanceTornVersions)
+
+    private final LanceTornVersions torn = new LanceTornVersions(this);
+
+    @Override
+    public List<io.palisade.substrate.DamagedVersion> tornVersions(String table, String branch, long afterVersion) {
+        return torn.tornVersions(table, branch, afterVersion);
+    }
+
+    @Override
+    public Optional<io.palisade.substrate.DamagedVersion> damage(String table, TableRef ref) {
+        return torn.damage(table, ref);
+    }
+
+    @Override
+    public List<String> setAside(String table, io.palisade.substrate.DamagedVersion version, java.nio.file.Path destination) {
+        return torn.setAside(table, version, destination);
     }
 }

@@ -37,4 +37,24 @@ class LanceErrorsTest {
         assertThat(unknown).isInstanceOf(CommitStateUnknownException.class);
         assertThat(unknown.getMessage()).contains("disk went away");
     }
+
+    @Test
+    void readsOfShortOrMissingFilesAreTableCorruptionNotInvalidInput() {
+        io.palisade.substrate.TableRef v5 = io.palisade.substrate.TableRef.main(5);
+        IOException empty = new IOException("LanceError(IO): Generic memory error: Invalid range 0..0 for object of size "
+                + "0 bytes, /workspace/rust/lance/src/dataset.rs:624:26");
+        PalisadeException e = LanceErrors.readFailure("person", v5, "open at main@5", empty);
+        assertThat(e).isInstanceOf(io.palisade.fencing.TableCorruptedException.class).hasCause(empty);
+        assertThat(e.getMessage()).contains("person", "version 5", "Invalid range 0..0");
+        assertThat(LanceErrors.readFailure("person", v5, "open", new IOException("LanceError(IO): file size is too small, "
+                + "/workspace/rust/lance-io/src/utils.rs:88:20"))).isInstanceOf(io.palisade.fencing.TableCorruptedException.class);
+        assertThat(LanceErrors.readFailure("person", v5, "scan", new IOException("LanceError(IO): Not found: "
+                + "tmp/g/person.lance/data/0101.lance"))).isInstanceOf(io.palisade.fencing.TableCorruptedException.class);
+        // a version that does not exist is still a wrong request
+        assertThat(LanceErrors.readFailure("person", v5, "open", new IOException("Dataset at path tmp/g/person.lance/"
+                + "_versions/5.manifest was not found: Not found: tmp/g/person.lance/_versions/5.manifest")))
+                .isInstanceOf(ValidationException.class);
+        assertThat(LanceErrors.readFailure("person", v5, "open", new RuntimeException("schema mismatch")))
+                .isInstanceOf(ValidationException.class);
+    }
 }

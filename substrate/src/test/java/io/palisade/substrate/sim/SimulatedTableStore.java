@@ -537,6 +537,24 @@ public final class SimulatedTableStore implements TableStore {
                 && ma.equals(mb);
     }
 
+    /** Commits here are atomic: no version is ever torn. */
+    @Override
+    public List<io.palisade.substrate.DamagedVersion> tornVersions(String table, String branch, long afterVersion) {
+        return List.of();
+    }
+
+    /** Versions here are never damaged. */
+    @Override
+    public java.util.Optional<io.palisade.substrate.DamagedVersion> damage(String table, TableRef ref) {
+        return java.util.Optional.empty();
+    }
+
+    /** Nothing to move: no version is ever torn. */
+    @Override
+    public List<String> setAside(String table, io.palisade.substrate.DamagedVersion version, java.nio.file.Path destination) {
+        return List.of();
+    }
+
     @Override
     public void close() {
         // nothing to release
