@@ -414,7 +414,12 @@ final class CrashHarness implements AutoCloseable {
             p.waitFor();
             throw new AssertionError("child did not finish within 180 s: " + describe(plan, death, lines));
         }
-        reader.join(10_000);
+        // the pipe closes when the child dies (no grandchild inherits it): wait for every line, however
+        // loaded the machine is — a missed ACK or CUT line would misjudge the trial
+        reader.join(TimeUnit.SECONDS.toMillis(180));
+        if (reader.isAlive()) {
+            throw new AssertionError("the child's output did not end within 180 s of its exit: " + describe(plan, death, lines));
+        }
         int exit = p.exitValue();
         List<String> copy;
         synchronized (lines) {
