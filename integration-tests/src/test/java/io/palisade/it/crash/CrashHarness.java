@@ -59,8 +59,15 @@ final class CrashHarness implements AutoCloseable {
     static final AtomicLong RANDOM_KILLS = new AtomicLong();
     static final AtomicLong INVARIANTS = new AtomicLong();
     static final AtomicLong CHILD_NANOS = new AtomicLong();
+    /** Power cuts (children of power mode); those whose restore lost journal records, Lance versions, anything. */
+    static final AtomicLong POWER_CUTS = new AtomicLong();
     static final AtomicLong POWER_CUTS_DROPPING = new AtomicLong();
     static final AtomicLong POWER_RECORDS_DROPPED = new AtomicLong();
+    static final AtomicLong POWER_CUTS_DROPPING_VERSIONS = new AtomicLong();
+    static final AtomicLong POWER_VERSIONS_DROPPED = new AtomicLong();
+    static final AtomicLong POWER_CUTS_DROPPING_ANYTHING = new AtomicLong();
+    /** Per sync point: the power cuts that landed there ("end" = the child ran to its end first). */
+    static final Map<String, AtomicLong> POWER_CUT_AT = new java.util.concurrent.ConcurrentSkipListMap<>();
     static final AtomicLong VERIFY_NANOS = new AtomicLong();
     static final Map<String, AtomicLong> BY_INVARIANT = new java.util.concurrent.ConcurrentSkipListMap<>();
     static final Map<String, AtomicLong> FAILED_BY_INVARIANT = new java.util.concurrent.ConcurrentSkipListMap<>();
@@ -299,7 +306,14 @@ final class CrashHarness implements AutoCloseable {
     // ------------------------------------------------------------------ children
 
     /** How the child dies. */
-    sealed interface Death permits AtPoint, RandomKill, Natural {
+    sealed interface Death permits AtPoint, RandomKill, Natural, Power {
+    }
+
+    /**
+     * Power mode only: the power fails at a sync point of the child ({@link PowerCut}); a point cut must be
+     * reached (the trial fails otherwise), a {@code sync:k} cut beyond the child's last sync point lets it end.
+     */
+    record Power(PowerCut cut) implements Death {
     }
 
     /** It halts itself at a named crash point ({@code name[:nth]}); the trial fails if it does not. */
@@ -325,6 +339,9 @@ final class CrashHarness implements AutoCloseable {
     }
 
     private Segment runChild0(List<Plan.Op> plan, Death death, boolean power, int checkpointEvery) throws Exception {
+        if (power != (death instanceof Power || (power && death instanceof Natural))) {
+            throw new IllegalArgumentException("power mode takes a Power (or Natural) death, process mode any other: " + death);
+        }
         CHILDREN.incrementAndGet();
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow());
@@ -354,7 +371,8 @@ final class CrashHarness implements AutoCloseable {
         cmd.add(Integer.toString(checkpointEvery));
         cmd.add(Plan.encode(plan));
         if (power) {
-            new PowerLoss(graph).snapshot(); // the baseline: the journal as the last check left it, all synced
+            cmd.add((death instanceof Power c ? c.cut() : PowerCut.NONE).encode());
+            new PowerLoss(graph).snapshot(); // the baseline (sync point 0): the graph as the last check left it
         }
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectError(logs.resolve("child-" + CHILDREN.get() + ".err").toFile());
@@ -390,24 +408,25 @@ final class CrashHarness implements AutoCloseable {
             }
         }
         if (!p.waitFor(180, TimeUnit.SECONDS)) {
+            List<ProcessHandle> below = p.descendants().toList(); // a power-mode child's cp, which outlives it
             p.destroyForcibly();
+            below.forEach(ProcessHandle::destroyForcibly);
             p.waitFor();
             throw new AssertionError("child did not finish within 180 s: " + describe(plan, death, lines));
         }
-        reader.join(10_000);
-        if (power) {
-            long before = endSequence();
-            PowerLoss.restoreNewest(graph); // the power cut: the journal as of its last observed sync
-            long dropped = before - endSequence();
-            if (dropped > 0) {
-                POWER_CUTS_DROPPING.incrementAndGet();
-                POWER_RECORDS_DROPPED.addAndGet(dropped);
-            }
+        // the pipe closes when the child dies (no grandchild inherits it): wait for every line, however
+        // loaded the machine is — a missed ACK or CUT line would misjudge the trial
+        reader.join(TimeUnit.SECONDS.toMillis(180));
+        if (reader.isAlive()) {
+            throw new AssertionError("the child's output did not end within 180 s of its exit: " + describe(plan, death, lines));
         }
         int exit = p.exitValue();
         List<String> copy;
         synchronized (lines) {
             copy = List.copyOf(lines);
+        }
+        if (power) {
+            powerCut(plan, death, exit, copy);
         }
         Set<Integer> acked = new LinkedHashSet<>();
         Set<Integer> failed = new LinkedHashSet<>();
@@ -442,6 +461,73 @@ final class CrashHarness implements AutoCloseable {
                     + "; stderr in " + logs);
         }
         return s;
+    }
+
+    /**
+     * The power cut after a power-mode child died at its cut (or ended): checks how it ended, then replaces
+     * the graph directory with the newest complete snapshot and counts what that lost.
+     */
+    private void powerCut(List<Plan.Op> plan, Death death, int exit, List<String> lines) {
+        String cutAt = lines.stream().filter(l -> l.startsWith("CUT ")).map(l -> l.split(" ")[2]).findFirst().orElse(null);
+        boolean ended = exit == 0 && lines.contains("DONE");
+        boolean pointCut = death instanceof Power c && c.cut().point() != null;
+        if (!(exit == io.palisade.coordinator.CrashPoints.HALT_STATUS && cutAt != null) && !(ended && !pointCut)) {
+            throw new AssertionError("power-mode child neither halted at its cut nor ended (exit " + exit + "): "
+                    + describe(plan, death, lines) + "; stderr in " + logs);
+        }
+        POWER_CUTS.incrementAndGet();
+        POWER_CUT_AT.computeIfAbsent(cutAt == null ? "end" : cutAt, k -> new AtomicLong()).incrementAndGet();
+        long endBefore = endSequence();
+        Set<String> versionsBefore = tableVersions();
+        PowerLoss.restoreNewest(graph); // the power cut: the whole graph as of the newest complete sync point
+        long records = endBefore - endSequence();
+        Set<String> versionsAfter = tableVersions();
+        long versions = versionsBefore.stream().filter(v -> !versionsAfter.contains(v)).count();
+        if (!versionsBefore.containsAll(versionsAfter)) {
+            throw new AssertionError("the restored snapshot has table versions the graph never had: " + versionsAfter
+                    + " vs " + versionsBefore + "; " + describe(plan, death, lines));
+        }
+        if (records > 0) {
+            POWER_CUTS_DROPPING.incrementAndGet();
+            POWER_RECORDS_DROPPED.addAndGet(records);
+        }
+        if (versions > 0) {
+            POWER_CUTS_DROPPING_VERSIONS.incrementAndGet();
+            POWER_VERSIONS_DROPPED.addAndGet(versions);
+        }
+        if (records > 0 || versions > 0) {
+            POWER_CUTS_DROPPING_ANYTHING.incrementAndGet();
+        }
+        lastCut = new CutOutcome(cutAt, records, versions);
+    }
+
+    /** What the last power cut of this harness lost. */
+    record CutOutcome(String point, long journalRecords, long tableVersions) {
+    }
+
+    private CutOutcome lastCut;
+
+    CutOutcome lastCut() {
+        return lastCut;
+    }
+
+    /** Every (table, table branch, version) on disk, read through the substrate. */
+    private Set<String> tableVersions() {
+        Set<String> out = new java.util.TreeSet<>();
+        try (io.palisade.substrate.lance.LanceTableStore store =
+                     new io.palisade.substrate.lance.LanceTableStore(graph.resolve("tables").toString())) {
+            for (String t : List.of("person", "log")) {
+                if (!store.exists(t)) {
+                    continue;
+                }
+                for (String b : store.listBranches(t)) {
+                    for (io.palisade.substrate.VersionInfo v : store.listVersions(t, b)) {
+                        out.add(t + "/" + b + "@" + v.ref().version());
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     private static String describe(List<Plan.Op> plan, Death death, List<String> lines) {

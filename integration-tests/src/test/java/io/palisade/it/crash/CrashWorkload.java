@@ -26,9 +26,13 @@ import java.util.Map;
  * returned its receipt, {@code FAIL <n> <type>} when it failed with a typed error. The parent kills it
  * (SIGKILL) or it halts itself at {@code -Dpalisade.crash.at}.
  *
- * <p>Arguments: {@code <graph dir> <PROCESS|POWER> <checkpointEvery> <plan>}; the plan is
- * {@link Plan#encode}d. In {@code POWER} mode the child copies the journal directory at every journal
- * sync point it can observe ({@link PowerLoss}), before it acknowledges anything.
+ * <p>Arguments: {@code <graph dir> <PROCESS|POWER> <checkpointEvery> <plan> [<cut>]}; the plan is
+ * {@link Plan#encode}d. In {@code POWER} mode the child copies the whole graph directory at every sync
+ * point it reaches ({@link PowerLoss}) — every named crash point, the return of the open, of every write
+ * (before its ACK) and of the close — and prints {@code SYNC <n> <point>} after copy n is in place. The
+ * cut ({@link PowerCut}) names the sync point at which the power fails: there the child prints
+ * {@code CUT <n> <point>} and halts with {@link PhaseCrashPoints#HALT_STATUS} <em>instead of</em> copying,
+ * so the parent's restore goes back to copy n-1 and everything done since is lost.
  */
 public final class CrashWorkload {
     private CrashWorkload() {
@@ -41,21 +45,18 @@ public final class CrashWorkload {
         int checkpointEvery = Integer.parseInt(args[2]);
         List<Plan.Op> plan = Plan.decode(args.length > 3 ? args[3] : "");
         PrintStream out = new PrintStream(System.out, false);
-        PowerLoss snapshots = power ? new PowerLoss(graphDir) : null;
+        SyncPoints sync = power ? new SyncPoints(new PowerLoss(graphDir), PowerCut.parse(args.length > 4 ? args[4] : "none"), out)
+                : null;
         if (power) {
-            PhaseCrashPoints.listener(p -> {
-                if (p.equals("after-intent") || p.equals("after-publish")
-                        || p.equals(PhaseCrashPoints.CHECKPOINT_AFTER_TEMP) || p.startsWith("recovery-")) {
-                    snapshots.snapshot();
-                }
-            });
+            // every named point, on whichever thread reaches it (the committer, or the opener for recovery)
+            PhaseCrashPoints.listener(sync::reached);
         }
         Options options = Options.defaults().withCheckpointEvery(checkpointEvery)
                 .withDurability(power ? Durability.POWER_LOSS : Durability.PROCESS_CRASH);
         try (BufferAllocator allocator = new RootAllocator();
              Graph g = Palisade.open(graphDir, options)) {
             if (power) {
-                snapshots.snapshot();
+                sync.reached("opened");
             }
             out.println("OPENED");
             out.flush();
@@ -64,19 +65,58 @@ public final class CrashWorkload {
                 try {
                     apply(g, allocator, op);
                 } catch (PalisadeException e) {
+                    if (power) {
+                        sync.reached("returned"); // a failed write may have journaled its outcome
+                    }
                     out.println("FAIL " + i + " " + e.getClass().getSimpleName());
                     out.flush();
                     continue;
                 }
                 if (power) {
-                    snapshots.snapshot();
+                    sync.reached("returned");
                 }
                 out.println("ACK " + i);
                 out.flush();
             }
         }
+        if (power) {
+            sync.reached("closed"); // the close's checkpoint and its CheckpointWritten
+        }
         out.println("DONE");
         out.flush();
+    }
+
+    /**
+     * The sync points of one power-mode child, numbered from 1 in the order reached (the parent's
+     * baseline copy is number 0). Serialised: the workload is sequential, so at most one thread is at a
+     * sync point at a time anyway, and the copy completes before that thread goes on.
+     */
+    private static final class SyncPoints {
+        private final PowerLoss snapshots;
+        private final PowerCut cut;
+        private final PrintStream out;
+        private final java.util.Map<String, Integer> hits = new java.util.HashMap<>();
+        private int n;
+
+        SyncPoints(PowerLoss snapshots, PowerCut cut, PrintStream out) {
+            this.snapshots = snapshots;
+            this.cut = cut;
+            this.out = out;
+        }
+
+        synchronized void reached(String point) {
+            n++;
+            int hit = hits.merge(point, 1, Integer::sum);
+            if (cut.cutsAt(n, point, hit)) {
+                out.println("CUT " + n + " " + point);
+                out.flush();
+                Runtime.getRuntime().halt(PhaseCrashPoints.HALT_STATUS); // before this point's copy exists
+            }
+            long t0 = System.nanoTime();
+            snapshots.snapshot();
+            out.println("SYNC " + n + " " + point + " " + (System.nanoTime() - t0) / 1_000_000 + "ms");
+            out.flush();
+        }
     }
 
     static void apply(Graph g, BufferAllocator allocator, Plan.Op op) {

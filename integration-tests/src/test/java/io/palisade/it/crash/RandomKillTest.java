@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Sizes: {@code -Dpalisade.crash.random=N} kills (CI default {@value #CI_KILLS}; the long mode is
  * {@code -Dpalisade.crash.random=10000}), {@code -Dpalisade.crash.seed=S} replays a run, and
- * {@code -Dpalisade.crash.power.random=N} sets the power-loss kills of {@link PowerLossTest}.
+ * {@code -Dpalisade.crash.power.random=N} sets the random power cuts of {@link PowerLossTest}, which runs
+ * the same trials with a power cut at a random sync point instead of a timed SIGKILL.
  */
 class RandomKillTest {
     static final int CI_KILLS = 200;
@@ -47,7 +48,10 @@ class RandomKillTest {
         CrashSummary.report("RandomKillTest", start, run);
     }
 
-    /** Runs {@code kills} random kills on one graph; shared with the power-loss suite. */
+    /**
+     * Runs {@code kills} random kills on one graph; shared with the power-loss suite, whose children
+     * ({@code power}) die by a power cut at a random sync point instead.
+     */
     static int run(Path dir, long seed, int kills, boolean power) throws Exception {
         Random r = new Random(seed);
         CrashHarness h = null;
@@ -66,16 +70,56 @@ class RandomKillTest {
             StringBuilder label = new StringBuilder("random trial " + trial + " seed " + seed + ":");
             for (int c = 0; c < children; c++) {
                 List<Plan.Op> plan = h.randomPlan(2 + r.nextInt(3));
-                boolean afterOpened = r.nextInt(5) != 0;
-                long delay = afterOpened ? r.nextInt(400) : r.nextInt(3_000);
-                int checkpointEvery = 1 + r.nextInt(6);
-                label.append(" kill@").append(delay).append(afterOpened ? "ms-after-open" : "ms-after-start");
-                segments.add(h.runChild(plan, new CrashHarness.RandomKill(delay, afterOpened), power, checkpointEvery));
+                if (power) {
+                    int checkpointEvery = 1 + r.nextInt(6);
+                    // no clock: the cut is the kth sync point of the child, k uniform over about as many as it
+                    // reaches (a k beyond its last one lets it end, and the cut comes after its close)
+                    int k = 1 + r.nextInt(syncPointsEstimate(plan, checkpointEvery));
+                    label.append(" cut@sync:").append(k);
+                    segments.add(h.runChild(plan, new CrashHarness.Power(PowerCut.atSync(k)), true, checkpointEvery));
+                } else {
+                    boolean afterOpened = r.nextInt(5) != 0;
+                    long delay = afterOpened ? r.nextInt(400) : r.nextInt(3_000);
+                    int checkpointEvery = 1 + r.nextInt(6);
+                    label.append(" kill@").append(delay).append(afterOpened ? "ms-after-open" : "ms-after-start");
+                    segments.add(h.runChild(plan, new CrashHarness.RandomKill(delay, afterOpened), false, checkpointEvery));
+                }
                 done++;
             }
             h.verify(label.toString(), power, segments);
         }
         return trial;
+    }
+
+    /**
+     * About how many sync points a power-mode child of {@code plan} reaches (CrashWorkload): the open and
+     * the close, each write's named points and return, a merge's parts, a load's batches, and two
+     * checkpoint points per checkpoint. Only the spread of the cuts depends on it, never a verdict.
+     */
+    static int syncPointsEstimate(List<Plan.Op> plan, int checkpointEvery) {
+        int points = 2;
+        int records = 0;
+        for (Plan.Op op : plan) {
+            switch (op.kind()) {
+                case BRANCH -> {
+                    points += 1;
+                    records += 1;
+                }
+                case MERGE -> {
+                    points += 13;
+                    records += 12;
+                }
+                case LOAD, LOAD_STRICT -> {
+                    points += 17;
+                    records += 9;
+                }
+                default -> {
+                    points += 5;
+                    records += 4;
+                }
+            }
+        }
+        return points + 2 * (records / checkpointEvery);
     }
 
     @Test
