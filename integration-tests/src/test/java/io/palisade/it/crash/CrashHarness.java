@@ -375,8 +375,6 @@ final class CrashHarness implements AutoCloseable {
         PowerLoss.deleteTree(childTmp);
         Files.createDirectories(childTmp);
         cmd.add("-Djava.io.tmpdir=" + childTmp);
-        cmd.add("-XX:ErrorFile=" + logs.resolve("hs_err_pid%p.log")); // a child dying of a lost mount (SIGBUS) logs here
-        cmd.add("-XX:-CreateCoredumpOnCrash");
         if (death instanceof AtPoint p) {
             cmd.add("-Dpalisade.crash.at=" + p.point());
         }
