@@ -111,13 +111,21 @@ final class CrashHarness implements AutoCloseable {
     }
 
     CrashHarness(Path dir, long seed) {
-        this.graph = dir.resolve("g");
-        this.logs = dir.resolve("logs");
+        this(dir.resolve("g"), dir.resolve("logs"), seed);
+    }
+
+    /**
+     * A harness whose graph lives at {@code graph} and whose child logs go to {@code logs} (the LazyFS
+     * power-loss suite keeps its graphs on the LazyFS mount and its logs off it).
+     */
+    CrashHarness(Path graph, Path logs, long seed) {
+        this.graph = graph;
+        this.logs = logs;
         this.seed = seed;
         this.random = new Random(seed);
         Path shm = Path.of("/dev/shm");
         this.childTmpRoot = Files.isDirectory(shm) && Files.isWritable(shm)
-                ? shm.resolve("palisade-crash-" + ProcessHandle.current().pid()) : dir.resolve("child-tmp");
+                ? shm.resolve("palisade-crash-" + ProcessHandle.current().pid()) : logs.resolveSibling("child-tmp");
         try {
             Files.createDirectories(logs);
             Files.createDirectories(childTmpRoot);
@@ -135,6 +143,18 @@ final class CrashHarness implements AutoCloseable {
     Random random() {
         return random;
     }
+
+    /**
+     * The journal mode argument of every later child: {@code DURABLE} runs it with journal durability
+     * {@code POWER_LOSS} and no simulated snapshots (the real power-loss suite on LazyFS); null restores
+     * the default ({@code POWER}/{@code PROCESS} from {@code runChild}'s flag).
+     */
+    CrashHarness childMode(String mode) {
+        this.childMode = mode;
+        return this;
+    }
+
+    private String childMode;
 
     // ------------------------------------------------------------------ plans
 
@@ -181,6 +201,7 @@ final class CrashHarness implements AutoCloseable {
             }
             case LOAD -> load("main", m);
             case LOAD_STRICT -> failingStrictLoad("main", m);
+            case MAINTAIN -> new Plan.Op(kind, "main", Map.of(random.nextBoolean() ? "compact" : "index", 0L));
             case MERGE -> {
                 List<String> sources = m.mergeSources();
                 if (sources.isEmpty()) {
@@ -306,7 +327,7 @@ final class CrashHarness implements AutoCloseable {
     // ------------------------------------------------------------------ children
 
     /** How the child dies. */
-    sealed interface Death permits AtPoint, RandomKill, Natural, Power {
+    sealed interface Death permits AtPoint, RandomKill, Natural, Power, AfterAcks {
     }
 
     /**
@@ -328,6 +349,17 @@ final class CrashHarness implements AutoCloseable {
     record Natural() implements Death {
     }
 
+    /**
+     * SIGKILL chosen by counting, not by sleeping: once the child printed {@code acks} ACK lines ({@code 0}:
+     * its OPENED line), {@code armed} runs (e.g. arms a file-system fault), then the child is killed as
+     * soon as {@code killWhen} completes (already complete: at once) or the child ends by itself.
+     */
+    record AfterAcks(int acks, Runnable armed, java.util.concurrent.CompletableFuture<?> killWhen) implements Death {
+        AfterAcks(int acks) {
+            this(acks, () -> { }, java.util.concurrent.CompletableFuture.completedFuture(null));
+        }
+    }
+
     Segment runChild(List<Plan.Op> plan, Death death, boolean power, int checkpointEvery) throws Exception {
         long t0 = System.nanoTime();
         try {
@@ -339,7 +371,9 @@ final class CrashHarness implements AutoCloseable {
     }
 
     private Segment runChild0(List<Plan.Op> plan, Death death, boolean power, int checkpointEvery) throws Exception {
-        if (power != (death instanceof Power || (power && death instanceof Natural))) {
+        // the simulated power cut (PowerLoss copies); a DURABLE child on LazyFS loses power for real instead
+        boolean simulated = power && childMode == null;
+        if (simulated != (death instanceof Power || (simulated && death instanceof Natural))) {
             throw new IllegalArgumentException("power mode takes a Power (or Natural) death, process mode any other: " + death);
         }
         CHILDREN.incrementAndGet();
@@ -367,10 +401,10 @@ final class CrashHarness implements AutoCloseable {
         cmd.add(nativeLibDir() + java.io.File.pathSeparator + System.getProperty("java.class.path"));
         cmd.add(CrashWorkload.class.getName());
         cmd.add(graph.toString());
-        cmd.add(power ? "POWER" : "PROCESS");
+        cmd.add(childMode != null ? childMode : power ? "POWER" : "PROCESS");
         cmd.add(Integer.toString(checkpointEvery));
         cmd.add(Plan.encode(plan));
-        if (power) {
+        if (simulated) {
             cmd.add((death instanceof Power c ? c.cut() : PowerCut.NONE).encode());
             new PowerLoss(graph).snapshot(); // the baseline (sync point 0): the graph as the last check left it
         }
@@ -379,19 +413,28 @@ final class CrashHarness implements AutoCloseable {
         Process p = pb.start();
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
         CountDownLatch opened = new CountDownLatch(1);
+        int acksWanted = death instanceof AfterAcks k ? k.acks() : Integer.MAX_VALUE;
+        java.util.concurrent.CompletableFuture<Void> acksReached = new java.util.concurrent.CompletableFuture<>();
         Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
+                int acks = 0;
                 while ((line = r.readLine()) != null) {
                     lines.add(line);
                     if (line.equals("OPENED")) {
                         opened.countDown();
+                        if (acksWanted == 0) {
+                            acksReached.complete(null);
+                        }
+                    } else if (line.startsWith("ACK ") && ++acks >= acksWanted) {
+                        acksReached.complete(null);
                     }
                 }
             } catch (IOException ignored) {
                 // the child was killed
             }
             opened.countDown();
+            acksReached.complete(null); // the child ended before (or without) reaching the count
         }, "crash-child-reader");
         reader.setDaemon(true);
         reader.start();
@@ -400,6 +443,17 @@ final class CrashHarness implements AutoCloseable {
                 opened.await(120, TimeUnit.SECONDS);
             }
             Thread.sleep(k.delayMillis());
+            boolean alive = p.isAlive();
+            p.destroyForcibly();
+            RANDOM_KILLS.incrementAndGet();
+            if (alive) {
+                KILLS_MID_RUN.incrementAndGet();
+            }
+        }
+        if (death instanceof AfterAcks k) {
+            acksReached.get(180, TimeUnit.SECONDS);
+            k.armed().run();
+            java.util.concurrent.CompletableFuture.anyOf(k.killWhen(), p.onExit()).get(180, TimeUnit.SECONDS);
             boolean alive = p.isAlive();
             p.destroyForcibly();
             RANDOM_KILLS.incrementAndGet();
@@ -425,7 +479,7 @@ final class CrashHarness implements AutoCloseable {
         synchronized (lines) {
             copy = List.copyOf(lines);
         }
-        if (power) {
+        if (simulated) {
             powerCut(plan, death, exit, copy);
         }
         Set<Integer> acked = new LinkedHashSet<>();

@@ -51,8 +51,10 @@ public final class CrashWorkload {
             // every named point, on whichever thread reaches it (the committer, or the opener for recovery)
             PhaseCrashPoints.listener(sync::reached);
         }
+        // DURABLE: journal durability POWER_LOSS without the simulated snapshots (a real power cut on LazyFS)
+        boolean durable = power || args[1].equals("DURABLE");
         Options options = Options.defaults().withCheckpointEvery(checkpointEvery)
-                .withDurability(power ? Durability.POWER_LOSS : Durability.PROCESS_CRASH);
+                .withDurability(durable ? Durability.POWER_LOSS : Durability.PROCESS_CRASH);
         try (BufferAllocator allocator = new RootAllocator();
              Graph g = Palisade.open(graphDir, options)) {
             if (power) {
@@ -146,6 +148,14 @@ public final class CrashWorkload {
             case ADD_COLUMNS -> g.addColumns("person", op.rows().keySet().stream()
                     .map(c -> new Catalog.ColumnDef(c, Catalog.ColumnType.Scalar.INT64, true)).toList());
             case MERGE -> g.merge(op.source(), op.target());
+            case MAINTAIN -> {
+                // rows name the maintenance: "compact" (fragments of person) or "index" (its id BTREE)
+                if (op.rows().containsKey("index")) {
+                    g.optimizeIndex(op.branch(), "person");
+                } else {
+                    g.compact(op.branch(), "person");
+                }
+            }
             case LOAD, LOAD_STRICT -> {
                 try (PeopleBatches in = new PeopleBatches(allocator, g.catalog().require("person").arrowSchema(), op.rows(),
                         Plan.LOAD_BATCH_ROWS)) {

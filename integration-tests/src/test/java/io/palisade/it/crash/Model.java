@@ -112,6 +112,9 @@ final class Model {
             case MERGE -> {
                 return merge(op.source(), op.target());
             }
+            case MAINTAIN -> {
+                // compaction and index refresh change no row
+            }
         }
         return List.of(m);
     }

@@ -7,7 +7,8 @@ import java.util.Map;
 
 /** A workload plan the parent writes and the child performs, with a plain text encoding for the command line. */
 final class Plan {
-    enum Kind { INSERT, UPSERT, DELETE, APPEND, BRANCH, OVERWRITE, ADD_COLUMNS, MERGE, LOAD, LOAD_STRICT }
+    /** {@code MAINTAIN}: compaction or index refresh of {@code person} (rows: key "compact" or "index"); no data change. */
+    enum Kind { INSERT, UPSERT, DELETE, APPEND, BRANCH, OVERWRITE, ADD_COLUMNS, MERGE, LOAD, LOAD_STRICT, MAINTAIN }
 
     /** Rows per substrate batch of a bulk load ({@link Kind#LOAD}, {@link Kind#LOAD_STRICT}). */
     static final int LOAD_BATCH_ROWS = 2;
