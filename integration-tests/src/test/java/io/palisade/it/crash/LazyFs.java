@@ -184,9 +184,20 @@ final class LazyFs implements AutoCloseable {
 
     // ------------------------------------------------------------------ mount
 
-    /** Mounts LazyFS under a fresh directory in {@code java.io.tmpdir} with a {@code cacheSize} cache (e.g. "64mb"). */
+    /**
+     * Mounts LazyFS with a {@code cacheSize} cache (e.g. "64mb") under a fresh directory in {@code /dev/shm}
+     * when it exists (else {@code java.io.tmpdir}; {@code -Dpalisade.lazyfs.base=DIR} chooses). The backing
+     * directory stands for the disk: what LazyFS has written back survives a cut, what its cache holds does
+     * not, wherever the backing lives; a RAM-backed one only makes write-back (and Chronicle's 80 MB
+     * zero-filled cycle file per writer session) cheap.
+     */
     static LazyFs mount(Path binary, String cacheSize) throws Exception {
-        Path base = Files.createTempDirectory("palisade-lazyfs-" + ProcessHandle.current().pid() + "-");
+        String prefix = "palisade-lazyfs-" + ProcessHandle.current().pid() + "-";
+        String chosen = System.getProperty("palisade.lazyfs.base");
+        Path shm = Path.of("/dev/shm");
+        Path base = chosen != null ? Files.createTempDirectory(Files.createDirectories(Path.of(chosen)), prefix)
+                : Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, prefix)
+                : Files.createTempDirectory(prefix);
         LazyFs fs = new LazyFs(binary, base, cacheSize);
         fs.mount0();
         return fs;
