@@ -147,7 +147,7 @@ class CliEndToEndTest {
         assertThat(run("replay", graph).code()).isEqualTo(2);
         Launcher.Result help = run("--help");
         assertThat(help.code()).isZero();
-        assertThat(help.out()).contains("Exit codes").contains("7").contains("journal corrupted");
+        assertThat(help.out()).contains("Exit codes").contains("7").contains("journal or table files corrupted");
     }
 
     @Test
