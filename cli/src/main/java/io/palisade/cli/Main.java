@@ -1,6 +1,7 @@
 package io.palisade.cli;
 
 import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.ForeignCommitException;
 import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.JournalCorruptedException;
 import io.palisade.fencing.KeyConflictException;
@@ -27,8 +28,9 @@ import picocli.CommandLine.Option;
                 "3:key conflict (strict insert of an existing or concurrently inserted key; merge conflict)",
                 "4:retryable write conflict (the same request may succeed if retried)",
                 "5:invalid input, nothing written (bad JSON line, null or duplicate id, wrong type, unknown column)",
-                "6:refused (writer lease held by another process, unsupported format stamp, foreign commit)",
-                "7:journal or table files corrupted, or verification failed (names the sequence or the file)"},
+                "6:refused (writer lease held by another process, unsupported format stamp)",
+                "7:journal or table files corrupted, or verification failed (names the sequence or the file)",
+                "8:foreign commit (a table version no journaled write explains; not acknowledged; see recover)"},
         footer = {"%nReading tools (audit, replay, explain, heads, report, audit verify, scan) open the journal",
                 "read-only and work while a writer holds the graph. Errors are one line on stderr;",
                 "--verbose adds the stack trace."})
@@ -41,6 +43,7 @@ public final class Main implements Runnable {
     public static final int INVALID_INPUT = 5;
     public static final int REFUSED = 6;
     public static final int CORRUPTED = 7;
+    public static final int FOREIGN_COMMIT = 8;
 
     static volatile boolean verbose;
     /** Whether the command line asked for JSON output ({@code --json}): errors are then also one JSON line on stdout. */
@@ -108,6 +111,7 @@ public final class Main implements Runnable {
             case INVALID_INPUT -> "invalid input, nothing written";
             case REFUSED -> "refused";
             case CORRUPTED -> e instanceof TableCorruptedException ? "table files corrupted" : "journal corrupted";
+            case FOREIGN_COMMIT -> "foreign commit";
             case USAGE -> "usage";
             default -> "internal error";
         };
@@ -142,6 +146,19 @@ public final class Main implements Runnable {
         if (e instanceof JournalCorruptedException j) {
             err.put("sequence", j.sequence());
         }
+        if (e instanceof ForeignCommitException f) {
+            err.put("situation", f.situation().name().toLowerCase(java.util.Locale.ROOT));
+            err.put("table", f.table());
+            err.put("graph_branch", f.graphBranch());
+            err.put("table_branch", f.tableBranch());
+            err.put("journal_version", f.journalVersion());
+            err.put("latest_version", f.latestVersion());
+            err.put("foreign_versions", f.foreignVersions());
+            err.put("intents", f.intentIds());
+            if (f.duplicatesChecked()) {
+                err.put("duplicate_keys", f.duplicateKeys());
+            }
+        }
         return Cli.toJson(java.util.Map.of("error", err));
     }
 
@@ -157,6 +174,9 @@ public final class Main implements Runnable {
         }
         if (e instanceof ValidationException) {
             return INVALID_INPUT;
+        }
+        if (e instanceof ForeignCommitException) {
+            return FOREIGN_COMMIT;
         }
         if (e instanceof GraphRefusedException) {
             return REFUSED;

@@ -2,7 +2,7 @@ package io.palisade.recovery;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.ForeignCommitException;
 import io.palisade.fencing.TableCorruptedException;
 import io.palisade.heads.Checkpoints;
 import io.palisade.heads.HeadsReplayer;
@@ -31,7 +31,6 @@ import io.palisade.substrate.DamagedVersion;
 import io.palisade.substrate.OperationKind;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;
-import io.palisade.substrate.VersionInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +51,7 @@ import java.util.UUID;
  *   <tr><td>head published, no completion</td><td>complete as COMMITTED</td></tr>
  *   <tr><td>table branch still at the expected base</td><td>complete as ABORTED</td></tr>
  *   <tr><td>effect present, head not published</td><td>publish the achieved version, complete as ROLLED_FORWARD</td></tr>
- *   <tr><td>a version no intent explains</td><td>{@link GraphRefusedException} naming table, branch and version</td></tr>
+ *   <tr><td>a version no intent explains</td><td>{@link ForeignCommitException} (PENDING) naming table, branch and versions</td></tr>
  * </table>
  *
  * <p>Journaling: {@code RecoveryStarted} (synced), then one synced batch per (graph branch, table)
@@ -143,7 +142,7 @@ public final class Recovery {
      *
      * @param adoptForeign publish foreign versions instead of refusing (the operator's explicit decision)
      * @return the report, with the state after the appended records
-     * @throws GraphRefusedException when a table version no journaled intent explains is found (and not adopted)
+     * @throws ForeignCommitException when a table version no journaled intent explains is found (and not adopted)
      */
     public static Report run(Journal journal, HeadsState state, TableStore store, boolean adoptForeign) {
         return run(journal, state, state.lastCheckpointSequence(), List.of(), -1, store, adoptForeign);
@@ -160,9 +159,18 @@ public final class Recovery {
         List<Foreign> foreign = foreign(state, store, orphans);
         if (!foreign.isEmpty() && !adoptForeign) {
             Foreign f = foreign.get(0);
-            throw new GraphRefusedException("foreign commit: " + f.detail()
-                    + ". Nothing was changed. Inspect it, then run `palisade recover GRAPH --adopt-foreign` "
-                    + "(Palisade.open(path, options, true)) to publish it; see docs/recovery.md");
+            List<Long> versions = new ArrayList<>();
+            for (long v = f.head().version() + 1; v <= f.latest(); v++) {
+                versions.add(v);
+            }
+            String others = foreign.size() == 1 ? "" : " (and " + (foreign.size() - 1) + " more table"
+                    + (foreign.size() == 2 ? "" : "s") + ": " + String.join(", ", foreign.subList(1, foreign.size())
+                    .stream().map(o -> "'" + o.table() + "' on graph branch '" + o.graphBranch() + "'").toList()) + ")";
+            throw new ForeignCommitException(ForeignCommitException.Situation.PENDING, f.table(), f.graphBranch(),
+                    f.head().tableBranch(), f.head().version(), f.latest(), versions, List.of(), false, List.of(),
+                    "foreign commit: " + f.detail() + others + ". Nothing was changed; the graph stays refused until an "
+                    + "operator decides. Inspect the versions, then adopt them with `palisade recover GRAPH "
+                    + "--adopt-foreign` (see docs/recovery.md \"Foreign commits\")");
         }
         Map<String, List<OpenIntent>> groups = new LinkedHashMap<>();
         for (OpenIntent o : state.openIntents()) {
@@ -420,9 +428,16 @@ public final class Recovery {
         } else if (latest <= journaled + 1) {
             restored = store.restore(table, new TableRef(tableBranch, startVersion));
         } else {
-            throw new GraphRefusedException("foreign commit: table '" + table + "' branch " + tableBranch + " is at version "
-                    + latest + " but the unfinished bulk load " + o.intentId() + " explains at most version " + (journaled + 1)
-                    + " (" + evidence + "); versions: " + describe(store, table, tableBranch, journaled));
+            List<Long> versions = new ArrayList<>();
+            for (long v = journaled + 2; v <= latest; v++) {
+                versions.add(v);
+            }
+            throw new ForeignCommitException(ForeignCommitException.Situation.PENDING, table, o.graphBranch(), tableBranch,
+                    journaled, latest, versions, List.of(o.intentId()), false, List.of(),
+                    "foreign commit: table '" + table + "' branch '" + tableBranch + "' is at version " + latest
+                    + " but the unfinished bulk load " + o.intentId() + " explains at most version " + (journaled + 1)
+                    + " (" + evidence + "); versions above it: " + describe(store, table, tableBranch, journaled + 1)
+                    + ". Nothing was changed; see docs/recovery.md \"Foreign commits\"");
         }
         TableHead from = state.head(o.graphBranch(), table).orElse(o.recorded().intendedTransition().from());
         TableHead to = new TableHead(tableBranch, restored.version(), from.schemaId(), from.incarnation());
@@ -512,8 +527,8 @@ public final class Recovery {
 
     private static String describe(TableStore store, String table, String branch, long after) {
         try {
-            return store.listVersions(table, branch).stream().filter(v -> v.ref().version() > after)
-                    .map(VersionInfo::toString).toList().toString();
+            return String.join(", ", store.listVersions(table, branch).stream().filter(v -> v.ref().version() > after)
+                    .map(v -> "version " + v.ref().version() + " (" + v.totalRows() + " rows)").toList());
         } catch (RuntimeException e) {
             return "(versions unreadable: " + e.getMessage() + ")";
         }
