@@ -53,6 +53,10 @@ public final class Journal implements AutoCloseable {
     private final WriterLease lease;
     private final SingleChronicleQueue queue;
     private final ExcerptAppender appender;
+    /** This writer's segment directory (one Chronicle queue). */
+    private final Path segmentDir;
+    /** The cycle whose file and queue metadata were last synced with the segment directory. */
+    private int metadataSyncedForCycle = Integer.MIN_VALUE;
     private final RecordCodec codec = new RecordCodec();
     private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64 * 1024);
     private int[] offsets = new int[65];
@@ -73,6 +77,7 @@ public final class Journal implements AutoCloseable {
         this.lease = lease;
         this.queue = queue;
         this.appender = queue.createAppender();
+        this.segmentDir = Segments.dir(journalDir, lease.owner().epoch());
         this.appender.singleThreadedCheckDisabled(true);
         this.nextSequence = scan.expectedSequence();
         this.lastHash = scan.lastHash();
@@ -215,6 +220,19 @@ public final class Journal implements AutoCloseable {
     private void sync() {
         try {
             appender.sync();
+            int cycle = appender.cycle();
+            if (cycle != metadataSyncedForCycle) {
+                // Chronicle writes its metadata.cq4t through a mapping it never syncs: a power cut leaves it
+                // empty, and every later read-only open of the segment then waits 1 s for it to be
+                // initialised before falling back. It is synced (with the segment directory, which names a
+                // new cycle file) at the segment's first sync — before its ready marker — and on every roll.
+                Segments.syncQueueMetadata(segmentDir);
+                metadataSyncedForCycle = cycle;
+            }
+        } catch (IOException e) {
+            failed = true;
+            throw new CommitStateUnknownException("journal sync failed; records up to sequence " + (nextSequence - 1)
+                    + " may not be durable", e);
         } catch (RuntimeException e) {
             failed = true;
             throw new CommitStateUnknownException("journal sync failed; records up to sequence " + (nextSequence - 1)

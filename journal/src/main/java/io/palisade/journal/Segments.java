@@ -145,6 +145,23 @@ final class Segments {
         return extended;
     }
 
+    /** Chronicle's per-queue metadata file (its table store). */
+    static final String QUEUE_METADATA = "metadata.cq4t";
+
+    /**
+     * Makes a segment's Chronicle metadata file and the segment directory's entries durable (fsync of the file,
+     * whose pages Chronicle writes through a mapping, then of the directory).
+     */
+    static void syncQueueMetadata(Path segmentDir) throws IOException {
+        Path meta = segmentDir.resolve(QUEUE_METADATA);
+        if (Files.exists(meta)) {
+            try (FileChannel ch = FileChannel.open(meta, StandardOpenOption.READ)) {
+                ch.force(true);
+            }
+        }
+        fsyncDirectory(segmentDir);
+    }
+
     static void fsyncDirectory(Path dir) throws IOException {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);

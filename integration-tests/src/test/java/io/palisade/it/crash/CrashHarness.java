@@ -354,9 +354,21 @@ final class CrashHarness implements AutoCloseable {
      * its OPENED line), {@code armed} runs (e.g. arms a file-system fault), then the child is killed as
      * soon as {@code killWhen} completes (already complete: at once) or the child ends by itself.
      */
-    record AfterAcks(int acks, Runnable armed, java.util.concurrent.CompletableFuture<?> killWhen) implements Death {
+    record AfterAcks(int acks, Runnable armed, java.util.concurrent.CompletableFuture<?> killWhen, boolean hold)
+            implements Death {
         AfterAcks(int acks) {
-            this(acks, () -> { }, java.util.concurrent.CompletableFuture.completedFuture(null));
+            this(acks, () -> { }, java.util.concurrent.CompletableFuture.completedFuture(null), false);
+        }
+
+        /**
+         * The child holds after its {@code acks}-th ACK (acks ≥ 1) until {@code armed} has run: the fault is armed
+         * before the child's next write starts, whatever the machine's load.
+         */
+        static AfterAcks holding(int acks, Runnable armed, java.util.concurrent.CompletableFuture<?> killWhen) {
+            if (acks < 1) {
+                throw new IllegalArgumentException("a child holds after an ACK: acks must be at least 1");
+            }
+            return new AfterAcks(acks, armed, killWhen, true);
         }
     }
 
@@ -396,6 +408,9 @@ final class CrashHarness implements AutoCloseable {
         cmd.add("-Djava.io.tmpdir=" + childTmp);
         if (death instanceof AtPoint p) {
             cmd.add("-Dpalisade.crash.at=" + p.point());
+        }
+        if (death instanceof AfterAcks k && k.hold()) {
+            cmd.add("-Dpalisade.crash.holdAfterAcks=" + k.acks());
         }
         cmd.add("-cp");
         cmd.add(nativeLibDir() + java.io.File.pathSeparator + System.getProperty("java.class.path"));
@@ -453,6 +468,14 @@ final class CrashHarness implements AutoCloseable {
         if (death instanceof AfterAcks k) {
             acksReached.get(180, TimeUnit.SECONDS);
             k.armed().run();
+            if (k.hold() && p.isAlive()) {
+                try {
+                    p.getOutputStream().write('\n');
+                    p.getOutputStream().flush();
+                } catch (IOException e) {
+                    // the child ended (killed by the armed fault's mount dying, or by itself): nothing to release
+                }
+            }
             java.util.concurrent.CompletableFuture.anyOf(k.killWhen(), p.onExit()).get(180, TimeUnit.SECONDS);
             boolean alive = p.isAlive();
             p.destroyForcibly();

@@ -35,6 +35,9 @@ import java.util.Map;
  * so the parent's restore goes back to copy n-1 and everything done since is lost.
  */
 public final class CrashWorkload {
+    /** {@code -Dpalisade.crash.holdAfterAcks=n}: after its n-th ACK the child prints HELD and waits for a line on stdin. */
+    private static final int HOLD_AFTER_ACKS = Integer.getInteger("palisade.crash.holdAfterAcks", -1);
+
     private CrashWorkload() {
     }
 
@@ -79,6 +82,13 @@ public final class CrashWorkload {
                 }
                 out.println("ACK " + i);
                 out.flush();
+                if (i + 1 == HOLD_AFTER_ACKS) {
+                    // the parent arms a fault while this child waits, then releases it with one line on stdin
+                    out.println("HELD");
+                    out.flush();
+                    new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                            java.nio.charset.StandardCharsets.UTF_8)).readLine();
+                }
             }
         }
         if (power) {
