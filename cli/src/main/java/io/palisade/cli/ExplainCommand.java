@@ -1,6 +1,7 @@
 package io.palisade.cli;
 
 import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.ForeignCommitFound;
 import io.palisade.journal.JournalEvent.HeadPublished;
 import io.palisade.journal.JournalEvent.IntentCompleted;
 import io.palisade.journal.JournalEvent.IntentRecorded;
@@ -125,6 +126,15 @@ final class ExplainCommand implements Callable<Integer> {
                     lines.add(at + "B  substrate commit: "
                         + x.table() + " " + x.tableBranch() + "@" + x.achievedVersion()
                         + (x.intentIds().size() > 1 ? " (group commit of " + x.intentIds().size() + " intents)" : ""));
+                }
+                case ForeignCommitFound x when x.intentIds().contains(id) -> {
+                    st.committedSeen = true;
+                    lines.add(at + "B  substrate commit landed over a foreign commit: " + x.table() + " " + x.tableBranch()
+                            + "@" + x.achievedVersion() + " (base @" + x.baseVersion() + "; foreign version"
+                            + (x.foreignVersions().size() == 1 ? " " : "s ") + x.foreignVersions().stream().map(String::valueOf)
+                            .collect(java.util.stream.Collectors.joining(", ")) + "); not published, not acknowledged"
+                            + (x.duplicatesChecked() ? (x.duplicateKeys().isEmpty() ? "; none of its keys is duplicated"
+                            : "; its keys now held twice: " + sample(x.duplicateKeys())) : ""));
                 }
                 case HeadPublished x when st.rec != null && st.committedSeen && st.outcome == null && !st.published && matches(x, st.rec) -> {
                     st.published = true;

@@ -319,4 +319,38 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(reason, "reason");
         }
     }
+
+    /**
+     * A write's substrate commit landed over a foreign version (issue 14, docs/recovery.md "Foreign commits"): Lance
+     * rebased it, so the version it achieved is not its base + 1. The achieved version holds the intents' rows and
+     * every foreign version below it; it is <em>not</em> published and the intents are not acknowledged (each
+     * completes {@link IntentOutcome#FOREIGN_COMMIT}). The record is the journal's explanation of those versions
+     * until an operator adopts them.
+     *
+     * @param intentIds         the intents of the commit, none acknowledged
+     * @param graphBranch       the graph branch written
+     * @param table             the table written
+     * @param tableBranch       the table branch committed to
+     * @param baseVersion       the version the commit was based on (the published head)
+     * @param achievedVersion   the version the commit reached
+     * @param foreignVersions   the versions between that no intent explains, ascending
+     * @param duplicatesChecked whether the intents inserted keys into a keyed table and those keys were counted
+     *                          at the achieved version
+     * @param duplicateKeys     a sample of those keys held more than once at the achieved version
+     * @param detail            what was found, for people
+     */
+    record ForeignCommitFound(List<String> intentIds, String graphBranch, String table, String tableBranch,
+                              long baseVersion, long achievedVersion, List<Long> foreignVersions,
+                              boolean duplicatesChecked, List<String> duplicateKeys, String detail)
+            implements JournalEvent {
+        public ForeignCommitFound {
+            intentIds = List.copyOf(intentIds);
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(tableBranch, "tableBranch");
+            foreignVersions = List.copyOf(foreignVersions);
+            duplicateKeys = List.copyOf(duplicateKeys);
+            Objects.requireNonNull(detail, "detail");
+        }
+    }
 }

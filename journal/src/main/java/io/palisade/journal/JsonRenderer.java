@@ -24,6 +24,7 @@ import io.palisade.journal.JournalEvent.RecoveryStarted;
 import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalEvent.TableCommitted;
 import io.palisade.journal.JournalEvent.TableVersionSetAside;
+import io.palisade.journal.JournalEvent.ForeignCommitFound;
 import io.palisade.journal.JournalEvent.TornTailCut;
 import io.palisade.journal.JournalEvent.WriterStarted;
 
@@ -91,6 +92,7 @@ public final class JsonRenderer {
             case TornTailCut e -> "torn_tail_cut";
             case LoadProgress e -> "load_progress";
             case TableVersionSetAside e -> "table_version_set_aside";
+            case ForeignCommitFound e -> "foreign_commit_found";
         };
     }
 
@@ -260,6 +262,19 @@ public final class JsonRenderer {
                 strings(n.putArray("damaged"), e.damaged());
                 n.put("destination", e.destination());
                 n.put("reason", e.reason());
+            }
+            case ForeignCommitFound e -> {
+                strings(n.putArray("intent_ids"), e.intentIds());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                n.put("table_branch", e.tableBranch());
+                n.put("base_version", e.baseVersion());
+                n.put("achieved_version", e.achievedVersion());
+                com.fasterxml.jackson.databind.node.ArrayNode fv = n.putArray("foreign_versions");
+                e.foreignVersions().forEach(fv::add);
+                n.put("duplicates_checked", e.duplicatesChecked());
+                strings(n.putArray("duplicate_keys"), e.duplicateKeys());
+                n.put("detail", e.detail());
             }
         }
         return n;

@@ -274,11 +274,22 @@ final class EventGens {
                 version.generate(in), ts.generate(in), ts.generate(in), ts.generate(in), t.generate(in), t.generate(in));
     }
 
+    static Gen<JournalEvent> foreignCommitFound() {
+        Gen<String> t = text();
+        Gen<Long> version = naturals();
+        Gen<List<String>> ts = texts();
+        Gen<Boolean> flag = booleans().all();
+        return in -> new JournalEvent.ForeignCommitFound(ts.generate(in), t.generate(in), t.generate(in), t.generate(in),
+                version.generate(in), version.generate(in), List.of(version.generate(in), version.generate(in)),
+                flag.generate(in), ts.generate(in), t.generate(in));
+    }
+
     /** Every event type, equally likely. */
     static Gen<JournalEvent> anyEvent() {
         return oneOf(List.of(writerStarted(), intentRecorded(), tableCommitted(), headPublished(),
                 intentCompleted(), branchCreated(), branchDeleted(), checkpoint(), migrationClaimed(), unitPlanned(),
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
-                recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside()));
+                recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside(),
+                foreignCommitFound()));
     }
 }

@@ -162,6 +162,10 @@ public final class HeadsState {
                 // a torn version above the head moved out of the table: no head changes; the open intents it
                 // belonged to complete in their own IntentCompleted records
             }
+            case JournalEvent.ForeignCommitFound e -> {
+                // evidence only: the achieved version is not published (no head changes); its intents complete
+                // FOREIGN_COMMIT in their own IntentCompleted records, and recovery refuses the table until adopted
+            }
         }
         return f.result();
     }

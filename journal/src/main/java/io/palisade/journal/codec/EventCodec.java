@@ -25,6 +25,7 @@ import io.palisade.journal.JournalEvent.RecoveryStarted;
 import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalEvent.TableCommitted;
 import io.palisade.journal.JournalEvent.TableVersionSetAside;
+import io.palisade.journal.JournalEvent.ForeignCommitFound;
 import io.palisade.journal.JournalEvent.TornTailCut;
 import io.palisade.journal.JournalEvent.WriterStarted;
 import io.palisade.journal.LogicalOperation;
@@ -51,6 +52,7 @@ public final class EventCodec {
     public static final short GRAPH_BRANCH_DELETED = 7;
     public static final short CHECKPOINT_WRITTEN = 8;
     public static final short LOAD_PROGRESS = 9;
+    public static final short FOREIGN_COMMIT_FOUND = 10;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -91,6 +93,7 @@ public final class EventCodec {
             case TornTailCut e -> TORN_TAIL_CUT;
             case LoadProgress e -> LOAD_PROGRESS;
             case TableVersionSetAside e -> TABLE_VERSION_SET_ASIDE;
+            case ForeignCommitFound e -> FOREIGN_COMMIT_FOUND;
         };
     }
 
@@ -167,6 +170,18 @@ public final class EventCodec {
                 putStrings(w, e.files());
                 putStrings(w, e.damaged());
                 w.putString(e.destination()).putString(e.reason());
+            }
+            case ForeignCommitFound e -> {
+                putStrings(w, e.intentIds());
+                w.putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch()).putLong(e.baseVersion())
+                        .putLong(e.achievedVersion());
+                w.putInt(e.foreignVersions().size());
+                for (long v : e.foreignVersions()) {
+                    w.putLong(v);
+                }
+                w.putInt(e.duplicatesChecked() ? 1 : 0);
+                putStrings(w, e.duplicateKeys());
+                w.putString(e.detail());
             }
         }
         return w.position() - offset;
@@ -272,6 +287,25 @@ public final class EventCodec {
             }
             case TABLE_VERSION_SET_ASIDE -> new TableVersionSetAside(r.getString(), r.getString(), r.getString(),
                     r.getString(), r.getLong(), getStrings(r), getStrings(r), getStrings(r), r.getString(), r.getString());
+            case FOREIGN_COMMIT_FOUND -> {
+                List<String> intents = getStrings(r);
+                String graphBranch = r.getString();
+                String table = r.getString();
+                String tableBranch = r.getString();
+                long base = r.getLong();
+                long achieved = r.getLong();
+                int n = r.getCount();
+                List<Long> versions = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    versions.add(r.getLong());
+                }
+                int checked = r.getInt();
+                if (checked != 0 && checked != 1) {
+                    throw new MalformedPayloadException("foreign_commit_found: duplicates_checked flag " + checked);
+                }
+                yield new ForeignCommitFound(intents, graphBranch, table, tableBranch, base, achieved, versions,
+                        checked == 1, getStrings(r), r.getString());
+            }
             default -> throw new MalformedPayloadException("record type code " + type
                     + " is unknown to this build (journal format " + RecordDescriptor.FORMAT_VERSION
                     + "); it was written by a newer Palisade and is refused, never skipped");
