@@ -70,6 +70,9 @@ final class BulkLoader {
         if (!def.kind().keyed()) {
             throw new ValidationException("table '" + table + "' is append-only and has no key: a bulk load needs a keyed table");
         }
+        if (graph.foreignRefusal(branch, table) != null) {
+            throw graph.foreignRefusal(branch, table);
+        }
         if (graph.poisoned(branch, table)) {
             throw new io.palisade.fencing.GraphRefusedException("table '" + table + "' on branch '" + branch
                     + "' had a commit of unknown outcome; reopen the graph to recover it");
@@ -87,7 +90,7 @@ final class BulkLoader {
         ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), state.lastSequence());
         LogicalOperation op = mode == LoadMode.APPEND ? LogicalOperation.INSERT : LogicalOperation.UPSERT;
         // the keys ride on the per-batch progress records, not on the intent (bounded memory)
-        graph.append(List.of(
+        long recordedAt = graph.append(List.of(
                 new IntentRecorded(intentId, null, op, branch, table, base, ActionCodec.encode(List.of()), null,
                         new HeadTransition(branch, table, head, intendedTo)),
                 new LoadProgress(intentId, -1, head.tableBranch(), head.version(), 0, null)));
@@ -102,6 +105,16 @@ final class BulkLoader {
         Run run = new Run(graph, def, intentId, mode, tableBranch, start);
         try {
             run.feed(reader, batchRows);
+        } catch (Raced r) {
+            // not rolled back: a Restore would silently undo the foreign commit too; the operator decides
+            ForeignRace race = r.committed ? duplicates(graph, table, recordedAt, intentId, r, branch)
+                    : ForeignRace.refused(branch, table, r.base, r.achieved, List.of(intentId), r.refusal);
+            graph.refuseForeign(branch, table, race.refusal());
+            graph.append(race.events());
+            graph.metrics().foreignCommits.increment();
+            LOG.error("bulk load {} of '{}' raced a foreign commit after {} batch(es): {}", intentId, table, run.batches,
+                    race.detail());
+            throw race.exception();
         } catch (KeyConflictException e) {
             KeyConflictException named = new KeyConflictException(table, e.keys(), e.conflictingKeyCount(),
                     e.winningIntent().orElse(null));
@@ -151,6 +164,63 @@ final class BulkLoader {
         graph.metrics().substrateCommits.add(run.batches);
         graph.metrics().commits.increment();
         return new Receipt(intentId, first + cd.size() - 1, table, branch, end.version(), run.rows);
+    }
+
+    /**
+     * A batch (or its index extension) that Lance rebased over a foreign version ({@code committed}), or refused
+     * because of one ({@code achieved} is then the table branch's latest version, {@code refusal} Lance's reason).
+     */
+    private static final class Raced extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient TableRef base;
+        final transient TableRef achieved;
+        final transient KeyFilter keys;
+        final boolean committed;
+        final String refusal;
+
+        Raced(TableRef base, TableRef achieved, KeyFilter keys, boolean committed, String refusal) {
+            super("batch commit from " + base + (committed ? " reached " : " refused at ") + achieved, null, false, false);
+            this.base = base;
+            this.achieved = achieved;
+            this.keys = keys;
+            this.committed = committed;
+            this.refusal = refusal;
+        }
+    }
+
+    /**
+     * The race of a load whose batch Lance rebased over a foreign version, with an exact duplicate check of every
+     * key the load committed (each journaled batch's key filter, read back one at a time, and the raced batch's
+     * keys) at the achieved version.
+     */
+    private static ForeignRace duplicates(Graph graph, String table, long recordedAt, String intentId, Raced r,
+                                          String branch) {
+        java.util.TreeSet<String> twice = new java.util.TreeSet<>();
+        String failure = null;
+        try (KeyedTable t = graph.store().openKeyed(table, r.achieved)) {
+            java.util.function.Consumer<KeyFilter> count = keys -> t.keyCounts(keys).forEach((k, n) -> {
+                if (n > 1) {
+                    twice.add(k);
+                }
+            });
+            try (io.palisade.journal.JournalReader reader = graph.journal().reader();
+                 io.palisade.journal.JournalCursor c = reader.read(recordedAt)) {
+                for (io.palisade.journal.JournalRecord rec = c.poll(); rec != null; rec = c.poll()) {
+                    if (rec.event() instanceof LoadProgress lp && lp.intentId().equals(intentId) && lp.batchKeys() != null
+                            && !lp.batchKeys().isEmpty()) {
+                        count.accept(lp.batchKeys());
+                    }
+                }
+            }
+            if (r.keys != null && !r.keys.isEmpty()) {
+                count.accept(r.keys);
+            }
+        } catch (RuntimeException e) {
+            failure = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        }
+        List<String> sample = new ArrayList<>(twice).subList(0, Math.min(ForeignRace.KEY_SAMPLE, twice.size()));
+        return new ForeignRace(branch, table, r.base, r.achieved, true, ForeignRace.between(r.base, r.achieved),
+                List.of(intentId), failure == null, failure == null ? sample : List.of(), failure, null);
     }
 
     /** One load's mutable progress. */
@@ -232,6 +302,15 @@ final class BulkLoader {
                 // Indexed path: no Lance key filter; safe only because the load runs on the single
                 // committer under the writer lease, so no concurrent same-key commit exists (DESIGN §3).
                 r = mode == LoadMode.APPEND ? t.insert(batch, t.mergePath()) : t.upsert(batch, t.mergePath());
+            } catch (KeyConflictException | io.palisade.fencing.WriteConflictException e) {
+                TableRef latest = graph.store().latest(def.name(), current.branch());
+                if (latest.version() > current.version()) {
+                    throw new Raced(current, latest, keys, false, e.getMessage()); // refused because of a foreign commit
+                }
+                throw e;
+            }
+            if (r.ref().version() != current.version() + 1) {
+                throw new Raced(current, r.ref(), keys, true, null);
             }
             CrashPoints.hit("load-after-batch");
             current = r.ref();
@@ -258,6 +337,9 @@ final class BulkLoader {
             }
             if (r.ref().equals(current)) {
                 return; // nothing new to index
+            }
+            if (r.ref().version() != current.version() + 1) {
+                throw new Raced(current, r.ref(), null, true, null);
             }
             CrashPoints.hit("load-after-index");
             current = r.ref();

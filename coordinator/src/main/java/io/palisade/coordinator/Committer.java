@@ -126,6 +126,8 @@ final class Committer implements Agent {
     private final ArrayDeque<Object> pending = new ArrayDeque<>();
     private final Map<String, ArrayDeque<Recent>> recent = new HashMap<>();
     private final Set<String> poisoned = new HashSet<>();
+    /** Tables refused for the rest of the session because a write raced a foreign commit (issue 14). */
+    private final Map<String, io.palisade.fencing.ForeignCommitException> refused = new HashMap<>();
     /** Row-adding commits per (graph branch/table) since its last index maintenance. */
     private final Map<String, Integer> sinceIndexRefresh = new HashMap<>();
 
@@ -225,6 +227,10 @@ final class Committer implements Agent {
         WriteOp first = ops.get(0);
         String where = first.branch + "/" + first.table;
         HeadsState state = graph.state();
+        if (refused.containsKey(where)) {
+            fail(ops, refused.get(where));
+            return;
+        }
         if (poisoned.contains(where)) {
             fail(ops, new GraphRefusedException("table '" + first.table + "' on branch '" + first.branch
                     + "' had a commit of unknown outcome; reopen the graph to recover it"));
@@ -352,6 +358,10 @@ final class Committer implements Agent {
                 result = commit(def, ref, live);
                 break;
             } catch (KeyConflictException e) {
+                if (refusedByForeign(first, where, ref, tableBranch, live, phaseCD, e)) {
+                    live.clear();
+                    break;
+                }
                 Set<String> named = new HashSet<>(e.keys());
                 List<WriteOp> losers = live.stream().filter(op -> op.keys != null
                         && op.keys.keys().stream().anyMatch(named::contains)).toList();
@@ -376,6 +386,10 @@ final class Committer implements Agent {
                 graph.metrics().retries.increment();
             } catch (WriteConflictException e) {
                 graph.metrics().writeConflicts.increment();
+                if (refusedByForeign(first, where, ref, tableBranch, live, phaseCD, e)) {
+                    live.clear();
+                    break;
+                }
                 // a maintenance intent journaled its plan: a different plan would be an unjournaled commit
                 if (first.maintenance() || ++retries > graph.options().upsertRetries()) {
                     for (WriteOp op : live) {
@@ -407,6 +421,10 @@ final class Committer implements Agent {
                 return;
             }
         }
+        if (result != null && !first.maintenance() && result.ref().version() > ref.version() + 1) {
+            raced(def, first, where, ref, result.ref(), ForeignRace.between(ref, result.ref()), accepted, live, phaseCD);
+            return;
+        }
         CrashPoints.hit("after-substrate-commit");
         List<Action> committedActions = null;
         if (result != null && first.maintenance()) {
@@ -414,6 +432,15 @@ final class Committer implements Agent {
             Optional<String> mismatch;
             try {
                 produced = describe(first.table, ref, result.ref());
+                List<CommitDescription> effective = produced.stream()
+                        .filter(c -> c.kind() != io.palisade.substrate.OperationKind.RESERVE_FRAGMENTS).toList();
+                if (effective.size() > 1) {
+                    // one maintenance commit has one effective version (after Lance's own ReserveFragments): the
+                    // others below it are foreign, and Lance rebased the plan over them
+                    raced(def, first, where, ref, result.ref(), effective.subList(0, effective.size() - 1).stream()
+                            .map(c -> c.ref().version()).toList(), accepted, live, phaseCD);
+                    return;
+                }
                 mismatch = first.plan.mismatch(produced);
             } catch (PalisadeException e) {
                 mismatch = Optional.of("the committed versions could not be described: " + e.getMessage());
@@ -503,6 +530,74 @@ final class Committer implements Agent {
         if (result != null && result.ref().version() != ref.version()) {
             scheduleIndexRefresh(def, first, where, result.ref().version());
         }
+    }
+
+    /**
+     * A commit of {@code live} from {@code base} reached {@code achieved} over the foreign versions {@code foreign}
+     * ({@link ForeignRace}): journals the evidence, refuses the table for the session and fails every intent of the
+     * group; nothing is published or acknowledged.
+     */
+    private void raced(Catalog.TableDef def, WriteOp first, String where, TableRef base, TableRef achieved,
+                       List<Long> foreign, List<WriteOp> accepted, List<WriteOp> live, List<JournalEvent> phaseCD) {
+        KeyFilter keys = null;
+        if (def.kind().keyed() && (first.kind == WriteOp.Kind.INSERT || first.kind == WriteOp.Kind.UPSERT)) {
+            for (WriteOp op : live) {
+                if (op.keys != null) {
+                    keys = keys == null ? op.keys : keys.union(op.keys);
+                }
+            }
+        }
+        ForeignRace race = ForeignRace.found(graph.store(), first.branch, first.table, base, achieved, foreign,
+                live.stream().map(op -> op.intentId).toList(), keys);
+        refused.put(where, race.refusal());
+        CrashPoints.hit("after-substrate-commit");
+        phaseCD.addAll(race.events());
+        graph.append(phaseCD);
+        graph.metrics().foreignCommits.increment();
+        io.palisade.fencing.ForeignCommitException e = race.exception();
+        LOG.error("{}", e.getMessage());
+        live.forEach(op -> op.future.completeExceptionally(e));
+        for (WriteOp op : accepted) {
+            if (!live.contains(op)) {
+                op.future.completeExceptionally(op.failure);
+            }
+        }
+    }
+
+    /**
+     * After Lance refused a commit of {@code live} from {@code ref} ({@code e}): whether the table branch moved past
+     * {@code ref}. This thread is the table's only writer, so a newer version is foreign, and it is what Lance's
+     * conflict check met. Then nothing of the group was committed: the finding and every intent's completion
+     * (FOREIGN_COMMIT) join {@code phaseCD}, each op fails with the table's refusal, and the table is refused for
+     * the session — never retried from the foreign version, which would absorb it.
+     */
+    private boolean refusedByForeign(WriteOp first, String where, TableRef ref, String tableBranch, List<WriteOp> live,
+                                     List<JournalEvent> phaseCD, PalisadeException e) {
+        TableRef latest = graph.store().latest(first.table, tableBranch);
+        if (latest.version() <= ref.version()) {
+            return false;
+        }
+        ForeignRace race = ForeignRace.refused(first.branch, first.table, ref, latest,
+                live.stream().map(op -> op.intentId).toList(), e.getMessage());
+        refused.put(where, race.refusal());
+        phaseCD.addAll(race.events());
+        graph.metrics().foreignCommits.increment();
+        io.palisade.fencing.ForeignCommitException failure = race.exception();
+        LOG.error("{}", failure.getMessage());
+        for (WriteOp op : live) {
+            op.failure = failure;
+        }
+        return true;
+    }
+
+    /** Whether a write raced a foreign commit on the table this session (bulk loads check it too). */
+    io.palisade.fencing.ForeignCommitException refusal(String branch, String table) {
+        return refused.get(branch + "/" + table);
+    }
+
+    /** Refuses the table for the rest of the session after a bulk load raced a foreign commit. */
+    void refuse(String branch, String table, io.palisade.fencing.ForeignCommitException refusal) {
+        refused.put(branch + "/" + table, refusal);
     }
 
     /**

@@ -312,6 +312,16 @@ public final class Graph implements AutoCloseable {
         return committer.poisoned(branch, table);
     }
 
+    /** Nullable: why the table is refused after a write raced a foreign commit this session (committer thread only). */
+    io.palisade.fencing.ForeignCommitException foreignRefusal(String branch, String table) {
+        return committer.refusal(branch, table);
+    }
+
+    /** Refuses the table for the session after a bulk load raced a foreign commit (committer thread only). */
+    void refuseForeign(String branch, String table, io.palisade.fencing.ForeignCommitException refusal) {
+        committer.refuse(branch, table, refusal);
+    }
+
     /**
      * Remembers a commit published outside the write pipeline (a bulk load: versions {@code (from, to]})
      * as a winner for later conflict checks (committer thread only).

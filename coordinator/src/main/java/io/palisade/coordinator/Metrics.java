@@ -20,6 +20,12 @@ public final class Metrics {
     final LongAdder maintenanceCommits = new LongAdder();
     final LongAdder autoIndexRefreshes = new LongAdder();
     final LongAdder autoIndexRefreshFailures = new LongAdder();
+    final LongAdder foreignCommits = new LongAdder();
+
+    /** Commits (writes, maintenance, bulk-load batches) that Lance rebased over a foreign version: none acknowledged. */
+    public long foreignCommits() {
+        return foreignCommits.sum();
+    }
 
     /**
      * Maintenance operations (index optimise, compaction; explicit or automatic) that completed, no-ops

@@ -332,8 +332,9 @@ public sealed interface JournalEvent {
      * @param table             the table written
      * @param tableBranch       the table branch committed to
      * @param baseVersion       the version the commit was based on (the published head)
-     * @param achievedVersion   the version the commit reached
-     * @param foreignVersions   the versions between that no intent explains, ascending
+     * @param achievedVersion   the version the commit reached, or -1 when Lance refused the commit because of the
+     *                          foreign versions (nothing of the intents was committed)
+     * @param foreignVersions   the versions that no intent explains, ascending
      * @param duplicatesChecked whether the intents inserted keys into a keyed table and those keys were counted
      *                          at the achieved version
      * @param duplicateKeys     a sample of those keys held more than once at the achieved version

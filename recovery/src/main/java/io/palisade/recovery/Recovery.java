@@ -157,6 +157,7 @@ public final class Recovery {
         // half a recovery in the journal.
         List<Torn> orphans = new ArrayList<>();
         List<Foreign> foreign = foreign(state, store, orphans);
+        foreign.addAll(racedOpenGroups(journal, state, store));
         if (!foreign.isEmpty() && !adoptForeign) {
             Foreign f = foreign.get(0);
             List<Long> versions = new ArrayList<>();
@@ -257,6 +258,12 @@ public final class Recovery {
         for (Foreign f : foreign) {
             found.add(new RecoveryClassification(f.head().tableBranch() + "@" + f.latest(), Kind.FOREIGN_COMMIT, f.table(),
                     "adopted by operator: " + f.detail()));
+            if (f.openIntents()) {
+                // the open group's classification above rolled forward to the latest version and published it
+                LOG.warn("recovery {}: adopted foreign commit with an interrupted write (operator decision): {}", id,
+                        f.detail());
+                continue;
+            }
             store.makeDurable(f.table(), f.head().tableBranch(), f.head().version(), f.latest());
             TableHead to = new TableHead(f.head().tableBranch(), f.latest(), f.head().schemaId(), f.head().incarnation());
             s = fold(journal, s, List.of(new HeadPublished(List.of(new HeadTransition(f.graphBranch(), f.table(),
@@ -271,7 +278,71 @@ public final class Recovery {
     }
 
     /** A table version past an owned head that no open intent explains. */
-    private record Foreign(String graphBranch, String table, TableHead head, long latest, String detail) {
+    private record Foreign(String graphBranch, String table, TableHead head, long latest, String detail,
+                           boolean openIntents) {
+        Foreign(String graphBranch, String table, TableHead head, long latest, String detail) {
+            this(graphBranch, table, head, latest, detail, false);
+        }
+    }
+
+    /**
+     * Open write groups (no TableCommitted journaled, not a bulk load) whose table branch holds more than one
+     * effective version above their base: one interrupted commit makes one version (a compaction: one, after
+     * Lance's own ReserveFragments), so the others are foreign — Lance may have rebased the write over them, or
+     * they came after it. Rolling forward would publish them as the write's effect; they are refused like any
+     * foreign version (issue 14).
+     */
+    private static List<Foreign> racedOpenGroups(Journal journal, HeadsState state, TableStore store) {
+        Map<String, List<OpenIntent>> groups = new LinkedHashMap<>();
+        for (OpenIntent o : state.openIntents()) {
+            groups.computeIfAbsent(o.graphBranch() + "\u0000" + o.table(), k -> new ArrayList<>()).add(o);
+        }
+        List<Foreign> out = new ArrayList<>();
+        for (List<OpenIntent> group : groups.values()) {
+            OpenIntent first = group.get(0);
+            if (group.stream().anyMatch(o -> o.phase() != IntentPhase.RECORDED)) {
+                continue; // a TableCommitted names the version, or the head is published
+            }
+            String table = first.table();
+            String tableBranch = first.recorded().intendedTransition().to().tableBranch();
+            long base = first.recorded().expectedBase().version();
+            if (!store.exists(table) || !store.listBranches(table).contains(tableBranch)) {
+                continue;
+            }
+            List<DamagedVersion> torn = store.tornVersions(table, tableBranch, base);
+            long latest = torn.isEmpty() ? store.latest(table, tableBranch).version() : torn.get(0).ref().version() - 1;
+            if (latest <= base + 1) {
+                continue;
+            }
+            if (first.recorded().operation() == io.palisade.journal.LogicalOperation.COMPACTION
+                    || (group.size() == 1 && isLoad(journal, first))) {
+                // a compaction commits Lance's ReserveFragments versions before its Rewrite (whose transactions
+                // Lance's JNI cannot read back) and is judged by its journaled plan; a bulk load's batches by its
+                // progress records (classifyLoad)
+                continue;
+            }
+            long versions = latest - base;
+            TableHead head = state.head(first.graphBranch(), table).orElse(first.recorded().intendedTransition().from());
+            out.add(new Foreign(first.graphBranch(), table, head, latest, "table '" + table + "' (graph branch '"
+                    + first.graphBranch() + "', table branch '" + tableBranch + "') is at version " + latest
+                    + " but the interrupted write " + String.join(", ", group.stream().map(OpenIntent::intentId).toList())
+ 
+                    + " based on version " + base + " explains one version; " + versions
+                    + " versions were committed above its base: " + describe(store, table, tableBranch, base), true));
+        }
+        return out;
+    }
+
+    /** Whether the open intent is a bulk load (it has progress records). */
+    private static boolean isLoad(Journal journal, OpenIntent o) {
+        try (JournalReader reader = journal.reader(); JournalCursor cursor = reader.read(o.recordedAt())) {
+            for (JournalRecord r = cursor.poll(); r != null; r = cursor.poll()) {
+                if (r.event() instanceof LoadProgress lp && lp.intentId().equals(o.intentId())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Torn versions above an owned head that no open intent explains. */
