@@ -328,6 +328,11 @@ public final class PkMigration {
             PrimaryKeyInstall r;
             if (latest == base.version()) {
                 r = store.installPrimaryKey(table, base, unitId);
+                if (r.outcome() == PrimaryKeyInstall.Outcome.INSTALLED && r.ref().version() != base.version() + 1) {
+                    // Lance rebased the install over a foreign commit: the unit's image is not the verified one
+                    throw foreign(u, table, tb, base.version(), r.ref().version(), "the primary-key install of unit "
+                            + unitId + " was committed as version " + r.ref().version() + " over a foreign commit");
+                }
                 CrashPoints.hit("migration-after-pk-commit");
             } else if (latest == base.version() + 1 && unitId.equals(store.decompose(table, new TableRef(tb, latest))
                     .properties().get(TableStore.INTENT_ID_PROPERTY))) {
@@ -335,8 +340,9 @@ public final class PkMigration {
                 classifications.add("unit " + unitId + ": adopted the PK install " + tb + "@" + latest
                         + " a crash left unjournaled (its commit carries the unit id)");
             } else {
-                throw new GraphRefusedException("unit " + unitId + ": table '" + table + "' branch " + tb + " is at version "
-                        + latest + ", past the unit's base " + base.version() + "; no journaled unit explains it");
+                throw foreign(u, table, tb, base.version(), latest, "unit " + unitId + ": table '" + table + "' branch '"
+                        + tb + "' is at version " + latest + ", past the unit's base " + base.version()
+                        + "; no journaled unit explains it");
             }
             alreadyPresent.put(unitId, r.outcome() == PrimaryKeyInstall.Outcome.ALREADY_PRESENT);
             append(List.of(new MigrationPkInstalled(migrationId, unitId, table, tb, r.ref().version(),
@@ -493,5 +499,18 @@ public final class PkMigration {
             s = s.apply(new JournalRecord(first + i, now, journal.epoch(), events.get(i)));
         }
         state = s;
+    }
+
+    /** A foreign version above a unit's base: the migration stops, nothing more is committed for the unit. */
+    private static io.palisade.fencing.ForeignCommitException foreign(MigrationUnit u, String table, String tableBranch,
+                                                                       long base, long latest, String what) {
+        List<Long> versions = new java.util.ArrayList<>();
+        for (long v = base + 1; v <= latest; v++) {
+            versions.add(v);
+        }
+        return new io.palisade.fencing.ForeignCommitException(io.palisade.fencing.ForeignCommitException.Situation.PENDING,
+                table, u.graphBranch(), tableBranch, base, latest, versions, List.of(), false, List.of(), "foreign commit: "
+                + what + ". The migration stopped; adopt or inspect the versions (docs/recovery.md \"Foreign commits\"), "
+                + "then run `palisade migrate pk GRAPH` again");
     }
 }

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
+import org.lance.FragmentMetadata;
 import org.lance.SourcedTransaction;
 import org.lance.WriteParams;
 import org.lance.merge.MergeInsertParams;
@@ -266,6 +267,48 @@ class LanceSurfaceGuardTest {
             assertThat(f.append(w2, "k")).isEqualTo(3);
         }
         assertThat(f.count("k")).isEqualTo(2);
+    }
+
+    // ------------------------------------------------------------------ rebase over foreign commits (issue 14)
+
+    /**
+     * No commit option refuses a stale read version: a transaction read at version 1, committed with
+     * {@code CommitBuilder.maxRetries(0)} after another writer's Append made version 2, is rebased and committed as
+     * version 3. Palisade therefore detects the absorption afterwards (achieved != base + 1, docs/lance-surface.md
+     * "Rebase over foreign commits") instead of preventing it.
+     */
+    @Test
+    void maxRetriesZeroStillRebasesAStaleCompatibleTransaction() {
+        f.create(true, "a");
+        try (Dataset stale = f.open(); Dataset other = f.open()) {
+            assertThat(f.append(other, "x")).isEqualTo(2);
+            List<FragmentMetadata> frags;
+            try (org.apache.arrow.c.ArrowArrayStream st = f.stream(stale.getSchema(), 3, "y")) {
+                frags = org.lance.Fragment.write().datasetUri(stale.uri()).allocator(f.allocator).data(st)
+                        .writeParams(new org.lance.WriteParams.Builder().build()).execute();
+            }
+            try (org.lance.Transaction tx = new org.lance.Transaction.Builder().readVersion(stale.version())
+                    .operation(org.lance.operation.Append.builder().fragments(frags).build()).build();
+                 Dataset after = new org.lance.CommitBuilder(stale).maxRetries(0).execute(tx)) {
+                assertThat(after.version()).as("rebased over the other writer's version 2").isEqualTo(3);
+            }
+        }
+        assertThat(f.count("x")).isEqualTo(1);
+        assertThat(f.count("y")).isEqualTo(1);
+    }
+
+    /** A stale index build (CreateIndex) is compatible with another writer's Append: Lance rebases it, no error. */
+    @Test
+    void aStaleIndexBuildRebasesOverAnotherWritersAppend() {
+        f.create(true, "a", "b");
+        try (Dataset stale = f.open(); Dataset other = f.open()) {
+            assertThat(f.append(other, "x")).isEqualTo(2);
+            stale.createIndex(org.lance.index.IndexOptions.builder(List.of("id"), org.lance.index.IndexType.BTREE,
+                            org.lance.index.IndexParams.builder().setScalarIndexParams(
+                                    org.lance.index.scalar.ScalarIndexParams.create("btree", "{}")).build())
+                    .withIndexName("id_idx").build());
+            assertThat(stale.version()).as("committed as latest + 1, not base + 1").isEqualTo(3);
+        }
     }
 
     // ------------------------------------------------------------------ PK metadata permanence
