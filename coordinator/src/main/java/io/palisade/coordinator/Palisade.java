@@ -80,13 +80,37 @@ public final class Palisade {
         return create(root, catalog, options, Wiring.standard(options));
     }
 
+    /**
+     * Builds the whole graph in a staging directory beside {@code root} ({@code .<name>.creating-<pid>-<uuid>}) and
+     * renames it into place (one {@code rename(2)}, then an fsync of the parent directory): a create that fails or
+     * is killed at any step leaves no graph at {@code root}, only a staging directory, which the next create of the
+     * same path removes once its creator process is gone. {@code root} must not exist or be an empty directory.
+     */
     static Graph create(Path root, Catalog catalog, Options options, Wiring wiring) {
-        GraphLayout layout = new GraphLayout(root);
-        if (layout.exists()) {
+        Path target = root.toAbsolutePath().normalize();
+        if (new GraphLayout(target).exists()) {
             throw new ValidationException("a graph already exists at " + root);
         }
+        StagedCreate staged = StagedCreate.begin(target);
+        try {
+            build(staged.staging(), catalog, options, wiring);
+            CrashPoints.hit("create-before-rename");
+            staged.commit();
+        } catch (RuntimeException e) {
+            staged.abandon(e);
+            throw e;
+        }
+        CrashPoints.hit("create-after-rename");
+        return open(root, options, false, wiring);
+    }
+
+    /** Writes a complete graph at {@code root} (the staging directory of {@link #create}). */
+    private static void build(Path root, Catalog catalog, Options options, Wiring wiring) {
+        GraphLayout layout = new GraphLayout(root);
         GraphFormat.write(root, FormatStamp.FENCING.number()); // RFC-023 §7.2: born at the fencing format
+        CrashPoints.hit("create-after-format");
         layout.writeCatalog(catalog);
+        CrashPoints.hit("create-after-catalog");
         Journal journal = Journal.open(layout.palisade(), journalOptions(options));
         TableStore store = wiring.stores().apply(layout.tables());
         try {
@@ -99,6 +123,7 @@ public final class Palisade {
                         .encode(List.of()), null, new HeadTransition(HeadsState.MAIN, t.name(), null, to)));
             }
             journal.appendBatch(events, options.durability());
+            CrashPoints.hit("create-after-intents");
             List<JournalEvent> done = new ArrayList<>();
             for (int i = 0; i < catalog.tables().size(); i++) {
                 Catalog.TableDef t = catalog.tables().get(i);
@@ -119,6 +144,7 @@ public final class Palisade {
                 done.add(new HeadPublished(List.of(new HeadTransition(HeadsState.MAIN, t.name(), null, to))));
                 done.add(new IntentCompleted(intent, IntentOutcome.COMMITTED, "", null, List.of()));
             }
+            CrashPoints.hit("create-after-tables");
             journal.appendBatch(done, options.durability());
         } catch (RuntimeException e) {
             journal.close();
@@ -127,7 +153,6 @@ public final class Palisade {
         }
         journal.close();
         store.close();
-        return open(root, options, false, wiring);
     }
 
     /** Opens an existing graph for writing. */
