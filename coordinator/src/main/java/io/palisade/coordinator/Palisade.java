@@ -87,6 +87,7 @@ public final class Palisade {
      * same path removes once its creator process is gone. {@code root} must not exist or be an empty directory.
      */
     static Graph create(Path root, Catalog catalog, Options options, Wiring wiring) {
+        JvmOptions.check();
         Path target = root.toAbsolutePath().normalize();
         if (new GraphLayout(target).exists()) {
             throw new ValidationException("a graph already exists at " + root);
@@ -169,6 +170,7 @@ public final class Palisade {
     }
 
     static Graph open(Path root, Options options, boolean adoptForeign, Wiring wiring) {
+        JvmOptions.check();
         GraphLayout layout = new GraphLayout(root);
         if (!layout.exists()) {
             throw new ValidationException("no graph at " + root + " (missing " + layout.catalogFile() + ")");
