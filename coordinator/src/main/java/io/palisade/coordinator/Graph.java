@@ -148,25 +148,119 @@ public final class Graph implements AutoCloseable {
         if (!def.kind().keyed()) {
             throw new ValidationException("table '" + table + "' is append-only: delete by key needs a keyed table");
         }
-        KeyFilter filter;
+        KeyFilter filter = keyFilter(def, keys);
+        if (filter.isEmpty()) {
+            throw new ValidationException("delete needs at least one key");
+        }
+        return submit(new WriteOp(WriteOp.Kind.DELETE, branch, table, null, filter, options.idempotencyKey(),
+                baseVersion(branch, table)));
+    }
+
+    /** The exact key filter of {@code keys} over {@code def}'s {@code id} (parsed as int64 where {@code id} is one). */
+    private static KeyFilter keyFilter(Catalog.TableDef def, List<String> keys) {
         if (def.column("id").orElseThrow().type() == Catalog.ColumnType.Scalar.INT64) {
             long[] ks = new long[keys.size()];
             for (int i = 0; i < ks.length; i++) {
                 try {
                     ks[i] = Long.parseLong(keys.get(i));
                 } catch (NumberFormatException | NullPointerException e) {
-                    throw new ValidationException("key '" + keys.get(i) + "' is not an int64 id of table '" + table + "'");
+                    throw new ValidationException("key '" + keys.get(i) + "' is not an int64 id of table '" + def.name() + "'");
                 }
             }
-            filter = KeyFilter.ofLongs(def.idFieldId(), ks);
-        } else {
-            filter = KeyFilter.ofStrings(def.idFieldId(), keys);
+            return KeyFilter.ofLongs(def.idFieldId(), ks);
         }
-        if (filter.isEmpty()) {
-            throw new ValidationException("delete needs at least one key");
+        return KeyFilter.ofStrings(def.idFieldId(), keys);
+    }
+
+    // ------------------------------------------------------------------ rows without Arrow (Row)
+
+    /** Strict insert of {@code rows} (see {@link Row}); as {@link #insert(String, String, VectorSchemaRoot)}. */
+    public Receipt insert(String branch, String table, List<Row> rows) {
+        return insert(branch, table, rows, WriteOptions.NONE);
+    }
+
+    /** Strict insert of {@code rows} with write options (an idempotency key). */
+    public Receipt insert(String branch, String table, List<Row> rows, WriteOptions options) {
+        try (VectorSchemaRoot root = batch(table, rows)) {
+            return insert(branch, table, root, options);
         }
-        return submit(new WriteOp(WriteOp.Kind.DELETE, branch, table, null, filter, options.idempotencyKey(),
-                baseVersion(branch, table)));
+    }
+
+    /** Upsert of {@code rows} (see {@link Row}); as {@link #upsert(String, String, VectorSchemaRoot)}. */
+    public Receipt upsert(String branch, String table, List<Row> rows) {
+        return upsert(branch, table, rows, WriteOptions.NONE);
+    }
+
+    /** Upsert of {@code rows} with write options (an idempotency key). */
+    public Receipt upsert(String branch, String table, List<Row> rows, WriteOptions options) {
+        try (VectorSchemaRoot root = batch(table, rows)) {
+            return upsert(branch, table, root, options);
+        }
+    }
+
+    /** Appends {@code rows} to an append-only table (see {@link Row}). */
+    public Receipt appendRows(String branch, String table, List<Row> rows) {
+        try (VectorSchemaRoot root = batch(table, rows)) {
+            return append(branch, table, root);
+        }
+    }
+
+    /** Every row of {@code table} at its published head on {@code branch}, as {@link Row}s. */
+    public List<Row> rows(String branch, String table) {
+        return scan(branch, table).stream().map(Row::of).toList();
+    }
+
+    /**
+     * The rows of a keyed table with the given ids at its published head on {@code branch}, by id; an id with no
+     * row is absent from the map. A lookup through the table's {@code id} predicate, not a scan of the table.
+     */
+    public Map<String, Row> get(String branch, String table, java.util.Collection<String> keys) {
+        Catalog.TableDef def = catalog.require(table);
+        if (!def.kind().keyed()) {
+            throw new ValidationException("table '" + table + "' is append-only: get by key needs a keyed table");
+        }
+        TableHead head = state.head(branch, table).orElseThrow(
+                () -> new ValidationException("table '" + table + "' has no head on branch '" + branch + "'"));
+        Map<String, Row> out = new java.util.LinkedHashMap<>();
+        if (keys.isEmpty()) {
+            return out;
+        }
+        try (TableSnapshot t = store.openKeyed(table, new TableRef(head.tableBranch(), head.version()))) {
+            for (Map<String, Object> r : t.rowsWithKeys(keyFilter(def, List.copyOf(keys)))) {
+                Row row = Row.of(r);
+                out.put(String.valueOf(r.get("id")), row);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * An Arrow batch of {@code rows} in {@code table}'s catalog schema; a column the table does not have is a
+     * {@link ValidationException} (never silently dropped).
+     */
+    private VectorSchemaRoot batch(String table, List<Row> rows) {
+        Catalog.TableDef def = catalog.require(table);
+        java.util.Set<String> columns = new java.util.HashSet<>();
+        def.columns().forEach(c -> columns.add(c.name()));
+        List<Map<String, Object>> maps = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            for (String c : r.asMap().keySet()) {
+                if (!columns.contains(c)) {
+                    throw new ValidationException("row " + (i + 1) + ": table '" + table + "' has no column '" + c
+                            + "' (columns: " + String.join(", ", def.columns().stream().map(Catalog.ColumnDef::name).toList()) + ")");
+                }
+            }
+            maps.add(r.asMap());
+        }
+        VectorSchemaRoot root = VectorSchemaRoot.create(def.arrowSchema(), allocator);
+        try {
+            io.palisade.substrate.ArrowRows.fill(root, maps);
+            return root;
+        } catch (RuntimeException e) {
+            root.close();
+            throw e;
+        }
     }
 
     /** Appends rows to an append-only (keyless) table. */

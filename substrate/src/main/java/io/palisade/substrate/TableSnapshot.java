@@ -74,6 +74,15 @@ public interface TableSnapshot extends AutoCloseable {
     /** How many rows have each key of {@code keys} here, as text, ascending; keys with no row are absent. */
     Map<String, Long> keyCounts(KeyFilter keys);
 
+    /**
+     * Every row whose {@code id} is one of {@code keys} (a keyed table), in storage order. This default scans the
+     * table; a store that can filter (Lance: {@code id IN (...)} predicates) overrides it.
+     */
+    default List<Map<String, Object>> rowsWithKeys(KeyFilter keys) {
+        java.util.Set<String> wanted = new java.util.HashSet<>(keys.keys());
+        return scan().stream().filter(r -> wanted.contains(String.valueOf(r.get(KeyedSchemas.ID)))).toList();
+    }
+
     @Override
     void close();
 }

@@ -122,6 +122,15 @@ abstract class LanceSnapshot implements TableSnapshot {
         return keyCounts(dataset, keys, name, ref);
     }
 
+    @Override
+    public List<Map<String, Object>> rowsWithKeys(KeyFilter keys) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (int from = 0; from < keys.size(); from += KEYS_PER_PREDICATE) {
+            out.addAll(read(dataset, inPredicate(keys, from, Math.min(keys.size(), from + KEYS_PER_PREDICATE)), null, name, ref));
+        }
+        return out;
+    }
+
     /** Row count per key of {@code keys} present in {@code ds}. */
     static Map<String, Long> keyCounts(Dataset ds, KeyFilter keys, String name, TableRef at) {
         Map<String, Long> counts = new TreeMap<>();
