@@ -194,9 +194,19 @@ public final class Palisade {
             Recovery.Report report = Recovery.run(journal, replay, store, adoptForeign);
             state = report.state();
             catalog = reconcile(layout, catalog, store, state);
+            HeadsState folded = state;
+            if (!catalog.tables().isEmpty()
+                    && catalog.tables().stream().allMatch(t -> folded.head(HeadsState.MAIN, t.name()).isEmpty())) {
+                // a create that failed or was killed before creation became atomic (staged, then renamed)
+                throw new GraphRefusedException("graph " + root + " is half-made: its creation did not finish (no table "
+                        + "of its catalog has a head), so nothing was ever written to it. Delete the directory and create "
+                        + "the graph again");
+            }
             for (Catalog.TableDef t : catalog.tables()) {
                 if (state.head(HeadsState.MAIN, t.name()).isEmpty()) {
-                    throw new GraphRefusedException("table '" + t.name() + "' of the catalog has no head on main");
+                    throw new GraphRefusedException("table '" + t.name() + "' of the catalog has no head on main: the "
+                            + "catalog names a table the journal never created; restore the graph's catalog.json from a "
+                            + "backup (docs/recovery.md)");
                 }
                 if (t.kind().keyed()) {
                     TableHead h = state.head(HeadsState.MAIN, t.name()).orElseThrow();

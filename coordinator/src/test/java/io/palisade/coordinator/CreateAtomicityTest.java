@@ -98,4 +98,16 @@ class CreateAtomicityTest {
             assertThat(s.map(p -> p.getFileName().toString()).sorted().toList()).containsExactly("busy", "empty");
         }
     }
+
+    @Test
+    void aHalfMadeGraphFromBeforeAtomicCreateIsExplainedAtOpen(@TempDir Path dir) throws Exception {
+        // what a failed create left before creation was staged: format, catalog and a journal without the tables
+        Path root = dir.resolve("old");
+        GraphFormat.write(root, io.palisade.fencing.FormatStamp.FENCING.number());
+        new GraphLayout(root).writeCatalog(Catalog.fromJson(Rows.CATALOG));
+        io.palisade.journal.Journal.open(new GraphLayout(root).palisade(), io.palisade.journal.JournalOptions.defaults()).close();
+        assertThatThrownBy(() -> Palisade.open(root, Options.defaults()))
+                .isInstanceOf(io.palisade.fencing.GraphRefusedException.class)
+                .hasMessageContaining("is half-made").hasMessageContaining("Delete the directory and create the graph again");
+    }
 }
