@@ -54,6 +54,47 @@ public final class Row {
         return new Row(new LinkedHashMap<>(Objects.requireNonNull(values, "values")));
     }
 
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /**
+     * A row from one JSON object, as a line of {@code palisade write} takes: strings, integers (as {@link Long}),
+     * other numbers (as {@link Double}), booleans and nulls.
+     *
+     * @throws ValidationException when the text is not one JSON object of such values
+     */
+    public static Row fromJson(String jsonObject) {
+        com.fasterxml.jackson.databind.JsonNode n;
+        try {
+            n = JSON.readTree(jsonObject);
+        } catch (java.io.IOException e) {
+            throw new ValidationException("not JSON: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+        if (n == null || !n.isObject()) {
+            throw new ValidationException("a row is one JSON object, was: " + jsonObject);
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> e : n.properties()) {
+            com.fasterxml.jackson.databind.JsonNode v = e.getValue();
+            Object value;
+            if (v.isNull()) {
+                value = null;
+            } else if (v.isTextual()) {
+                value = v.textValue();
+            } else if (v.isIntegralNumber() && v.canConvertToLong()) {
+                value = v.longValue();
+            } else if (v.isNumber()) {
+                value = v.doubleValue();
+            } else if (v.isBoolean()) {
+                value = v.booleanValue();
+            } else {
+                throw new ValidationException("column '" + e.getKey() + "': " + v.getNodeType().name().toLowerCase(
+                        java.util.Locale.ROOT) + " values are not supported (strings, numbers, booleans and null are)");
+            }
+            m.put(e.getKey(), value);
+        }
+        return new Row(m);
+    }
+
     /** The value of {@code column}, or null when the row has none. */
     public Object get(String column) {
         return values.get(column);

@@ -23,6 +23,10 @@ class RowApiTest {
             Receipt r = g.insert("main", "person", List.of(Row.of("id", "alice", "age", 30), Row.of("id", "bob")));
             assertThat(r.rows()).isEqualTo(2);
             g.upsert("main", "person", List.of(Row.of(Map.of("id", "bob", "age", 41L))));
+            g.upsert("main", "person", List.of(Row.fromJson("{\"id\": \"carol\", \"age\": 7}")));
+            assertThat(g.get("main", "person", List.of("carol")).get("carol").asMap())
+                    .isEqualTo(Map.of("id", "carol", "age", 7L));
+            g.delete("main", "person", List.of("carol"));
             Map<String, Row> got = g.get("main", "person", List.of("alice", "bob", "nobody"));
             assertThat(got.keySet()).containsExactlyInAnyOrder("alice", "bob");
             assertThat(got.get("alice").int64("age")).isEqualTo(30L);
@@ -46,6 +50,10 @@ class RowApiTest {
             assertThatThrownBy(() -> g.insert("main", "person", List.of(Row.of("id", "a", "age", "three"))))
                     .isInstanceOf(ValidationException.class).hasMessageContaining("age");
             assertThatThrownBy(() -> Row.of("id")).isInstanceOf(ValidationException.class);
+            assertThatThrownBy(() -> Row.fromJson("[1]")).isInstanceOf(ValidationException.class);
+            assertThatThrownBy(() -> Row.fromJson("{\"id\": {\"x\": 1}}")).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("column 'id'");
+            assertThatThrownBy(() -> Row.fromJson("{oops")).isInstanceOf(ValidationException.class).hasMessageContaining("not JSON");
             assertThatThrownBy(() -> Row.of("id", "a", "id", "b")).isInstanceOf(ValidationException.class)
                     .hasMessageContaining("given twice");
             assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(before);
