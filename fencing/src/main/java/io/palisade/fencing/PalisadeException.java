@@ -10,7 +10,11 @@ package io.palisade.fencing;
  *   <li>{@link CommitStateUnknownException}: the outcome is not known; consult the journal before retrying.</li>
  *   <li>{@link GraphRefusedException}: the graph may not be opened or written as asked.</li>
  *   <li>{@link JournalCorruptedException}: the journal failed verification.</li>
- *   <li>{@link TableCorruptedException}: a published table version's files are damaged (torn by a power cut, truncated).</li>
+ *   <li>{@link TableCorruptedException}: a published table version's files are damaged (torn by a power cut, truncated);
+ *       restore the table from a backup.</li>
+ *   <li>{@link ForeignCommitException} (a {@link GraphRefusedException}): a Lance writer other than the graph's committer
+ *       touched a table; the write was not acknowledged (its error says whether its keys are now duplicated); an
+ *       operator inspects and adopts the versions before the table takes writes again.</li>
  * </ul>
  */
 public abstract class PalisadeException extends RuntimeException {
