@@ -311,7 +311,21 @@ public final class Recovery {
             }
             List<DamagedVersion> torn = store.tornVersions(table, tableBranch, base);
             long latest = torn.isEmpty() ? store.latest(table, tableBranch).version() : torn.get(0).ref().version() - 1;
-            if (latest <= base + 1) {
+            if (latest <= base) {
+                continue;
+            }
+            if (latest == base + 1) {
+                // one version: the write's own commit, or a foreign one (Lance's metadata cannot tell a merge-insert's
+                // author). The write's keys decide what recovery can: after the write's commit every key it inserted or
+                // upserted is held exactly once and every key it deleted is gone; anything else means the version is
+                // not (only) the write's, and rolling it forward would publish a foreign change (a duplicate id).
+                notTheWrites(store, group, new TableRef(tableBranch, latest)).ifPresent(why -> {
+                    TableHead h = state.head(first.graphBranch(), table).orElse(first.recorded().intendedTransition().from());
+                    out.add(new Foreign(first.graphBranch(), table, h, latest, "table '" + table + "' (graph branch '"
+                            + first.graphBranch() + "', table branch '" + tableBranch + "') is at version " + latest
+                            + ", one above the interrupted write " + String.join(", ", group.stream().map(OpenIntent::intentId)
+                            .toList()) + " (base " + base + "), but that version is not the write's commit: " + why, true));
+                });
                 continue;
             }
             if (first.recorded().operation() == io.palisade.journal.LogicalOperation.COMPACTION
@@ -331,6 +345,52 @@ public final class Recovery {
                     + " versions were committed above its base: " + describe(store, table, tableBranch, base), true));
         }
         return out;
+    }
+
+    /**
+     * Why version {@code at} cannot be the commit of the open group (inserts, upserts or deletes with key filters on a
+     * keyed table), judged by the group's keys there; empty when it can be (or the group carries no keys).
+     */
+    private static Optional<String> notTheWrites(TableStore store, List<OpenIntent> group, TableRef at) {
+        io.palisade.fencing.KeyFilter written = null;
+        io.palisade.fencing.KeyFilter deleted = null;
+        for (OpenIntent o : group) {
+            io.palisade.fencing.KeyFilter k = o.recorded().keyFilter();
+            if (k == null || k.isEmpty()) {
+                continue;
+            }
+            switch (o.recorded().operation()) {
+                case INSERT, UPSERT -> written = written == null ? k : written.union(k);
+                case DELETE -> deleted = deleted == null ? k : deleted.union(k);
+                case OVERWRITE, ADD_COLUMNS, INDEX_MAINTENANCE, COMPACTION, CREATE_TABLE, BRANCH_MERGE, MIGRATION_UNIT -> {
+                    return Optional.empty(); // judged by its version count only
+                }
+            }
+        }
+        if (written == null && deleted == null) {
+            return Optional.empty();
+        }
+        try (io.palisade.substrate.KeyedTable t = store.openKeyed(group.get(0).table(), at)) {
+            if (written != null) {
+                Map<String, Long> counts = t.keyCounts(written);
+                List<String> twice = counts.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey)
+                        .sorted().limit(20).toList();
+                if (!twice.isEmpty()) {
+                    return Optional.of("it holds the write's keys " + twice + " more than once");
+                }
+                if (counts.size() < written.size()) {
+                    List<String> missing = written.keys().stream().filter(k -> !counts.containsKey(k)).sorted().limit(20).toList();
+                    return Optional.of("it lacks the write's keys " + missing);
+                }
+            }
+            if (deleted != null) {
+                Map<String, Long> still = t.keyCounts(deleted);
+                if (!still.isEmpty()) {
+                    return Optional.of("it still holds the keys the write deleted " + still.keySet().stream().limit(20).toList());
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /** Whether the open intent is a bulk load (it has progress records). */

@@ -262,6 +262,33 @@ class ForeignRaceTest {
                 });
     }
 
+    @Test
+    void aForeignVersionAboveAnInterruptedWritesBaseIsNotRolledForwardAsItsEffect() {
+        Path graph = dir.resolve("g");
+        long head;
+        try (Graph g = create(graph, rows("bob", 40))) {
+            head = g.state().head("main", "person").orElseThrow().version();
+            PhaseCrashPoints.listener(name -> {
+                if (name.equals("after-intent")) {
+                    throw new Killed(); // the writer dies after Phase A: the intent is open, nothing committed
+                }
+            });
+            try (VectorSchemaRoot r = CrashWorkloadRows.people(allocator, rows("alice", 30, "carol", 50))) {
+                assertThatThrownBy(() -> g.insert("main", "person", r)).hasRootCauseInstanceOf(Killed.class);
+            }
+            PhaseCrashPoints.listener(null);
+        }
+        // while no writer runs, a foreign client commits exactly one version above the intent's base
+        foreignAppend(graph, rows("alice", 99));
+        assertThatThrownBy(() -> Palisade.open(graph, Options.defaults()))
+                .isInstanceOfSatisfying(ForeignCommitException.class, e -> {
+                    assertThat(e.situation()).isEqualTo(ForeignCommitException.Situation.PENDING);
+                    assertThat(e.latestVersion()).isEqualTo(head + 1);
+                    assertThat(e.getMessage()).contains("not the write's commit").contains("lacks the write's keys [carol]");
+                });
+        // an interrupted write whose own commit is there still rolls forward (the crash matrix covers every op)
+    }
+
     /** A simulated death at a crash point (in-process). */
     private static final class Killed extends RuntimeException {
         private static final long serialVersionUID = 1L;
