@@ -354,7 +354,7 @@ final class Committer implements Agent {
         int retries = 0;
         while (!live.isEmpty()) {
             try {
-                Faults.beforeSubstrateCommit(first.table);
+                Faults.beforeSubstrateCommit(first.table, graph.layout().tables(), graph.allocator());
                 result = commit(def, ref, live);
                 break;
             } catch (KeyConflictException e) {
