@@ -167,11 +167,11 @@ class PowerLossTest {
 
     /**
      * The random trials of {@link RandomKillTest} with a power cut at a random sync point of each child
-     * instead of a timed SIGKILL ({@code -Dpalisade.crash.power.random=N} cuts, default 10).
+     * instead of a timed SIGKILL ({@code -Dpalisade.crash.power.random=N} cuts, default 5).
      */
     @Test
     void powerCutAtRandomMomentsKeepsEveryInvariant() throws Exception {
-        int kills = Integer.getInteger("palisade.crash.power.random", 10);
+        int kills = Integer.getInteger("palisade.crash.power.random", 5);
         long[] before = counts();
         RandomKillTest.run(dir, Long.getLong("palisade.crash.seed", 6008L), kills, true);
         long[] d = since(before);
