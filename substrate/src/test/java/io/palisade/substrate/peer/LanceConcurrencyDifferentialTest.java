@@ -323,7 +323,9 @@ class LanceConcurrencyDifferentialTest {
 
     private static String describe(Result r, Outcome o) {
         if (!o.secondCommitted()) {
-            return "second refused";
+            String e = o.error().toLowerCase(java.util.Locale.ROOT);
+            return e.contains("concurrent writers") || e.contains("retryable") ? "second retryable conflict"
+                    : e.isEmpty() ? "second committed nothing" : "second failed (" + o.error() + ")";
         }
         return r.serial().contains(o.state()) ? "both, serial" : "both, NOT serial";
     }
