@@ -145,6 +145,38 @@ class CommitPayloadSurfaceGuardTest {
         assertThat(latest().payload().fragmentFiles()).isEmpty();
     }
 
+    /** A DataReplacement (a column file swapped for a copy) reads back with the replaced fields. */
+    @Test
+    void aDataReplacementRecordsTheFieldsOfTheFilesItReplaced() throws Exception {
+        f.create(true, "a", "b");
+        try (Dataset d = f.open()) {
+            d.addColumns(new SqlExpressions.Builder().withExpression("w", "v * 2").build(), Optional.empty());
+        }
+        try (Dataset d = f.open()) {
+            org.lance.FragmentMetadata frag = d.getFragments().get(0).metadata();
+            org.lance.fragment.DataFile w = frag.getFiles().get(1);
+            assertThat(w.getFields()).containsExactly(2);
+            Path data = dir.resolve("t.lance").resolve("data");
+            String copy = "copy-" + w.getPath();
+            java.nio.file.Files.copy(data.resolve(w.getPath()), data.resolve(copy));
+            org.lance.fragment.DataFile replacement = new org.lance.fragment.DataFile(copy, w.getFields(), w.getColumnIndices(),
+                    w.getFileMajorVersion(), w.getFileMinorVersion(), w.getFileSizeBytes(), null);
+            org.lance.operation.DataReplacement op = org.lance.operation.DataReplacement.builder().replacements(List.of(
+                    new org.lance.operation.DataReplacement.DataReplacementGroup(frag.getId(), replacement))).build();
+            try (SourcedTransaction tx = d.newTransactionBuilder().operation(op).build(); Dataset after = tx.commit()) {
+                assertThat(after.version()).isEqualTo(3);
+            }
+        }
+        CommitDescription c = latest();
+        assertThat(c.kind()).isEqualTo(OperationKind.DATA_REPLACEMENT);
+        assertThat(c.payload().replacedFields()).containsExactly(Map.entry(0L, List.of(2)));
+        assertThat(actions(c)).singleElement().isInstanceOfSatisfying(io.palisade.fencing.action.ReplaceFragmentColumns.class,
+                r -> assertThat(r.fieldIds()).containsExactly(2));
+        try (Dataset d = f.open()) {
+            assertThat(d.countRows("w = 2")).isEqualTo(2);
+        }
+    }
+
     @Test
     void indexCommitsRecordUuidsFieldsAndCoverageAndARefreshIsARewriteOfTheSameIndex() {
         f.create(true, "a", "b");
