@@ -20,6 +20,12 @@ public enum OperationKind {
     UPDATE("Update"),
     DATA_REPLACEMENT("DataReplacement"),
     UPDATE_CONFIG("UpdateConfig"),
+    /** MemWAL merged generations (no Java operation class in lance-core 7.0.0). */
+    UPDATE_MEM_WAL_STATE("UpdateMemWalState"),
+    /** A shallow clone's first version (no Java operation class in lance-core 7.0.0). */
+    CLONE("Clone"),
+    /** New storage bases (no Java operation class in lance-core 7.0.0). */
+    UPDATE_BASES("UpdateBases"),
     UNKNOWN("Unknown");
 
     private final String lanceName;

@@ -28,8 +28,7 @@ public record AddBases(List<BasePath> newBases) implements Action {
     public ResourceMask writes() {
         ResourceMask.Builder b = ResourceMask.builder();
         for (BasePath p : newBases) {
-            b.id(ResourceKind.BASES, "id:" + p.id()).id(ResourceKind.BASES, "name:" + p.name())
-                    .id(ResourceKind.BASES, "path:" + p.path());
+            identities(p).forEach(i -> b.id(ResourceKind.BASES, i));
         }
         return b.build();
     }
@@ -40,10 +39,24 @@ public record AddBases(List<BasePath> newBases) implements Action {
         List<BasePath> all = new ArrayList<>(base.bases());
         all.addAll(newBases);
         for (BasePath p : all) {
-            if (!seen.add("id:" + p.id()) || !seen.add("name:" + p.name()) || !seen.add("path:" + p.path())) {
+            if (!identities(p).stream().allMatch(seen::add)) {
                 throw new ValidationException("base " + p + " repeats an existing id, name or path");
             }
         }
+    }
+
+    /**
+     * What identifies a base: its path, its name unless it has none, and its id unless it is 0 (Lance's
+     * "assign at commit", like an unnamed base: two such bases never clash on it).
+     */
+    static List<String> identities(BasePath p) {
+        List<String> out = new ArrayList<>();
+        out.add("path:" + p.path());
+        p.givenName().ifPresent(n -> out.add("name:" + n));
+        if (p.id() != 0) {
+            out.add("id:" + p.id());
+        }
+        return out;
     }
 
     @Override

@@ -84,13 +84,25 @@ public record AddIndex(UUID uuid, String name, Set<Integer> fieldIds, Set<Fragme
         }
     }
 
-    /** Absorbs a winner's coverage invalidation: fragments it invalidated for these fields leave the coverage. */
+    /**
+     * Absorbs a winner's coverage invalidation (fragments it invalidated for these fields leave the coverage)
+     * or removal of fragments by id (they leave the coverage: their rows are gone).
+     */
     @Override
     public Action rebase(Action winner) {
         if (winner instanceof InvalidateIndexCoverage inv && inv.fieldIds().stream().anyMatch(fieldIds::contains)) {
             Set<FragmentRef> kept = new HashSet<>();
             for (FragmentRef r : coverage) {
                 if (r.existingId().isEmpty() || !inv.fragmentIds().contains(r.existingId().getAsLong())) {
+                    kept.add(r);
+                }
+            }
+            return new AddIndex(uuid, name, fieldIds, kept, indexVersion, replaces);
+        }
+        if (winner instanceof RemoveFragments rm && rm.selector() instanceof RemoveFragments.Selector.Ids ids) {
+            Set<FragmentRef> kept = new HashSet<>();
+            for (FragmentRef r : coverage) {
+                if (r.existingId().isEmpty() || !ids.ids().contains(r.existingId().getAsLong())) {
                     kept.add(r);
                 }
             }

@@ -70,10 +70,18 @@ public record RemoveFragments(Selector selector) implements Action {
     @Override
     public Manifest apply(Manifest base, TxnContext ctx) {
         SortedMap<Long, Fragment> frags = new TreeMap<>(base.fragments());
-        switch (selector) {
-            case Selector.Ids ids -> ids.ids().forEach(frags::remove);
-            case Selector.AllCurrent a -> frags.clear();
-        }
-        return base.withFragments(frags, base.nextFragmentId(), base.nextRowId());
+        Set<Long> removed = new java.util.HashSet<>(switch (selector) {
+            case Selector.Ids ids -> ids.ids();
+            case Selector.AllCurrent a -> frags.keySet();
+        });
+        removed.forEach(frags::remove);
+        // an index keeps no coverage of a fragment that is gone (its rows are gone, like deleted rows)
+        java.util.Map<java.util.UUID, IndexMetadata> idx = new java.util.LinkedHashMap<>();
+        base.indices().forEach((id, i) -> {
+            Set<Long> bitmap = new java.util.HashSet<>(i.fragmentBitmap());
+            bitmap.removeAll(removed);
+            idx.put(id, i.withBitmap(bitmap));
+        });
+        return base.withFragments(frags, base.nextFragmentId(), base.nextRowId()).withIndices(idx);
     }
 }

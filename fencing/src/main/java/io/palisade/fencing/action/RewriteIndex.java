@@ -69,12 +69,17 @@ public record RewriteIndex(UUID oldId, UUID newId, int newVersion, Set<Long> cov
         }
     }
 
-    /** Absorbs a winner's coverage invalidation over this index's fields. */
+    /** Absorbs a winner's coverage invalidation over this index's fields, or its removal of fragments by id. */
     @Override
     public Action rebase(Action winner) {
         if (winner instanceof InvalidateIndexCoverage inv && inv.fieldIds().stream().anyMatch(fieldIds::contains)) {
             Set<Long> kept = new java.util.HashSet<>(coverage);
             kept.removeAll(inv.fragmentIds());
+            return new RewriteIndex(oldId, newId, newVersion, kept, fieldIds);
+        }
+        if (winner instanceof RemoveFragments rm && rm.selector() instanceof RemoveFragments.Selector.Ids ids) {
+            Set<Long> kept = new java.util.HashSet<>(coverage);
+            kept.removeAll(ids.ids());
             return new RewriteIndex(oldId, newId, newVersion, kept, fieldIds);
         }
         return this;

@@ -26,11 +26,13 @@ public record UpdateSchemaMetadata(List<MetadataUpdate> updates) implements Acti
             return new MetadataUpdate(fieldId, key, Optional.empty());
         }
 
-        String resource() {
+        /** The id of this update's key in the action's {@link ResourceKind#SCHEMA_METADATA} mask. */
+        public String resource() {
             return fieldId < 0 ? "schema:" + key : "field:" + fieldId + ":" + key;
         }
 
-        boolean primaryKey() {
+        /** Whether this update touches the primary-key designation. */
+        public boolean primaryKey() {
             return fieldId >= 0 && Field.PRIMARY_KEY_METADATA.equals(key);
         }
     }

@@ -37,6 +37,13 @@ public final class ConflictMatrixDocument {
         sb.append("The driver (`ConflictResolver`) checks a transaction only against transactions committed after its read "
                 + "version. For an R(n) cell it first intersects the two actions' resource masks (`reads()`/`writes()`); "
                 + "disjoint masks commute without asking the rule.\n\n");
+        sb.append("One judgement spans transactions: when both transactions replace the whole table (each removes "
+                + "\"all current\" fragments: an overwrite), their ")
+                .append(ConflictResolver.SUPERSEDED.stream().sorted().map(k -> k.code() + " " + k.label())
+                        .collect(Collectors.joining(", ")))
+                .append(" pairs are not judged: the later replacement wins whole (Lance's last writer wins), and each "
+                        + "one's content was validated on its own. Their other actions (config, metadata, indices) "
+                        + "are judged as usual.\n\n");
 
         sb.append("## Catalog\n\n");
         sb.append("| # | action | payload | reads | writes |\n|---|---|---|---|---|\n");

@@ -28,7 +28,24 @@ import java.util.Optional;
  */
 public final class ConflictResolver {
 
+    /**
+     * The action kinds by which a whole-table replacement (an overwrite: RemoveFragments of "all current"
+     * fragments, its new fragments and schema) supersedes another one: between two replacements these pairs
+     * are not judged, since whichever commits later removes everything the earlier one added and replaces its
+     * schema, and each one's content (its keys included) was validated on its own. Every other pair of the two
+     * transactions (config, metadata, indices, bases) is judged as usual. The condition is symmetric.
+     */
+    static final java.util.Set<io.palisade.fencing.action.ActionKind> SUPERSEDED = java.util.EnumSet.of(
+            io.palisade.fencing.action.ActionKind.ADD_FRAGMENTS, io.palisade.fencing.action.ActionKind.REMOVE_FRAGMENTS,
+            io.palisade.fencing.action.ActionKind.CHANGE_SCHEMA);
+
     private ConflictResolver() {
+    }
+
+    /** Whether the actions replace the whole table: they remove "all current" fragments. */
+    public static boolean replacesTable(List<Action> actions) {
+        return actions.stream().anyMatch(a -> a instanceof io.palisade.fencing.action.RemoveFragments r
+                && r.selector() instanceof io.palisade.fencing.action.RemoveFragments.Selector.AllCurrent);
     }
 
     public static Verdict check(Transaction txn, List<CommittedTransaction> winners) {
@@ -43,10 +60,15 @@ public final class ConflictResolver {
         List<Action> actions = new ArrayList<>(txn.actions());
         List<Conflict> conflicts = new ArrayList<>();
         List<String> rebases = new ArrayList<>();
+        boolean replacing = replacesTable(txn.actions());
         for (CommittedTransaction w : ordered) {
+            boolean bothReplace = replacing && replacesTable(w.actions());
             for (int i = 0; i < actions.size(); i++) {
                 for (Action wa : w.actions()) {
                     Action a = txn.actions().get(i);
+                    if (bothReplace && SUPERSEDED.contains(a.kind()) && SUPERSEDED.contains(wa.kind())) {
+                        continue; // two whole-table replacements: the later one wins whole (Lance's last writer wins)
+                    }
                     Cell cell = ConflictMatrix.cell(a.kind(), wa.kind());
                     switch (cell) {
                         case Cell.Compatible c -> { }

@@ -2,6 +2,12 @@ package io.palisade.fencing.conflict;
 
 import io.palisade.fencing.action.Action;
 import io.palisade.fencing.action.AddFields;
+import io.palisade.fencing.action.AddFragments;
+import io.palisade.fencing.action.AddIndex;
+import io.palisade.fencing.action.RemoveFragments;
+import io.palisade.fencing.action.RewriteIndex;
+import io.palisade.fencing.action.UpdateConfig;
+import io.palisade.fencing.action.UpdateSchemaMetadata;
 import io.palisade.fencing.action.ReplaceFragmentColumns;
 import io.palisade.fencing.action.ResourceKind;
 import io.palisade.fencing.action.ResourceMask.Contact;
@@ -106,16 +112,26 @@ public enum Rule {
             return conflictOn(contacts, this, "fields dropped by one transaction and used by the other");
         }
     },
-    NEW_FIELDS_NEED_DATA(7, "Non-nullable new field vs appended fragments",
-            "AddFields adds a non-nullable field while fragments are appended concurrently (they would lack its data)",
-            Resolution.RETRY, "retry from the new base; nullable new fields commute (appended rows read null)",
+    NEW_FIELDS_NEED_DATA(7, "New fields vs appended or moved rows",
+            "AddFields adds a non-nullable field while fragments are appended concurrently (they would lack its data), "
+                    + "or writes the new fields' values into a fragment whose rows the other action moves into new "
+                    + "fragments (an Update rewriting rows: the moved rows would read null, the merged values are lost)",
+            Resolution.RETRY, "retry from the new base; nullable new fields commute with freshly appended rows "
+                    + "(they read null, as if appended after the fields)",
             EnumSet.of(FRAGMENT_LIST)) {
         @Override
         Judgement judge(Action a, Action b, List<Contact> contacts) {
             AddFields f = (AddFields) (a instanceof AddFields ? a : b);
+            AddFragments add = (AddFragments) (a instanceof AddFragments ? a : b);
             List<String> required = f.newFields().stream().filter(n -> !n.nullable()).map(AddFields.NewField::name).toList();
-            return required.isEmpty() ? Judgement.COMPATIBLE
-                    : retry("non-nullable new fields " + required + " would be missing from concurrently appended fragments");
+            if (!required.isEmpty()) {
+                return retry("non-nullable new fields " + required + " would be missing from concurrently appended fragments");
+            }
+            Set<Long> moved = new java.util.TreeSet<>(add.preservedRowSources());
+            moved.retainAll(f.fragmentFiles().keySet());
+            return moved.isEmpty() ? Judgement.COMPATIBLE
+                    : retry("rows of fragments " + moved + " are moved into new fragments while new fields' values are "
+                    + "written for them (the moved rows would lose the values)");
         }
     },
     PRIMARY_KEY_CHANGE(8, "Primary key installed under a write",
@@ -127,11 +143,17 @@ public enum Rule {
         }
     },
     INDEX_COVERAGE(9, "Index coverage vs data change",
-            "an index (new or rewritten) covers a fragment, or a (fragment, field) column, that the other action removes, "
-                    + "rewrites or replaces",
-            Resolution.RETRY, "retry: the index is rebuilt over the new data", EnumSet.of(FRAGMENTS, FRAGMENT_COLUMNS)) {
+            "an index (new or rewritten) covers a fragment, or a (fragment, field) column, that the other action "
+                    + "rewrites, replaces or removes wholesale (\"all current\": an overwrite renumbers fragments from 0)",
+            Resolution.RETRY, "retry: the index is rebuilt over the new data; a removal of fragments by id is absorbed "
+                    + "(REBASE: the index drops them; their rows are gone, as deleted rows are, and ids are never reused)",
+            EnumSet.of(FRAGMENTS, FRAGMENT_COLUMNS)) {
         @Override
         Judgement judge(Action a, Action b, List<Contact> contacts) {
+            if ((a instanceof RemoveFragments r && r.selector() instanceof RemoveFragments.Selector.Ids)
+                    || (b instanceof RemoveFragments r2 && r2.selector() instanceof RemoveFragments.Selector.Ids)) {
+                return new Judgement.Rebase("removed fragments dropped from the index's coverage");
+            }
             return conflictOn(contacts, this, "index coverage changed under the index");
         }
     },
@@ -152,20 +174,44 @@ public enum Rule {
         }
     },
     KEYED_MAP_UPDATES(12, "Same metadata or config key",
-            "both set or remove the same schema-metadata, field-metadata, config or table-metadata key, or one "
-                    + "replaces the whole map",
-            Resolution.RETRY, "retry from the new base; disjoint keys commute",
+            "both set or remove the same schema-metadata, field-metadata, config or table-metadata key (unless both "
+                    + "remove it), or one replaces the whole map",
+            Resolution.RETRY, "retry from the new base; disjoint keys commute, and so do two removals of one key "
+                    + "(idempotent)",
             EnumSet.of(SCHEMA_METADATA, PRIMARY_KEY, CONFIG, TABLE_METADATA)) {
         @Override
         Judgement judge(Action a, Action b, List<Contact> contacts) {
-            return conflictOn(contacts, this, "keys updated by both");
+            Set<String> removedByBoth = new java.util.HashSet<>(removals(a));
+            removedByBoth.retainAll(removals(b));
+            List<Contact> left = new java.util.ArrayList<>();
+            for (Contact c : contacts) {
+                if (c.kind() == CONFIG || c.kind() == TABLE_METADATA || c.kind() == SCHEMA_METADATA) {
+                    Optional<io.palisade.fencing.action.Scope> sa = a.writes().scope(c.kind());
+                    Optional<io.palisade.fencing.action.Scope> sb = b.writes().scope(c.kind());
+                    if (sa.isPresent() && sb.isPresent() && sa.get() instanceof io.palisade.fencing.action.Scope.Ids ia
+                            && sb.get() instanceof io.palisade.fencing.action.Scope.Ids ib) {
+                        Set<String> shared = new java.util.TreeSet<>(ia.ids());
+                        shared.retainAll(ib.ids());
+                        if (shared.stream().allMatch(k -> removedByBoth.contains(c.kind() + "/" + k))) {
+                            continue; // every shared key is removed by both: idempotent
+                        }
+                    }
+                }
+                left.add(c);
+            }
+            return conflictOn(left, this, "keys updated by both");
         }
     },
     INDEX_IDENTITY(13, "Same index",
-            "both add, remove or rewrite the same index id, or add indices of the same name",
-            Resolution.RETRY, "retry from the new index list", EnumSet.of(INDICES)) {
+            "both add, remove or rewrite the same index id, or add indices of the same name; two identical index "
+                    + "commits (the same new index id replacing the same index) are one commit made twice",
+            Resolution.RETRY, "retry from the new index list; an identical index commit commutes (idempotent)",
+            EnumSet.of(INDICES)) {
         @Override
         Judgement judge(Action a, Action b, List<Contact> contacts) {
+            if (a.equals(b) && (a instanceof AddIndex || a instanceof RewriteIndex)) {
+                return Judgement.COMPATIBLE;
+            }
             return conflictOn(contacts, this, "index changed by both");
         }
     },
@@ -287,6 +333,22 @@ public enum Rule {
                 .<Judgement>map(c -> new Judgement.Conflicting(Resolution.RETRY, what + ": " + c.shared().description(),
                         c.shared().exactKeys() ? c.shared().sample() : List.of(), c.shared().exactKeys()))
                 .orElse(Judgement.COMPATIBLE);
+    }
+
+    /**
+     * The resources whose key an update removes (config, table metadata, schema and field metadata),
+     * in the ids the actions' masks use; empty for a replacement of the whole map.
+     */
+    private static Set<String> removals(Action x) {
+        Set<String> out = new java.util.HashSet<>();
+        if (x instanceof UpdateConfig u && !u.replace()) {
+            u.updates().stream().filter(c -> c.value().isEmpty()).forEach(c -> out.add(
+                    (c.target() == UpdateConfig.Target.CONFIG ? CONFIG : TABLE_METADATA) + "/" + c.key()));
+        } else if (x instanceof UpdateSchemaMetadata m) {
+            m.updates().stream().filter(c -> c.value().isEmpty() && !c.primaryKey())
+                    .forEach(c -> out.add(SCHEMA_METADATA + "/" + c.resource()));
+        }
+        return out;
     }
 
     private static Judgement retry(String reason) {

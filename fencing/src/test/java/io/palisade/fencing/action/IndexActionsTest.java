@@ -83,7 +83,15 @@ class IndexActionsTest {
     void addIndexIsNotRebasedOverInvalidationsOfOtherFields() {
         AddIndex mine = index(uuid(7), "x", Set.of(AGE), ids(0, 1));
         assertThat(mine.rebase(new InvalidateIndexCoverage(Set.of(0L), Set.of(NAME)))).isEqualTo(mine);
-        assertThat(mine.rebase(RemoveFragments.ids(0L))).isSameAs(mine);
+        assertThat(mine.rebase(RemoveFragments.allCurrent())).isSameAs(mine);
+    }
+
+    @Test
+    void addIndexDropsFragmentsRemovedByIdFromItsCoverage() {
+        AddIndex mine = index(uuid(7), "x", Set.of(AGE), ids(0, 1));
+        assertThat(mine.rebase(RemoveFragments.ids(0L))).isEqualTo(index(uuid(7), "x", Set.of(AGE), ids(1)));
+        RewriteIndex rw = new RewriteIndex(uuid(7), uuid(8), 1, Set.of(0L, 1L), Set.of(AGE));
+        assertThat(rw.rebase(RemoveFragments.ids(1L, 5L))).isEqualTo(new RewriteIndex(uuid(7), uuid(8), 1, Set.of(0L), Set.of(AGE)));
     }
 
     @Test

@@ -38,7 +38,7 @@ class ConflictMatrixTest {
         m.put(Rule.NEW_FIELDS_NEED_DATA, new Example(insert("a"), new AddFields(List.of(new AddFields.NewField("score", false)),
                 Map.of(0L, "s0", 1L, "s1", 2L, "s2")), Resolution.RETRY));
         m.put(Rule.PRIMARY_KEY_CHANGE, new Example(keylessAppend(1), UpdateSchemaMetadata.installPrimaryKey(0), Resolution.RETRY));
-        m.put(Rule.INDEX_COVERAGE, new Example(RemoveFragments.ids(1L), new AddIndex(I0, "age", Set.of(AGE),
+        m.put(Rule.INDEX_COVERAGE, new Example(ageOf1, new AddIndex(I0, "age", Set.of(AGE),
                 Set.of(FragmentRef.id(1)), 1, Optional.empty()), Resolution.RETRY));
         m.put(Rule.COLUMN_OVERLAP, new Example(ageOf1, ageOf1, Resolution.RETRY));
         m.put(Rule.FIELD_NAME_CLASH, new Example(new AddFields(List.of(new AddFields.NewField("x", true)), Map.of()),

@@ -450,17 +450,18 @@ public final class LanceTableStore implements TableStore {
                 return decompose(table, new TableRef(b.getParentBranch().orElse(TableRef.MAIN), ref.version())).at(ref);
             }
         }
-        try (Dataset ds = openDataset(table, ref)) {
+        try (Dataset ds = openDataset(table, ref);
+             Dataset prev = ref.version() > 1 ? openDataset(table, new TableRef(ref.branch(), ref.version() - 1)) : null) {
             Map<Long, FragmentMetadata> now = fragments(ds);
-            Map<Long, FragmentMetadata> before = Map.of();
-            LanceSchema beforeSchema = null;
-            if (ref.version() > 1) {
-                try (Dataset prev = openDataset(table, new TableRef(ref.branch(), ref.version() - 1))) {
-                    before = fragments(prev);
-                    beforeSchema = prev.getLanceSchema();
-                }
-            }
+            Map<Long, FragmentMetadata> before = prev == null ? Map.of() : fragments(prev);
+            LanceSchema beforeSchema = prev == null ? null : prev.getLanceSchema();
             TreeSet<Integer> fields = schemaDiff(beforeSchema, ds.getLanceSchema());
+            // the kind from the transaction's bytes first: readTransaction() aborts the JVM on some kinds
+            Optional<OperationKind> peeked = torn.branchDir(table, ref.branch())
+                    .flatMap(d -> Optional.ofNullable(LanceTornVersions.manifests(d).get(ref.version()))
+                            .flatMap(m -> LanceCommitPayloads.peekKind(d, m)));
+            List<String> notVisible = new ArrayList<>();
+            CommitDescription.Payload payload = null;
             OperationKind kind = OperationKind.UNKNOWN;
             long readVersion = 0;
             Map<String, String> props = Map.of();
@@ -470,7 +471,14 @@ public final class LanceTableStore implements TableStore {
             TreeSet<Integer> remappedIndexFields = new TreeSet<>();
             Optional<Transaction> txn;
             try {
-                txn = ds.readTransaction();
+                if (peeked.isPresent() && !LanceCommitPayloads.JNI_READABLE.contains(peeked.get())) {
+                    kind = peeked.get();
+                    notVisible.add("the " + kind.lanceName() + " transaction: lance-core 7.0.0's readTransaction() "
+                            + "aborts the JVM on it, so it is never read; only the manifests are compared");
+                    txn = Optional.empty();
+                } else {
+                    txn = ds.readTransaction();
+                }
             } catch (RuntimeException e) {
                 if (!String.valueOf(e.getMessage()).contains(REWRITTEN_INDEX_JNI_SIGNATURE)) {
                     throw e;
@@ -481,6 +489,8 @@ public final class LanceTableStore implements TableStore {
                 // version are not visible, and the remapped indices are those present at this version.
                 txn = Optional.empty();
                 kind = OperationKind.REWRITE;
+                notVisible.add("the Rewrite transaction (lance-core 7.0.0's JNI cannot build its RewrittenIndex): "
+                        + "groups and read version unknown, every index present taken as remapped");
                 for (Index i : ds.getIndexes()) {
                     remappedIndexFields.addAll(i.fields());
                 }
@@ -512,13 +522,17 @@ public final class LanceTableStore implements TableStore {
                             fields.add((int) f);
                         }
                     }
+                    payload = LanceCommitPayloads.payload(kind, t.operation(), ds, prev, notVisible);
                     t.operation().release();
                 }
+            }
+            if (payload == null) {
+                payload = LanceCommitPayloads.payload(kind, null, ds, prev, notVisible);
             }
             FragmentDiff diff = FragmentDiff.of(kind, before, now);
             return new CommitDescription(ref, kind, readVersion, props, diff.removed(), diff.added(), diff.updated(),
                     List.copyOf(fields), Optional.empty(), indicesAdded, indicesRemoved, rewriteGroups,
-                    List.copyOf(remappedIndexFields));
+                    List.copyOf(remappedIndexFields), payload);
         } catch (Exception e) {
             throw LanceErrors.readFailure(table, ref, "decompose " + ref, e);
         }
