@@ -86,6 +86,21 @@ public interface TableStore extends AutoCloseable {
         throw new io.palisade.fencing.ValidationException(getClass().getSimpleName() + " cannot read a table unchecked");
     }
 
+    /**
+     * An exact count of the ids of the state {@code ref} (every row, read without the PK contract check of
+     * {@link #openKeyed}, so a state whose PK was stripped can be counted too), with the schema facts of the
+     * primary-key contract and up to {@code sampleSize} duplicated ids. Never a write path: recovery calls it
+     * before it adopts a foreign version, the repair before and after it removes duplicates.
+     * The default counts the rows of {@link #scanUnchecked}; a store may read only the {@code id} column.
+     */
+    default IdCensus idCensus(String table, TableRef ref, int sampleSize) {
+        List<java.util.Map<String, Object>> rows = scanUnchecked(table, ref);
+        List<Object> ids = new java.util.ArrayList<>(rows.size());
+        rows.forEach(r -> ids.add(r.get(KeyedSchemas.ID)));
+        boolean hasId = rows.isEmpty() || rows.get(0).containsKey(KeyedSchemas.ID);
+        return IdCensus.of(ref, primaryKey(table, ref), hasId ? "unknown" : null, false, ids, sampleSize);
+    }
+
     /** What the commit that produced {@code ref} did (see {@link CommitDescription}). */
     CommitDescription decompose(String table, TableRef ref);
 
