@@ -119,7 +119,9 @@ public final class Main implements Runnable {
         if (code == INTERNAL && !(e instanceof CliException)) {
             msg = e.getClass().getSimpleName() + ": " + msg;
         }
-        System.err.println("palisade: " + kind + ": " + msg.replace('\n', ' '));
+        // a message that starts with its own kind ("foreign commit: ...") is not prefixed twice
+        String line = msg.startsWith(kind + ": ") ? msg : kind + ": " + msg;
+        System.err.println("palisade: " + line.replace('\n', ' '));
         if (json && !jsonPrinted) {
             System.out.println(jsonError(code, kind, msg, e));
         }

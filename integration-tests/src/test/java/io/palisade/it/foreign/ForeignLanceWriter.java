@@ -22,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A writer that bypasses Palisade and commits straight to a graph's Lance table with the Lance Java API,
@@ -30,16 +29,16 @@ import java.util.Map;
  * harness's {@code person} ({@code id: string not null} as the PK, {@code age: int64}). Rows are given as
  * alternating id / age pairs.
  */
-final class ForeignLanceWriter implements AutoCloseable {
+public final class ForeignLanceWriter implements AutoCloseable {
     private final BufferAllocator allocator = new RootAllocator();
     private final String uri;
 
-    ForeignLanceWriter(Path graph, String table) {
+    public ForeignLanceWriter(Path graph, String table) {
         this.uri = graph.resolve("tables").resolve(table + ".lance").toString();
     }
 
     /** A Lance Append (no key check at all) of rows with the table's own schema, PK metadata included. */
-    long append(Object... idAge) {
+    public long append(Object... idAge) {
         try (Dataset now = open(); ArrowArrayStream s = stream(now.getSchema(), idAge);
              Dataset after = Dataset.write().allocator(allocator).stream(s).uri(uri)
                      .mode(WriteParams.WriteMode.APPEND).execute()) {
@@ -48,7 +47,7 @@ final class ForeignLanceWriter implements AutoCloseable {
     }
 
     /** A Lance merge-insert ON id, WhenMatched UpdateAll (an upsert that goes through no journal). */
-    long upsert(Object... idAge) {
+    public long upsert(Object... idAge) {
         try (Dataset now = open(); ArrowArrayStream s = stream(now.getSchema(), idAge)) {
             try (Dataset after = now.mergeInsert(new MergeInsertParams(List.of("id")).withMatchedUpdateAll(), s).dataset()) {
                 return after.version();
@@ -57,7 +56,7 @@ final class ForeignLanceWriter implements AutoCloseable {
     }
 
     /** A Lance delete by SQL predicate. */
-    long delete(String predicate) {
+    public long delete(String predicate) {
         try (Dataset now = open()) {
             now.delete(predicate);
             return now.version();
@@ -65,7 +64,7 @@ final class ForeignLanceWriter implements AutoCloseable {
     }
 
     /** A Lance compaction with default options. */
-    long compact() {
+    public long compact() {
         try (Dataset now = open()) {
             now.compact();
             return now.version();
@@ -73,7 +72,7 @@ final class ForeignLanceWriter implements AutoCloseable {
     }
 
     /** A Lance Overwrite whose schema is the table's without the primary-key metadata on {@code id}. */
-    long overwriteStrippingPk(Object... idAge) {
+    public long overwriteStrippingPk(Object... idAge) {
         try (Dataset now = open()) {
             List<Field> fields = new ArrayList<>();
             for (Field f : now.getSchema().getFields()) {
@@ -89,7 +88,7 @@ final class ForeignLanceWriter implements AutoCloseable {
         }
     }
 
-    long version() {
+    public long version() {
         try (Dataset d = open()) {
             return d.version();
         }
@@ -129,7 +128,4 @@ final class ForeignLanceWriter implements AutoCloseable {
         allocator.close();
     }
 
-    static Map<String, Object> row(String id, long age) {
-        return Map.of("id", id, "age", age);
-    }
 }
