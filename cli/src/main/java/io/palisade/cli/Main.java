@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
         description = "Write coordinator for keyed Lance tables: write, read, audit and explain a graph.",
         subcommands = {InitCommand.class, WriteCommand.class, ScanCommand.class, BranchCommand.class,
                 HeadsCommand.class, AuditCommand.class, ReplayCommand.class, ExplainCommand.class,
-                RecoverCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
+                RecoverCommand.class, RepairCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
                 HoldCommand.class, DemoWriterCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {

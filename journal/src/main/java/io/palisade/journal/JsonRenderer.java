@@ -91,6 +91,7 @@ public final class JsonRenderer {
             case TornTailCut e -> "torn_tail_cut";
             case LoadProgress e -> "load_progress";
             case TableVersionSetAside e -> "table_version_set_aside";
+            case JournalEvent.DuplicatesRepaired e -> "duplicates_repaired";
         };
     }
 
@@ -260,6 +261,29 @@ public final class JsonRenderer {
                 strings(n.putArray("damaged"), e.damaged());
                 n.put("destination", e.destination());
                 n.put("reason", e.reason());
+            }
+            case JournalEvent.DuplicatesRepaired e -> {
+                n.put("intent_id", e.intentId());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                n.put("table_branch", e.tableBranch());
+                n.put("image_version", e.imageVersion());
+                ArrayNode adopted = n.putArray("adopted_versions");
+                e.adoptedVersions().forEach(adopted::add);
+                n.put("policy", e.policy());
+                n.put("primary_key_reinstalled", e.primaryKeyReinstalled());
+                ArrayNode rows = n.putArray("removed_rows");
+                for (RemovedRow row : e.rows()) {
+                    ObjectNode o = rows.addObject();
+                    o.put("key", row.key());
+                    o.put("row_address", row.rowAddress());
+                    o.put("kept_row_address", row.keptRowAddress());
+                    try {
+                        o.set("values", MAPPER.readTree(row.values()));
+                    } catch (IOException ex) {
+                        o.put("values", row.values()); // journaled text that is not JSON: shown as it is
+                    }
+                }
             }
         }
         return n;

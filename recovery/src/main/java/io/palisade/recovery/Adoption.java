@@ -67,7 +67,8 @@ public final class Adoption {
 
         /** Whether a repair could make it adoptable: only duplicated ids and a stripped (re-installable) PK are wrong. */
         public boolean repairable() {
-            return census == null || (census.nullIds() == 0 && census.hasId() && !census.idNullable());
+            return census == null || (census.nullIds() == 0 && census.hasId() && !census.idNullable()
+                    && (census.primaryKey().isEmpty() || census.primaryKey().equals(List.of(KeyedSchemas.ID))));
         }
     }
 
@@ -102,7 +103,11 @@ public final class Adoption {
     static ForeignCommitException refusal(Verdict v, String others) {
         Candidate c = v.candidate();
         IdCensus census = v.census();
-        String way = ". Restore the table directory from a backup";
+        String way = v.repairable()
+                ? ". Make it usable with `palisade repair GRAPH --table " + c.table() + " --duplicates keep-newest|keep-oldest`"
+                + " (journaled; removes the extra rows and re-installs the primary key), or restore the table directory"
+                + " from a backup"
+                : ". It cannot be repaired in place: restore the table directory from a backup";
         return new ForeignCommitException(ForeignCommitException.Situation.ADOPTION_REFUSED, c.table(), c.graphBranch(),
                 c.head().tableBranch(), c.head().version(), c.latest(), c.versions(), List.of(), census != null,
                 census == null ? List.of() : census.sampleKeys(),

@@ -162,6 +162,9 @@ public final class HeadsState {
                 // a torn version above the head moved out of the table: no head changes; the open intents it
                 // belonged to complete in their own IntentCompleted records
             }
+            case JournalEvent.DuplicatesRepaired e -> {
+                // the rows a repair removes: evidence for explain; its intent's records move the head
+            }
         }
         return f.result();
     }

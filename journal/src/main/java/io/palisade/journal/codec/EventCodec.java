@@ -62,6 +62,7 @@ public final class EventCodec {
     public static final short RECOVERY_STARTED = 40;
     public static final short RECOVERY_FINISHED = 41;
     public static final short TABLE_VERSION_SET_ASIDE = 42;
+    public static final short DUPLICATES_REPAIRED = 44;
     public static final short TORN_TAIL_CUT = 60;
 
     private EventCodec() {
@@ -91,6 +92,7 @@ public final class EventCodec {
             case TornTailCut e -> TORN_TAIL_CUT;
             case LoadProgress e -> LOAD_PROGRESS;
             case TableVersionSetAside e -> TABLE_VERSION_SET_ASIDE;
+            case JournalEvent.DuplicatesRepaired e -> DUPLICATES_REPAIRED;
         };
     }
 
@@ -167,6 +169,17 @@ public final class EventCodec {
                 putStrings(w, e.files());
                 putStrings(w, e.damaged());
                 w.putString(e.destination()).putString(e.reason());
+            }
+            case JournalEvent.DuplicatesRepaired e -> {
+                w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch())
+                        .putLong(e.imageVersion()).putInt(e.adoptedVersions().size());
+                for (long v : e.adoptedVersions()) {
+                    w.putLong(v);
+                }
+                w.putString(e.policy()).putBoolean(e.primaryKeyReinstalled()).putInt(e.rows().size());
+                for (io.palisade.journal.RemovedRow row : e.rows()) {
+                    w.putString(row.key()).putLong(row.rowAddress()).putLong(row.keptRowAddress()).putString(row.values());
+                }
             }
         }
         return w.position() - offset;
@@ -272,6 +285,27 @@ public final class EventCodec {
             }
             case TABLE_VERSION_SET_ASIDE -> new TableVersionSetAside(r.getString(), r.getString(), r.getString(),
                     r.getString(), r.getLong(), getStrings(r), getStrings(r), getStrings(r), r.getString(), r.getString());
+            case DUPLICATES_REPAIRED -> {
+                String intentId = r.getString();
+                String graphBranch = r.getString();
+                String table = r.getString();
+                String tableBranch = r.getString();
+                long image = r.getLong();
+                int n = r.getCount();
+                List<Long> adopted = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    adopted.add(r.getLong());
+                }
+                String policy = r.getString();
+                boolean pk = r.getBoolean();
+                int m = r.getCount();
+                List<io.palisade.journal.RemovedRow> rows = new ArrayList<>(m);
+                for (int i = 0; i < m; i++) {
+                    rows.add(new io.palisade.journal.RemovedRow(r.getString(), r.getLong(), r.getLong(), r.getString()));
+                }
+                yield new JournalEvent.DuplicatesRepaired(intentId, graphBranch, table, tableBranch, image, adopted, policy,
+                        pk, rows);
+            }
             default -> throw new MalformedPayloadException("record type code " + type
                     + " is unknown to this build (journal format " + RecordDescriptor.FORMAT_VERSION
                     + "); it was written by a newer Palisade and is refused, never skipped");

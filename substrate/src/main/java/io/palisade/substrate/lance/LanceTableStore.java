@@ -475,6 +475,25 @@ public final class LanceTableStore implements TableStore {
         }
     }
 
+    @Override
+    public int fieldId(String table, TableRef ref, String column) {
+        try (Dataset ds = openDataset(table, ref)) {
+            return ds.getLanceSchema().fields().stream().filter(f -> f.getName().equals(column)).mapToInt(LanceField::getId)
+                    .findFirst().orElseThrow(() -> new ValidationException("table '" + table + "' has no column '" + column
+                            + "' at " + ref));
+        }
+    }
+
+    @Override
+    public List<Map<String, Object>> duplicatedRows(String table, TableRef ref) {
+        return LanceRepair.duplicatedRows(this, table, ref);
+    }
+
+    @Override
+    public TableRef rewriteWithout(String table, TableRef base, java.util.Set<Long> remove, boolean installPk) {
+        return LanceRepair.rewriteWithout(this, table, base, remove, installPk);
+    }
+
     // ------------------------------------------------------------------ decomposition
 
     /** The constructor signature Lance 7.0.0's JNI wrongly asks for when reading a Rewrite that remapped indices. */
