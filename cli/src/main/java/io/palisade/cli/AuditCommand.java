@@ -222,6 +222,8 @@ final class AuditCommand implements Callable<Integer> {
                             () -> Cli.reader(graph));
                 }
             }
+            // versions no journaled write explains: reported (stderr, --json), not a verification failure
+            List<io.palisade.recovery.ForeignVersions.Pending> pending = r.ok() ? Cli.warnForeign(graph) : List.of();
             if (json) {
                 java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
                 m.put("ok", r.ok());
@@ -231,7 +233,15 @@ final class AuditCommand implements Callable<Integer> {
                 m.put("first_bad_sequence", r.firstBadSequence());
                 m.put("problem", r.problem());
                 m.put("cut_tails", r.cutTails().size());
-                m.put("open_tail", r.openTail() == null ? null : r.openTail().toString());
+                java.util.Map<String, Object> tail = null;
+                if (r.openTail() != null) {
+                    tail = new java.util.LinkedHashMap<>();
+                    tail.put("segment_epoch", r.openTail().segmentEpoch());
+                    tail.put("last_good_sequence", r.openTail().lastGoodSequence());
+                    tail.put("excerpts", r.openTail().excerpts());
+                    tail.put("reason", r.openTail().reason());
+                }
+                m.put("open_tail", tail);
                 List<java.util.Map<String, Object>> tables = new java.util.ArrayList<>();
                 for (io.palisade.fencing.TableCorruptedException d : damaged) {
                     java.util.Map<String, Object> t = new java.util.LinkedHashMap<>();
@@ -246,6 +256,7 @@ final class AuditCommand implements Callable<Integer> {
                 }
                 m.put("tables_ok", r.ok() ? damaged.isEmpty() : null);
                 m.put("damaged_tables", tables);
+                m.put("foreign_versions", pending.stream().map(Cli::foreignJson).toList());
                 Cli.printJson(System.out, m);
             } else if (r.ok()) {
                 System.out.println("journal verified: " + r.records() + " records (sequences 0.." + (r.endSequence() - 1)

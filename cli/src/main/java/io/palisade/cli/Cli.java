@@ -66,6 +66,34 @@ final class Cli {
         return replayer(graph).replay().state();
     }
 
+    /**
+     * Pending foreign versions (docs/recovery.md "Foreign commits"), found without the writer lease: one warning
+     * line on stderr per table branch holding versions no journaled write explains. Read-only tools call it.
+     */
+    static List<io.palisade.recovery.ForeignVersions.Pending> warnForeign(Path graph) {
+        List<io.palisade.recovery.ForeignVersions.Pending> pending;
+        try (io.palisade.substrate.lance.LanceTableStore store = new io.palisade.substrate.lance.LanceTableStore(
+                tablesDir(graph).toString(), java.util.Map.of(), false) /* read-only */) {
+            pending = io.palisade.recovery.ForeignVersions.find(() -> currentState(graph), store);
+        }
+        for (io.palisade.recovery.ForeignVersions.Pending p : pending) {
+            System.err.println("palisade: warning: " + p.warning());
+        }
+        return pending;
+    }
+
+    /** A pending foreign version as a JSON object of a read-only tool's output. */
+    static java.util.Map<String, Object> foreignJson(io.palisade.recovery.ForeignVersions.Pending p) {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("table", p.table());
+        m.put("graph_branch", p.graphBranch());
+        m.put("table_branch", p.tableBranch());
+        m.put("journal_version", p.journalVersion());
+        m.put("latest_version", p.latestVersion());
+        m.put("versions", p.versions());
+        return m;
+    }
+
     /** Every record from {@code from} to the current end. */
     static List<JournalRecord> records(Path graph, long from) {
         List<JournalRecord> out = new ArrayList<>();

@@ -151,6 +151,16 @@ final class ExplainCommand implements Callable<Integer> {
                 }
                 case IntentCompleted x when id.equals(x.conflictingIntent()) -> beaten.add("seq " + r.sequence()
                         + ": intent " + x.intentId() + " lost to this one (" + x.outcome() + ") on keys " + x.conflictingKeys());
+                case JournalEvent.DuplicatesRepaired x when x.intentId().equals(id) -> {
+                    lines.add(at + "A  repair of " + x.graphBranch() + "/" + x.table() + " at " + x.tableBranch() + "@"
+                            + x.imageVersion() + (x.adoptedVersions().isEmpty() ? "" : ", adopting foreign version(s) "
+                            + x.adoptedVersions()) + (x.primaryKeyReinstalled() ? ", re-installing the primary key" : "")
+                            + ": removes " + x.rows().size() + " row(s) of duplicated ids (" + x.policy() + ")");
+                    for (io.palisade.journal.RemovedRow row : x.rows()) {
+                        lines.add("       removed row of '" + row.key() + "': " + row.values() + " (row address "
+                                + row.rowAddress() + "; the row kept is at " + row.keptRowAddress() + ")");
+                    }
+                }
                 case RecoveryFinished x -> {
                     for (RecoveryClassification c : x.classifications()) {
                         if (c.subjectId().equals(id)) {

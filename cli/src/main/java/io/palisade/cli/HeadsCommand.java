@@ -35,7 +35,9 @@ final class HeadsCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true)
     At at;
 
-    @Option(names = "--json", description = "[{\"branch\",\"table\",\"table_branch\",\"version\",...}]")
+    @Option(names = "--json", description = {"[{\"branch\",\"table\",\"table_branch\",\"version\",...,",
+            "\"foreign_versions\"}] (foreign_versions: table versions above the head no journaled write explains;",
+            "present for the heads now, not with --at-seq/--at-time)"})
     boolean json;
 
     @Override
@@ -50,6 +52,14 @@ final class HeadsCommand implements Callable<Integer> {
             s = r.replay().state();
         }
         List<Map<String, Object>> out = heads(s, branch);
+        if (at == null) { // the heads now: say which tables hold versions no journaled write explains
+            List<io.palisade.recovery.ForeignVersions.Pending> pending = Cli.warnForeign(graph);
+            for (Map<String, Object> m : out) {
+                m.put("foreign_versions", pending.stream().filter(p -> p.graphBranch().equals(m.get("branch"))
+                        && p.table().equals(m.get("table"))).findFirst()
+                        .map(io.palisade.recovery.ForeignVersions.Pending::versions).orElse(List.of()));
+            }
+        }
         if (json) {
             Cli.printJson(System.out, out);
         } else {

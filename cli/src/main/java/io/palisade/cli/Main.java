@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
         description = "Write coordinator for keyed Lance tables: write, read, audit and explain a graph.",
         subcommands = {InitCommand.class, WriteCommand.class, ScanCommand.class, BranchCommand.class,
                 HeadsCommand.class, AuditCommand.class, ReplayCommand.class, ExplainCommand.class,
-                RecoverCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
+                RecoverCommand.class, RepairCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
                 HoldCommand.class, DemoWriterCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -119,7 +119,9 @@ public final class Main implements Runnable {
         if (code == INTERNAL && !(e instanceof CliException)) {
             msg = e.getClass().getSimpleName() + ": " + msg;
         }
-        System.err.println("palisade: " + kind + ": " + msg.replace('\n', ' '));
+        // a message that starts with its own kind ("foreign commit: ...") is not prefixed twice
+        String line = msg.startsWith(kind + ": ") ? msg : kind + ": " + msg;
+        System.err.println("palisade: " + line.replace('\n', ' '));
         if (json && !jsonPrinted) {
             System.out.println(jsonError(code, kind, msg, e));
         }

@@ -21,7 +21,9 @@ import java.util.concurrent.Callable;
         description = {"Run recovery (open the graph for writing) and print its report.",
                 "Recovery (DESIGN §5): every intent without a completion is",
                 "classified and completed (ABORTED / ROLLED_FORWARD / COMMITTED), a torn journal tail is cut, and a",
-                "table version no intent explains refuses the graph (exit 6) unless --adopt-foreign. Prints the report."})
+                "table version no intent explains (a foreign commit) refuses the graph (exit 8) unless --adopt-foreign.",
+                "Adoption checks the adopted version first (ids non-null and unique, the primary key kept) and",
+                "refuses with exit 8, publishing nothing, when it breaks the table's contract. Prints the report."})
 final class RecoverCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "GRAPH")
     Path graph;
@@ -29,7 +31,8 @@ final class RecoverCommand implements Callable<Integer> {
     @Option(names = "--json")
     boolean json;
 
-    @Option(names = "--adopt-foreign", description = "Publish table versions no intent explains (the operator's decision).")
+    @Option(names = "--adopt-foreign", description = "Publish table versions no intent explains (the operator's decision),"
+            + " once they pass the checks above.")
     boolean adoptForeign;
 
     @Override

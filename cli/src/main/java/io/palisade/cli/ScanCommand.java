@@ -43,6 +43,9 @@ final class ScanCommand implements Callable<Integer> {
         Catalog catalog = Cli.catalog(graph);
         Catalog.TableDef def = catalog.require(table);
         HeadsState s = atSeq == null ? Cli.currentState(graph) : Cli.replayer(graph).headsAt(atSeq);
+        if (atSeq == null) {
+            Cli.warnForeign(graph); // the rows printed are the head's; say when the table holds more
+        }
         TableHead head = s.head(branch, table).orElseThrow(() -> new ValidationException("table '" + table
                 + "' has no head on branch '" + branch + "'" + (atSeq == null ? "" : " at sequence " + atSeq)));
         List<Map<String, Object>> rows;

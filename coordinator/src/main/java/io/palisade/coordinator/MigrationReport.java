@@ -45,7 +45,9 @@ public record MigrationReport(Status status, String migrationId, String ownerTok
         @Override
         public String toString() {
             return "table '" + table + "' on graph branch '" + graphBranch + "' (" + tableBranch + "@" + version + "): "
-                    + reason + (ids.isEmpty() ? "" : " " + ids);
+                    + reason + (ids.isEmpty() ? "" : " " + ids) + (reason.contains("duplicate id")
+                    ? "; remove the extra rows with `palisade repair GRAPH --table " + table + " --duplicates "
+                    + "keep-newest|keep-oldest` (docs/recovery.md \"Repair\"), then run migrate pk again" : "");
         }
     }
 

@@ -309,6 +309,36 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * {@code palisade repair} (docs/recovery.md "Repair"): the rows of duplicated ids it removes from the image it
+     * repairs, journaled in the same synced batch as its {@link IntentRecorded} and <em>before</em> the Lance
+     * commit, so that every removed row's key and values are in the journal whatever happens next. Whether the
+     * removal took effect is the intent's outcome (COMMITTED, ROLLED_FORWARD, or ABORTED by recovery).
+     *
+     * @param intentId        the repair's intent
+     * @param graphBranch     the graph branch whose head is repaired
+     * @param table           the table
+     * @param tableBranch     the table branch
+     * @param imageVersion    the version repaired (the newest, possibly foreign, version of the table branch)
+     * @param adoptedVersions the foreign versions the repair adopts (empty when there were none)
+     * @param policy          which row of a duplicated id is kept: {@code keep-newest} or {@code keep-oldest}
+     * @param primaryKeyReinstalled whether the repair's commit re-installs the primary key {@code id}
+     * @param rows            every removed row
+     */
+    record DuplicatesRepaired(String intentId, String graphBranch, String table, String tableBranch, long imageVersion,
+                              List<Long> adoptedVersions, String policy, boolean primaryKeyReinstalled,
+                              List<RemovedRow> rows) implements JournalEvent {
+        public DuplicatesRepaired {
+            Objects.requireNonNull(intentId, "intentId");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(tableBranch, "tableBranch");
+            adoptedVersions = List.copyOf(adoptedVersions);
+            Objects.requireNonNull(policy, "policy");
+            rows = List.copyOf(rows);
+        }
+    }
+
+    /**
      * Written by the journal itself, right after {@link WriterStarted}, when the previous writer session
      * left a torn tail: the records after {@code lastGoodSequence} in the segment of
      * {@code previousEpoch} failed their check and were cut ({@code excerptsCut} storage excerpts).

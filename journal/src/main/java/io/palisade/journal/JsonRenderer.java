@@ -93,6 +93,7 @@ public final class JsonRenderer {
             case LoadProgress e -> "load_progress";
             case TableVersionSetAside e -> "table_version_set_aside";
             case ForeignCommitFound e -> "foreign_commit_found";
+            case JournalEvent.DuplicatesRepaired e -> "duplicates_repaired";
         };
     }
 
@@ -275,6 +276,29 @@ public final class JsonRenderer {
                 n.put("duplicates_checked", e.duplicatesChecked());
                 strings(n.putArray("duplicate_keys"), e.duplicateKeys());
                 n.put("detail", e.detail());
+            }
+            case JournalEvent.DuplicatesRepaired e -> {
+                n.put("intent_id", e.intentId());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                n.put("table_branch", e.tableBranch());
+                n.put("image_version", e.imageVersion());
+                ArrayNode adopted = n.putArray("adopted_versions");
+                e.adoptedVersions().forEach(adopted::add);
+                n.put("policy", e.policy());
+                n.put("primary_key_reinstalled", e.primaryKeyReinstalled());
+                ArrayNode rows = n.putArray("removed_rows");
+                for (RemovedRow row : e.rows()) {
+                    ObjectNode o = rows.addObject();
+                    o.put("key", row.key());
+                    o.put("row_address", row.rowAddress());
+                    o.put("kept_row_address", row.keptRowAddress());
+                    try {
+                        o.set("values", MAPPER.readTree(row.values()));
+                    } catch (IOException ex) {
+                        o.put("values", row.values()); // journaled text that is not JSON: shown as it is
+                    }
+                }
             }
         }
         return n;

@@ -14,7 +14,9 @@ public enum LogicalOperation {
     BRANCH_MERGE(7),
     INDEX_MAINTENANCE(8),
     COMPACTION(9),
-    MIGRATION_UNIT(10);
+    MIGRATION_UNIT(10),
+    /** {@code palisade repair}: adopt a table's foreign versions, remove rows of duplicated ids, re-install a stripped PK. */
+    REPAIR(20);
 
     private final int code;
 

@@ -283,6 +283,17 @@ final class EventGens {
                 version.generate(in), version.generate(in), List.of(version.generate(in), version.generate(in)),
                 flag.generate(in), ts.generate(in), t.generate(in));
     }
+    static Gen<JournalEvent> duplicatesRepaired() {
+        Gen<String> t = text();
+        Gen<Long> version = naturals();
+        Gen<Boolean> flag = bools();
+        Gen<List<Long>> versions = lists().of(naturals()).ofSizeBetween(0, 3);
+        Gen<RemovedRow> row = in -> new RemovedRow(
+                t.generate(in), version.generate(in), version.generate(in), t.generate(in));
+        Gen<List<RemovedRow>> rows = lists().of(row).ofSizeBetween(0, 3);
+        return in -> new JournalEvent.DuplicatesRepaired(t.generate(in), t.generate(in), t.generate(in), t.generate(in),
+                version.generate(in), versions.generate(in), t.generate(in), flag.generate(in), rows.generate(in));
+    }
 
     /** Every event type, equally likely. */
     static Gen<JournalEvent> anyEvent() {
@@ -290,6 +301,6 @@ final class EventGens {
                 intentCompleted(), branchCreated(), branchDeleted(), checkpoint(), migrationClaimed(), unitPlanned(),
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
                 recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside(),
-                foreignCommitFound()));
+                foreignCommitFound(), duplicatesRepaired()));
     }
 }

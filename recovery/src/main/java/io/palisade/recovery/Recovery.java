@@ -173,6 +173,10 @@ public final class Recovery {
                     + "operator decides. Inspect the versions, then adopt them with `palisade recover GRAPH "
                     + "--adopt-foreign` (see docs/recovery.md \"Foreign commits\")");
         }
+        if (!foreign.isEmpty()) { // adoption validates before it publishes: nothing is journaled yet
+            Adoption.validate(store, foreign.stream().map(f -> new Adoption.Candidate(f.graphBranch(), f.table(),
+                    f.head(), f.latest())).toList());
+        }
         Map<String, List<OpenIntent>> groups = new LinkedHashMap<>();
         for (OpenIntent o : state.openIntents()) {
             groups.computeIfAbsent(o.graphBranch() + "\u0000" + o.table(), k -> new ArrayList<>()).add(o);

@@ -86,6 +86,48 @@ public interface TableStore extends AutoCloseable {
         throw new io.palisade.fencing.ValidationException(getClass().getSimpleName() + " cannot read a table unchecked");
     }
 
+    /**
+     * An exact count of the ids of the state {@code ref} (every row, read without the PK contract check of
+     * {@link #openKeyed}, so a state whose PK was stripped can be counted too), with the schema facts of the
+     * primary-key contract and up to {@code sampleSize} duplicated ids. Never a write path: recovery calls it
+     * before it adopts a foreign version, the repair before and after it removes duplicates.
+     * The default counts the rows of {@link #scanUnchecked}; a store may read only the {@code id} column.
+     */
+    default IdCensus idCensus(String table, TableRef ref, int sampleSize) {
+        List<java.util.Map<String, Object>> rows = scanUnchecked(table, ref);
+        List<Object> ids = new java.util.ArrayList<>(rows.size());
+        rows.forEach(r -> ids.add(r.get(KeyedSchemas.ID)));
+        boolean hasId = rows.isEmpty() || rows.get(0).containsKey(KeyedSchemas.ID);
+        return IdCensus.of(ref, primaryKey(table, ref), hasId ? "unknown" : null, false, ids, sampleSize);
+    }
+
+    /** The stable field id of {@code column} at a state, read without the PK contract check. */
+    default int fieldId(String table, TableRef ref, String column) {
+        throw new io.palisade.fencing.ValidationException(getClass().getSimpleName() + " cannot read field ids unchecked");
+    }
+
+    /** The column {@link #duplicatedRows} adds: the row's Lance row address (fragment id &lt;&lt; 32 | offset), a Long. */
+    String ROW_ADDRESS = "_rowaddr";
+
+    /**
+     * Every row of {@code ref} whose non-null id is held by more than one row, with its {@link #ROW_ADDRESS}, in
+     * storage order (read without the PK contract check). For {@code palisade repair} only.
+     */
+    default List<java.util.Map<String, Object>> duplicatedRows(String table, TableRef ref) {
+        throw new io.palisade.fencing.ValidationException(getClass().getSimpleName() + " cannot list duplicated rows");
+    }
+
+    /**
+     * One commit on the branch of {@code base} (which must be that branch's newest version, else a
+     * {@link io.palisade.fencing.WriteConflictException}): an Overwrite holding every row of {@code base} except those
+     * whose {@link #ROW_ADDRESS} is in {@code remove}, with the schema of {@code base} and, when {@code installPk}, the
+     * primary key {@code [id]} (which {@code id} must be able to carry). Returns the new version. For
+     * {@code palisade repair} only: one commit, so recovery rolls it forward or back like any intent's.
+     */
+    default TableRef rewriteWithout(String table, TableRef base, java.util.Set<Long> remove, boolean installPk) {
+        throw new io.palisade.fencing.ValidationException(getClass().getSimpleName() + " cannot rewrite a table");
+    }
+
     /** What the commit that produced {@code ref} did (see {@link CommitDescription}). */
     CommitDescription decompose(String table, TableRef ref);
 

@@ -166,6 +166,9 @@ public final class HeadsState {
                 // evidence only: the achieved version is not published (no head changes); its intents complete
                 // FOREIGN_COMMIT in their own IntentCompleted records, and recovery refuses the table until adopted
             }
+            case JournalEvent.DuplicatesRepaired e -> {
+                // the rows a repair removes: evidence for explain; its intent's records move the head
+            }
         }
         return f.result();
     }

@@ -64,6 +64,7 @@ public final class EventCodec {
     public static final short RECOVERY_STARTED = 40;
     public static final short RECOVERY_FINISHED = 41;
     public static final short TABLE_VERSION_SET_ASIDE = 42;
+    public static final short DUPLICATES_REPAIRED = 44;
     public static final short TORN_TAIL_CUT = 60;
 
     private EventCodec() {
@@ -94,6 +95,7 @@ public final class EventCodec {
             case LoadProgress e -> LOAD_PROGRESS;
             case TableVersionSetAside e -> TABLE_VERSION_SET_ASIDE;
             case ForeignCommitFound e -> FOREIGN_COMMIT_FOUND;
+            case JournalEvent.DuplicatesRepaired e -> DUPLICATES_REPAIRED;
         };
     }
 
@@ -182,6 +184,17 @@ public final class EventCodec {
                 w.putInt(e.duplicatesChecked() ? 1 : 0);
                 putStrings(w, e.duplicateKeys());
                 w.putString(e.detail());
+            }
+            case JournalEvent.DuplicatesRepaired e -> {
+                w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch())
+                        .putLong(e.imageVersion()).putInt(e.adoptedVersions().size());
+                for (long v : e.adoptedVersions()) {
+                    w.putLong(v);
+                }
+                w.putString(e.policy()).putBoolean(e.primaryKeyReinstalled()).putInt(e.rows().size());
+                for (io.palisade.journal.RemovedRow row : e.rows()) {
+                    w.putString(row.key()).putLong(row.rowAddress()).putLong(row.keptRowAddress()).putString(row.values());
+                }
             }
         }
         return w.position() - offset;
@@ -305,6 +318,27 @@ public final class EventCodec {
                 }
                 yield new ForeignCommitFound(intents, graphBranch, table, tableBranch, base, achieved, versions,
                         checked == 1, getStrings(r), r.getString());
+            }
+            case DUPLICATES_REPAIRED -> {
+                String intentId = r.getString();
+                String graphBranch = r.getString();
+                String table = r.getString();
+                String tableBranch = r.getString();
+                long image = r.getLong();
+                int n = r.getCount();
+                List<Long> adopted = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    adopted.add(r.getLong());
+                }
+                String policy = r.getString();
+                boolean pk = r.getBoolean();
+                int m = r.getCount();
+                List<io.palisade.journal.RemovedRow> rows = new ArrayList<>(m);
+                for (int i = 0; i < m; i++) {
+                    rows.add(new io.palisade.journal.RemovedRow(r.getString(), r.getLong(), r.getLong(), r.getString()));
+                }
+                yield new JournalEvent.DuplicatesRepaired(intentId, graphBranch, table, tableBranch, image, adopted, policy,
+                        pk, rows);
             }
             default -> throw new MalformedPayloadException("record type code " + type
                     + " is unknown to this build (journal format " + RecordDescriptor.FORMAT_VERSION

@@ -435,6 +435,65 @@ public final class LanceTableStore implements TableStore {
         }
     }
 
+    /**
+     * Reads only the {@code id} column of {@code ref}, batch by batch, into an exact counter (memory: one
+     * entry per distinct id). A state without an {@code id} column is counted without reading rows.
+     */
+    @Override
+    public io.palisade.substrate.IdCensus idCensus(String table, TableRef ref, int sampleSize) {
+        try (Dataset ds = openDataset(table, ref)) {
+            LanceSchema ls = ds.getLanceSchema();
+            List<String> pk = pk(ls);
+            Optional<LanceField> id = ls.fields().stream().filter(f -> f.getName().equals(KeyedSchemas.ID)).findFirst();
+            io.palisade.substrate.IdCensus.Counter counter = new io.palisade.substrate.IdCensus.Counter();
+            if (id.isEmpty()) {
+                return new io.palisade.substrate.IdCensus(ref, ds.countRows(), pk, null, false, 0, 0, 0, Map.of());
+            }
+            org.lance.ipc.LanceScanner scanner = ds.newScan(new org.lance.ipc.ScanOptions.Builder()
+                    .columns(List.of(KeyedSchemas.ID)).build());
+            try (org.apache.arrow.vector.ipc.ArrowReader reader = scanner.scanBatches()) {
+                while (reader.loadNextBatch()) {
+                    org.apache.arrow.vector.FieldVector v = reader.getVectorSchemaRoot().getVector(KeyedSchemas.ID);
+                    int n = reader.getVectorSchemaRoot().getRowCount();
+                    for (int r = 0; r < n; r++) {
+                        counter.add(v.isNull(r) ? null : v instanceof org.apache.arrow.vector.BigIntVector b
+                                ? (Object) b.get(r) : String.valueOf(v.getObject(r)));
+                    }
+                }
+            } finally {
+                try {
+                    scanner.close();
+                } catch (Exception ignored) {
+                    // the count is complete; releasing the native scanner is not the caller's concern
+                }
+            }
+            return counter.census(ref, pk, id.get().getType().toString(), id.get().isNullable(), sampleSize);
+        } catch (PalisadeException e) {
+            throw e;
+        } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
+            throw LanceErrors.readFailure(table, ref, "count ids at " + ref, e);
+        }
+    }
+
+    @Override
+    public int fieldId(String table, TableRef ref, String column) {
+        try (Dataset ds = openDataset(table, ref)) {
+            return ds.getLanceSchema().fields().stream().filter(f -> f.getName().equals(column)).mapToInt(LanceField::getId)
+                    .findFirst().orElseThrow(() -> new ValidationException("table '" + table + "' has no column '" + column
+                            + "' at " + ref));
+        }
+    }
+
+    @Override
+    public List<Map<String, Object>> duplicatedRows(String table, TableRef ref) {
+        return LanceRepair.duplicatedRows(this, table, ref);
+    }
+
+    @Override
+    public TableRef rewriteWithout(String table, TableRef base, java.util.Set<Long> remove, boolean installPk) {
+        return LanceRepair.rewriteWithout(this, table, base, remove, installPk);
+    }
+
     // ------------------------------------------------------------------ decomposition
 
     /** The constructor signature Lance 7.0.0's JNI wrongly asks for when reading a Rewrite that remapped indices. */

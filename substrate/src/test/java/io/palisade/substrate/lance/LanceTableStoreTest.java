@@ -75,6 +75,68 @@ class LanceTableStoreTest {
     }
 
     @Test
+    void idCensusCountsNullAndDuplicatedIdsExactlyAndSamplesThemAscending() throws Exception {
+        Schema s = new Schema(List.of(Field.nullable("id", ArrowType.Utf8.INSTANCE),
+                Field.nullable("v", new ArrowType.Int(64, true))));
+        try (BufferAllocator a = new RootAllocator(); LanceTableStore store = new LanceTableStore(dir.toString())) {
+            java.io.ByteArrayOutputStream bos = new java.io.ByteArrayOutputStream();
+            try (org.apache.arrow.vector.VectorSchemaRoot root = org.apache.arrow.vector.VectorSchemaRoot.create(s, a)) {
+                org.apache.arrow.vector.VarCharVector id = (org.apache.arrow.vector.VarCharVector) root.getVector("id");
+                String[] ids = {"c", "b", "a", "c", "b", null, "c"};
+                for (int i = 0; i < ids.length; i++) {
+                    if (ids[i] == null) {
+                        id.setNull(i);
+                    } else {
+                        id.setSafe(i, ids[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                }
+                root.setRowCount(ids.length);
+                try (org.apache.arrow.vector.ipc.ArrowStreamWriter w = new org.apache.arrow.vector.ipc.ArrowStreamWriter(root, null, bos)) {
+                    w.start();
+                    w.writeBatch();
+                    w.end();
+                }
+            }
+            try (org.apache.arrow.vector.ipc.ArrowStreamReader r = new org.apache.arrow.vector.ipc.ArrowStreamReader(
+                    new java.io.ByteArrayInputStream(bos.toByteArray()), a);
+                 Dataset ds = Dataset.write().allocator(a).reader(r).uri(dir.resolve("d.lance").toString()).execute()) {
+                assertThat(ds.version()).isEqualTo(1);
+            }
+            io.palisade.substrate.IdCensus c = store.idCensus("d", TableRef.main(1), 10);
+            assertThat(c.rows()).isEqualTo(7);
+            assertThat(c.nullIds()).isEqualTo(1);
+            assertThat(c.duplicatedKeys()).isEqualTo(2);
+            assertThat(c.extraRows()).isEqualTo(3);
+            assertThat(c.sample()).containsExactly(Map.entry("b", 2L), Map.entry("c", 3L));
+            assertThat(c.primaryKey()).isEmpty();
+            assertThat(c.idNullable()).isTrue();
+            assertThat(c.idType()).isEqualTo("Utf8");
+            assertThat(c.idsClean()).isFalse();
+            io.palisade.substrate.IdCensus one = store.idCensus("d", TableRef.main(1), 1);
+            assertThat(one.describeSample()).isEqualTo("'b' (2 rows) and 1 more");
+            try (Dataset ds = Dataset.open().allocator(a).uri(dir.resolve("d.lance").toString()).build()) {
+                ds.dropColumns(List.of("id"));
+            }
+            io.palisade.substrate.IdCensus none = store.idCensus("d", TableRef.main(2), 10);
+            assertThat(none.hasId()).isFalse();
+            assertThat(none.rows()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void idCensusOfAKeyedTableWrittenThroughTheSpiIsClean() {
+        try (LanceTableStore store = new LanceTableStore(dir.toString())) {
+            Schema s = new Schema(List.of(Field.notNullable("id", ArrowType.Utf8.INSTANCE)));
+            store.createKeyed("t", TableKind.NODE, s).close();
+            io.palisade.substrate.IdCensus c = store.idCensus("t", TableRef.main(1), 10);
+            assertThat(c.primaryKey()).containsExactly("id");
+            assertThat(c.idNullable()).isFalse();
+            assertThat(c.idsClean()).isTrue();
+            assertThat(c.rows()).isZero();
+        }
+    }
+
+    @Test
     void invalidTableNamesAreRefusedBeforeTouchingStorage() {
         try (LanceTableStore store = new LanceTableStore(dir.toString())) {
             assertThatThrownBy(() -> store.createKeyed("../escape", TableKind.NODE,

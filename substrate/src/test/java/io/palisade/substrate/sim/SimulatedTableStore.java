@@ -344,6 +344,25 @@ public final class SimulatedTableStore implements TableStore {
     }
 
     @Override
+    public synchronized List<Map<String, Object>> scanUnchecked(String table, TableRef ref) {
+        return state(table, ref).liveRows();
+    }
+
+    @Override
+    public synchronized io.palisade.substrate.IdCensus idCensus(String table, TableRef ref, int sampleSize) {
+        State s = state(table, ref);
+        Field id = s.schema().getFields().stream().filter(f -> f.getName().equals(KeyedSchemas.ID)).findFirst().orElse(null);
+        io.palisade.substrate.IdCensus.Counter c = new io.palisade.substrate.IdCensus.Counter();
+        for (Map<String, Object> row : s.liveRows()) {
+            c.add(id == null ? "" : row.get(KeyedSchemas.ID));
+        }
+        io.palisade.substrate.IdCensus census = c.census(ref, KeyedSchemas.primaryKey(s.schema()),
+                id == null ? null : id.getType().toString(), id != null && id.isNullable(), sampleSize);
+        return id != null ? census : new io.palisade.substrate.IdCensus(ref, census.rows(), census.primaryKey(), null,
+                false, 0, 0, 0, Map.of());
+    }
+
+    @Override
     public synchronized PrimaryKeyInstall installPrimaryKey(String table, TableRef base, String intentId) {
         if (intentId == null || intentId.isBlank()) {
             throw new ValidationException("a PK install needs the intent id of its migration unit");
