@@ -128,6 +128,36 @@ class ForeignCommitCliTest {
         assertThat(JSON.readTree(run("heads", graph, "--json").out()).get(0).get("version").asLong()).isEqualTo(head);
     }
 
+    @Test
+    @Order(5)
+    void theRepairAdoptsRemovesTheExtraRowTellsTheStoryAndTheGraphTakesWritesAgain() throws Exception {
+        Launcher.Result r = run("repair", graph, "--table", "person", "--duplicates", "keep-newest", "--json");
+        assertThat(r.code()).as(r.toString()).isZero();
+        JsonNode rep = JSON.readTree(r.out());
+        assertThat(rep.get("status").asText()).as(r.out()).isEqualTo("repaired");
+        assertThat(rep.get("duplicated_keys").asLong()).isEqualTo(1);
+        assertThat(rep.get("removed_rows")).hasSize(1);
+        assertThat(rep.get("removed_rows").get(0).get("key").asText()).isEqualTo("alice");
+        assertThat(rep.get("adopted_versions")).isNotEmpty();
+        // the removed row's story is in the journal
+        Launcher.Result ex = run("explain", graph, "--key", "alice");
+        assertThat(ex.code()).as(ex.toString()).isZero();
+        assertThat(ex.out()).containsIgnoringCase("removed").contains("alice");
+        // one alice, the graph opens and takes writes; nothing foreign pending
+        List<String> alices = new ArrayList<>();
+        for (String l : run("scan", graph, "--table", "person").out().split("\n")) {
+            if (!l.isBlank() && JSON.readTree(l).get("id").asText().equals("alice")) {
+                alices.add(l);
+            }
+        }
+        assertThat(alices).hasSize(1);
+        Launcher.Result w = withInput("{\"id\": \"carol\", \"age\": 5}\n", "write", graph, "--table", "person");
+        assertThat(w.code()).as(w.toString()).isZero();
+        Launcher.Result h = run("heads", graph, "--json");
+        assertThat(h.err()).doesNotContain("warning");
+        assertThat(JSON.readTree(h.out()).get(0).get("foreign_versions")).isEmpty();
+    }
+
     private static List<String> warningLines(String err) {
         List<String> out = new ArrayList<>();
         for (String l : err.split("\n")) {
