@@ -81,6 +81,15 @@ final class StagedCreate {
             if (Files.isDirectory(target)) {
                 Files.delete(target); // empty (checked at begin): rename(2) onto it would also do, Java's move does not
             }
+            // the staged graph's own directory entries (tables/, _palisade/, the format file) are durable before the
+            // rename publishes them; the files below were synced by the steps that wrote them
+            for (Path d : List.of(staging.resolve("tables"), staging.resolve(GraphLayout.PALISADE), staging)) {
+                if (Files.isDirectory(d)) {
+                    try (FileChannel dir = FileChannel.open(d, StandardOpenOption.READ)) {
+                        dir.force(true);
+                    }
+                }
+            }
             Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
             try (FileChannel dir = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
                 dir.force(true);

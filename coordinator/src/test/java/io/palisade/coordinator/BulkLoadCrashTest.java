@@ -13,7 +13,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,24 +31,9 @@ class BulkLoadCrashTest {
     Path dir;
 
     private static List<String> command(Path graph, String crashAt, String... args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-") || a.startsWith("--enable-native-access") || a.startsWith("--sun-misc")
-                    || a.startsWith("-Dchronicle")) {
-                cmd.add(a);
-            }
-        }
-        cmd.add("-Xmx256m");
-        if (crashAt != null) {
-            cmd.add("-Dpalisade.crash.at=" + crashAt);
-        }
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(BulkLoadChild.class.getName());
-        cmd.add(graph.toString());
+        List<String> cmd = new ArrayList<>(List.of(graph.toString()));
         cmd.addAll(List.of(args));
-        return cmd;
+        return ChildJvm.command("256m", crashAt, BulkLoadChild.class, cmd.toArray(String[]::new));
     }
 
     private Path graphWithBaseRows() {

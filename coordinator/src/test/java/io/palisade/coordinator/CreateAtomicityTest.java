@@ -6,10 +6,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -25,20 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CreateAtomicityTest {
 
     static int runChild(Path target, String crashAt) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-") || a.startsWith("--enable-native-access") || a.startsWith("--sun-misc")
-                    || a.startsWith("-Dchronicle")) {
-                cmd.add(a);
-            }
-        }
-        cmd.add("-Xmx384m");
-        cmd.add("-Dpalisade.crash.at=" + crashAt);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(CreateChild.class.getName());
-        cmd.add(target.toString());
+        List<String> cmd = ChildJvm.command("384m", crashAt, CreateChild.class, target.toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(target.resolveSibling(target.getFileName() + ".child.log").toFile()).start();
         assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("child finished").isTrue();

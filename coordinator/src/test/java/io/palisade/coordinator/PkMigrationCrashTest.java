@@ -10,10 +10,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,20 +55,7 @@ class PkMigrationCrashTest {
     }
 
     static int runChild(Path root, String crashAt) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-") || a.startsWith("--enable-native-access") || a.startsWith("--sun-misc")
-                    || a.startsWith("-Dchronicle")) {
-                cmd.add(a);
-            }
-        }
-        cmd.add("-Xmx384m");
-        cmd.add("-Dpalisade.crash.at=" + crashAt);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(MigrationChild.class.getName());
-        cmd.add(root.toString());
+        List<String> cmd = ChildJvm.command("384m", crashAt, MigrationChild.class, root.toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(root.resolveSibling(root.getFileName() + ".child.log").toFile()).start();
         assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("child finished").isTrue();

@@ -7,6 +7,7 @@ import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
 import io.palisade.fencing.ForeignCommitException;
 import io.palisade.heads.PhaseCrashPoints;
+import io.palisade.it.foreign.ForeignLanceWriter;
 import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalEvent;
@@ -21,8 +22,6 @@ import org.apache.arrow.vector.ipc.ArrowStreamWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lance.Dataset;
-import org.lance.WriteParams;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -65,14 +64,14 @@ class ForeignRaceTest {
     }
 
     private void foreignAppend(Path graph, Map<String, Long> rows) {
-        String uri = graph.resolve("tables").resolve("person.lance").toString();
-        try (VectorSchemaRoot root = CrashWorkloadRows.people(allocator, rows);
-             ArrowReader reader = readerOf(root);
-             Dataset ds = Dataset.write().allocator(allocator).reader(reader).uri(uri)
-                     .mode(WriteParams.WriteMode.APPEND).execute()) {
-            assertThat(ds.version()).isPositive();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+        Object[] idAge = new Object[rows.size() * 2];
+        int i = 0;
+        for (Map.Entry<String, Long> e : rows.entrySet()) {
+            idAge[i++] = e.getKey();
+            idAge[i++] = e.getValue();
+        }
+        try (ForeignLanceWriter w = new ForeignLanceWriter(graph, "person")) {
+            assertThat(w.append(idAge)).isPositive();
         }
     }
 
