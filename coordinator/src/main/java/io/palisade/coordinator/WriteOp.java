@@ -52,6 +52,16 @@ final class WriteOp {
         return kind == Kind.OPTIMIZE_INDEX || kind == Kind.COMPACT;
     }
 
+    /** The key of a graph branch's table in the committer's per-table state: {@code "<branch>/<table>"}. */
+    static String where(String branch, String table) {
+        return branch + "/" + table;
+    }
+
+    /** {@link #where(String, String)} of this op's graph branch and table. */
+    String where() {
+        return where(branch, table);
+    }
+
     /** Whether two ops can share one substrate commit. */
     boolean groupsWith(WriteOp o) {
         return kind == o.kind && branch.equals(o.branch) && table.equals(o.table)
