@@ -15,7 +15,12 @@ public enum IntentOutcome {
      * are in the version recorded by a {@link JournalEvent.ForeignCommitFound}, which is not published; the write was
      * not acknowledged (issue 14, docs/recovery.md "Foreign commits").
      */
-    FOREIGN_COMMIT(8);
+    FOREIGN_COMMIT(8),
+    /**
+     * A write to a journal-ack table acknowledged once its intent and rows were durable in the journal: it is part of
+     * the graph (every read through Palisade sees it) and reaches the table at a later fold (docs/journal-ack.md).
+     */
+    JOURNALED(9);
 
     private final int code;
 

@@ -384,4 +384,67 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(detail, "detail");
         }
     }
+
+    /**
+     * The rows of a write to a journal-ack table (docs/journal-ack.md), journaled with its {@link IntentRecorded} and
+     * synced before the write is acknowledged ({@link IntentOutcome#JOURNALED}). The journal is then the write's
+     * only durable copy until a fold commits it to the table.
+     *
+     * @param intentId    the write's intent
+     * @param graphBranch the graph branch written
+     * @param table       the table written
+     * @param rowCount    rows in {@code rows} (0 for a delete, whose keys are the intent's key filter)
+     * @param rows        the rows as an Arrow IPC stream in the table's schema; empty for a delete
+     */
+    record RowsRecorded(String intentId, String graphBranch, String table, int rowCount, byte[] rows)
+            implements JournalEvent {
+        public RowsRecorded {
+            Objects.requireNonNull(intentId, "intentId");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(rows, "rows");
+            if (rowCount < 0) {
+                throw new IllegalArgumentException("rowCount " + rowCount);
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof RowsRecorded r && intentId.equals(r.intentId) && graphBranch.equals(r.graphBranch)
+                    && table.equals(r.table) && rowCount == r.rowCount && java.util.Arrays.equals(rows, r.rows);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(intentId, graphBranch, table, rowCount, java.util.Arrays.hashCode(rows));
+        }
+    }
+
+    /**
+     * The plan of a fold (docs/journal-ack.md), journaled with the fold's {@link IntentRecorded} (operation
+     * {@link LogicalOperation#FOLD}) before its table commit: the fold commits every journaled write of
+     * (graph branch, table) acknowledged at or before {@code throughSequence} and not yet folded, as one merge-insert
+     * that upserts the newest row of every key in the intent's key filter outside {@code deletedKeys} and deletes
+     * {@code deletedKeys}. When the fold's intent completes {@code COMMITTED} or {@code ROLLED_FORWARD} those writes
+     * are folded; the watermark {@code throughSequence} is also written into the table version as its MemWAL merged
+     * generation.
+     *
+     * @param intentId        the fold's intent
+     * @param graphBranch     the graph branch folded
+     * @param table           the table folded
+     * @param throughSequence the acknowledgement sequence of the newest write folded (the watermark)
+     * @param writes          how many journaled writes the fold covers
+     * @param deletedKeys     the keys whose newest write is a delete, or null when there are none
+     */
+    record FoldPlanned(String intentId, String graphBranch, String table, long throughSequence, int writes,
+                       KeyFilter deletedKeys) implements JournalEvent {
+        public FoldPlanned {
+            Objects.requireNonNull(intentId, "intentId");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(table, "table");
+            if (writes < 1) {
+                throw new IllegalArgumentException("a fold covers at least one write, not " + writes);
+            }
+        }
+    }
 }

@@ -94,6 +94,8 @@ public final class JsonRenderer {
             case TableVersionSetAside e -> "table_version_set_aside";
             case ForeignCommitFound e -> "foreign_commit_found";
             case JournalEvent.DuplicatesRepaired e -> "duplicates_repaired";
+            case JournalEvent.RowsRecorded e -> "rows_recorded";
+            case JournalEvent.FoldPlanned e -> "fold_planned";
         };
     }
 
@@ -276,6 +278,26 @@ public final class JsonRenderer {
                 n.put("duplicates_checked", e.duplicatesChecked());
                 strings(n.putArray("duplicate_keys"), e.duplicateKeys());
                 n.put("detail", e.detail());
+            }
+            case JournalEvent.RowsRecorded e -> {
+                n.put("intent_id", e.intentId());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                n.put("row_count", e.rowCount());
+                n.put("rows_bytes", e.rows().length);
+                n.put("rows_base64", Base64.getEncoder().encodeToString(e.rows()));
+            }
+            case JournalEvent.FoldPlanned e -> {
+                n.put("intent_id", e.intentId());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                n.put("through_sequence", e.throughSequence());
+                n.put("writes", e.writes());
+                if (e.deletedKeys() == null) {
+                    n.putNull("deleted_keys");
+                } else {
+                    keyFilter(n.putObject("deleted_keys"), e.deletedKeys());
+                }
             }
             case JournalEvent.DuplicatesRepaired e -> {
                 n.put("intent_id", e.intentId());

@@ -15,6 +15,8 @@ public enum LogicalOperation {
     INDEX_MAINTENANCE(8),
     COMPACTION(9),
     MIGRATION_UNIT(10),
+    /** A fold of a journal-ack table's acknowledged writes into the table (docs/journal-ack.md). */
+    FOLD(11),
     /** {@code palisade repair}: adopt a table's foreign versions, remove rows of duplicated ids, re-install a stripped PK. */
     REPAIR(20);
 

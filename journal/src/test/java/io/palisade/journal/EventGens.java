@@ -295,12 +295,36 @@ final class EventGens {
                 version.generate(in), versions.generate(in), t.generate(in), flag.generate(in), rows.generate(in));
     }
 
+    static Gen<JournalEvent> rowsRecorded() {
+        Gen<String> t = text();
+        Gen<Integer> count = integers().between(0, 1000);
+        Gen<List<Integer>> bytes = lists().of(integers().between(-128, 127)).ofSizeBetween(0, 64);
+        return in -> {
+            List<Integer> b = bytes.generate(in);
+            byte[] rows = new byte[b.size()];
+            for (int i = 0; i < rows.length; i++) {
+                rows[i] = b.get(i).byteValue();
+            }
+            return new JournalEvent.RowsRecorded(t.generate(in), t.generate(in), t.generate(in), count.generate(in), rows);
+        };
+    }
+
+    static Gen<JournalEvent> foldPlanned() {
+        Gen<String> t = text();
+        Gen<Long> seq = naturals();
+        Gen<Integer> writes = integers().between(1, 100_000);
+        Gen<Boolean> flag = bools();
+        Gen<KeyFilter> keys = keyFilter();
+        return in -> new JournalEvent.FoldPlanned(t.generate(in), t.generate(in), t.generate(in), seq.generate(in),
+                writes.generate(in), flag.generate(in) ? keys.generate(in) : null);
+    }
+
     /** Every event type, equally likely. */
     static Gen<JournalEvent> anyEvent() {
         return oneOf(List.of(writerStarted(), intentRecorded(), tableCommitted(), headPublished(),
                 intentCompleted(), branchCreated(), branchDeleted(), checkpoint(), migrationClaimed(), unitPlanned(),
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
                 recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside(),
-                foreignCommitFound(), duplicatesRepaired()));
+                foreignCommitFound(), duplicatesRepaired(), rowsRecorded(), foldPlanned()));
     }
 }

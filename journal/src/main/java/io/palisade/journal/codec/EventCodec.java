@@ -53,6 +53,8 @@ public final class EventCodec {
     public static final short CHECKPOINT_WRITTEN = 8;
     public static final short LOAD_PROGRESS = 9;
     public static final short FOREIGN_COMMIT_FOUND = 10;
+    public static final short ROWS_RECORDED = 11;
+    public static final short FOLD_PLANNED = 12;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -96,6 +98,8 @@ public final class EventCodec {
             case TableVersionSetAside e -> TABLE_VERSION_SET_ASIDE;
             case ForeignCommitFound e -> FOREIGN_COMMIT_FOUND;
             case JournalEvent.DuplicatesRepaired e -> DUPLICATES_REPAIRED;
+            case JournalEvent.RowsRecorded e -> ROWS_RECORDED;
+            case JournalEvent.FoldPlanned e -> FOLD_PLANNED;
         };
     }
 
@@ -185,6 +189,11 @@ public final class EventCodec {
                 putStrings(w, e.duplicateKeys());
                 w.putString(e.detail());
             }
+            case JournalEvent.RowsRecorded e -> w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table())
+                    .putInt(e.rowCount()).putBytes(e.rows());
+            case JournalEvent.FoldPlanned e -> w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table())
+                    .putLong(e.throughSequence()).putInt(e.writes())
+                    .putBytes(e.deletedKeys() == null ? null : e.deletedKeys().encode());
             case JournalEvent.DuplicatesRepaired e -> {
                 w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch())
                         .putLong(e.imageVersion()).putInt(e.adoptedVersions().size());
@@ -300,6 +309,30 @@ public final class EventCodec {
             }
             case TABLE_VERSION_SET_ASIDE -> new TableVersionSetAside(r.getString(), r.getString(), r.getString(),
                     r.getString(), r.getLong(), getStrings(r), getStrings(r), getStrings(r), r.getString(), r.getString());
+            case ROWS_RECORDED -> {
+                String intent = r.getString();
+                String graphBranch = r.getString();
+                String table = r.getString();
+                int rowCount = r.getInt();
+                byte[] rows = r.getBytes();
+                if (intent == null || graphBranch == null || table == null || rows == null || rowCount < 0) {
+                    throw new MalformedPayloadException("rows_recorded: missing field or negative row count");
+                }
+                yield new JournalEvent.RowsRecorded(intent, graphBranch, table, rowCount, rows);
+            }
+            case FOLD_PLANNED -> {
+                String intent = r.getString();
+                String graphBranch = r.getString();
+                String table = r.getString();
+                long through = r.getLong();
+                int writes = r.getInt();
+                byte[] deleted = r.getNullableBytes();
+                if (intent == null || graphBranch == null || table == null || writes < 1) {
+                    throw new MalformedPayloadException("fold_planned: missing field or no writes");
+                }
+                yield new JournalEvent.FoldPlanned(intent, graphBranch, table, through, writes,
+                        deleted == null ? null : KeyFilter.decode(deleted));
+            }
             case FOREIGN_COMMIT_FOUND -> {
                 List<String> intents = getStrings(r);
                 String graphBranch = r.getString();
