@@ -118,6 +118,27 @@ final class CheckpointCodec {
             }
         }
 
+        // format 2: journal-ack fold marks and open fold plans
+        var folds = s.folds.sortedEntries(BY_NAME);
+        w.putInt(folds.size());
+        for (Map.Entry<String, PMap<String, FoldMark>> e : folds) {
+            var tables = e.getValue().sortedEntries(BY_NAME);
+            w.putString(e.getKey()).putInt(tables.size());
+            for (Map.Entry<String, FoldMark> t : tables) {
+                FoldMark f = t.getValue();
+                w.putString(t.getKey()).putLong(f.foldedThrough()).putLong(f.unfolded()).putLong(f.oldestSequence())
+                        .putLong(f.oldestNanos()).putLong(f.newestSequence());
+            }
+        }
+        var plans = s.foldPlans.sortedEntries(BY_NAME);
+        w.putInt(plans.size());
+        for (Map.Entry<String, JournalEvent.FoldPlanned> e : plans) {
+            int n = EventCodec.encode(e.getValue(), payload, 0);
+            byte[] bytes = new byte[n];
+            payload.getBytes(0, bytes);
+            w.putBytes(bytes);
+        }
+
         int bodyLength = w.position() - HEADER_LENGTH;
         buf.putInt(MAGIC_OFFSET, MAGIC, LE);
         buf.putInt(VERSION_OFFSET, FORMAT_VERSION, LE);
@@ -163,7 +184,7 @@ final class CheckpointCodec {
             throw new CheckpointDamagedException(file, "bad magic");
         }
         int version = buf.getInt(VERSION_OFFSET, LE);
-        if (version != FORMAT_VERSION) {
+        if (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_1) {
             throw new CheckpointDamagedException(file, "unsupported format version " + version);
         }
         int bodyLength = buf.getInt(BODY_LENGTH_OFFSET, LE);
@@ -185,7 +206,7 @@ final class CheckpointCodec {
         HeadsState s;
         try {
             PayloadReader r = new PayloadReader(buf, HEADER_LENGTH, bodyLength);
-            s = decodeBody(r);
+            s = decodeBody(r, version);
             if (r.remaining() != 0) {
                 throw new CheckpointDamagedException(file, r.remaining() + " body bytes left over");
             }
@@ -206,7 +227,7 @@ final class CheckpointCodec {
         return s;
     }
 
-    private static HeadsState decodeBody(PayloadReader r) {
+    private static HeadsState decodeBody(PayloadReader r, int version) {
         long lastSequence = r.getLong();
         long writerEpoch = r.getLong();
         int formatStamp = r.getInt();
@@ -294,8 +315,27 @@ final class CheckpointCodec {
             migrations = putNew(migrations, id,
                     new MigrationProgress(id, owner, from, to, claimedAt, units, verified, stamp, refused));
         }
+        PMap<String, PMap<String, FoldMark>> folds = PMap.empty();
+        PMap<String, JournalEvent.FoldPlanned> plans = PMap.empty();
+        if (version >= FORMAT_VERSION) {
+            for (int i = 0, n = r.getCount(); i < n; i++) {
+                String branch = r.getString();
+                PMap<String, FoldMark> tables = PMap.empty();
+                for (int j = 0, m = r.getCount(); j < m; j++) {
+                    String table = r.getString();
+                    tables = putNew(tables, table, new FoldMark(r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong()));
+                }
+                folds = putNew(folds, branch, tables);
+            }
+            for (int i = 0, n = r.getCount(); i < n; i++) {
+                byte[] payload = r.getBytes();
+                JournalEvent.FoldPlanned p = (JournalEvent.FoldPlanned) EventCodec.decode(EventCodec.FOLD_PLANNED,
+                        new UnsafeBuffer(payload), 0, payload.length);
+                plans = putNew(plans, p.intentId(), p);
+            }
+        }
         return new HeadsState(lastSequence, writerEpoch, formatStamp, lastCheckpoint, openRecovery, branches, pins,
-                open, completed, receipts, migrations);
+                open, completed, receipts, migrations, folds, plans);
     }
 
     private static <V> PMap<String, V> putNew(PMap<String, V> m, String key, V value) {

@@ -28,7 +28,9 @@ package io.palisade.heads;
  */
 final class CheckpointDescriptor {
     static final int MAGIC = 0x4B434850; // "PHCK" read little-endian
-    static final int FORMAT_VERSION = 1;
+    static final int FORMAT_VERSION = 2;
+    /** The format before journal-ack fold marks; still read (it has no fold section). */
+    static final int FORMAT_VERSION_1 = 1;
 
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 4;

@@ -75,7 +75,7 @@ public final class HeadsState {
 
     private static final HeadsState EMPTY = new HeadsState(-1, -1, -1, -1, null,
             PMap.<String, GraphBranch>empty().put(MAIN, new GraphBranch(MAIN, null, -1, -1)),
-            PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty());
+            PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty());
 
     final long lastSequence;
     final long writerEpoch;
@@ -88,13 +88,18 @@ public final class HeadsState {
     final PMap<String, CompletedIntent> completed;
     final PMap<String, Receipt> receipts;
     final PMap<String, MigrationProgress> migrations;
+    /** Per graph branch, per journal-ack table that ever acknowledged a write: its fold mark. */
+    final PMap<String, PMap<String, FoldMark>> folds;
+    /** Open fold intents' plans, by intent id. */
+    final PMap<String, JournalEvent.FoldPlanned> foldPlans;
 
     private volatile String digest;
 
     HeadsState(long lastSequence, long writerEpoch, int formatStamp, long lastCheckpointSequence, String openRecovery,
                PMap<String, GraphBranch> branches, PMap<String, PMap<String, Pin>> pins,
                PMap<String, OpenIntent> open, PMap<String, CompletedIntent> completed,
-               PMap<String, Receipt> receipts, PMap<String, MigrationProgress> migrations) {
+               PMap<String, Receipt> receipts, PMap<String, MigrationProgress> migrations,
+               PMap<String, PMap<String, FoldMark>> folds, PMap<String, JournalEvent.FoldPlanned> foldPlans) {
         this.lastSequence = lastSequence;
         this.writerEpoch = writerEpoch;
         this.formatStamp = formatStamp;
@@ -106,6 +111,8 @@ public final class HeadsState {
         this.completed = completed;
         this.receipts = receipts;
         this.migrations = migrations;
+        this.folds = folds;
+        this.foldPlans = foldPlans;
     }
 
     /** The state before the first record: only {@code main}, no heads, stamp and epoch unknown (-1). */
@@ -140,7 +147,7 @@ public final class HeadsState {
             case IntentRecorded e -> f.intentRecorded(e);
             case TableCommitted e -> f.tableCommitted(e);
             case HeadPublished e -> f.headPublished(e);
-            case IntentCompleted e -> f.intentCompleted(e);
+            case IntentCompleted e -> f.intentCompleted(e, record.timestampNanos());
             case GraphBranchCreated e -> f.branchCreated(e);
             case GraphBranchDeleted e -> f.branchDeleted(e);
             case CheckpointWritten e -> f.checkpointWritten(e);
@@ -169,11 +176,42 @@ public final class HeadsState {
             case JournalEvent.DuplicatesRepaired e -> {
                 // the rows a repair removes: evidence for explain; its intent's records move the head
             }
+            case JournalEvent.RowsRecorded e -> f.rowsRecorded(e);
+            case JournalEvent.FoldPlanned e -> f.foldPlanned(e);
         }
         return f.result();
     }
 
     // ------------------------------------------------------------------ queries
+
+    /**
+     * The fold mark of a journal-ack table on a graph branch; {@link FoldMark#NONE} when it never acknowledged a
+     * write from the journal (every table-ack table).
+     */
+    public FoldMark foldMark(String branch, String table) {
+        PMap<String, FoldMark> m = folds.get(branch);
+        FoldMark f = m == null ? null : m.get(table);
+        return f == null ? FoldMark.NONE : f;
+    }
+
+    /** The fold marks of a graph branch's tables that have unfolded writes, by table. */
+    public SortedMap<String, FoldMark> unfoldedTables(String branch) {
+        TreeMap<String, FoldMark> out = new TreeMap<>();
+        PMap<String, FoldMark> m = folds.get(branch);
+        if (m != null) {
+            m.forEach((t, f) -> {
+                if (f.unfolded() > 0) {
+                    out.put(t, f);
+                }
+            });
+        }
+        return out;
+    }
+
+    /** The plan of an open fold intent. */
+    public Optional<JournalEvent.FoldPlanned> foldPlan(String intentId) {
+        return Optional.ofNullable(foldPlans.get(intentId));
+    }
 
     /** The sequence of the last record folded (-1 for the empty state). */
     public long lastSequence() {
@@ -309,6 +347,22 @@ public final class HeadsState {
                     writeNullable(out, e.getValue().inheritedFrom());
                 }
             }
+            // journal-ack fold marks (absent from states without any, so that their digest is unchanged)
+            List<Map.Entry<String, PMap<String, FoldMark>>> fs = folds.sortedEntries(Comparator.naturalOrder());
+            if (!fs.isEmpty()) {
+                out.writeUTF("folds");
+                out.writeInt(fs.size());
+                for (Map.Entry<String, PMap<String, FoldMark>> b : fs) {
+                    List<Map.Entry<String, FoldMark>> ts = b.getValue().sortedEntries(Comparator.naturalOrder());
+                    out.writeUTF(b.getKey());
+                    out.writeInt(ts.size());
+                    for (Map.Entry<String, FoldMark> t : ts) {
+                        out.writeUTF(t.getKey());
+                        out.writeLong(t.getValue().foldedThrough());
+                        out.writeLong(t.getValue().unfolded());
+                    }
+                }
+            }
             out.flush();
             return java.util.HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes.toByteArray()));
         } catch (IOException e) {
@@ -335,7 +389,8 @@ public final class HeadsState {
                 && formatStamp == s.formatStamp && lastCheckpointSequence == s.lastCheckpointSequence
                 && Objects.equals(openRecovery, s.openRecovery) && branches.equals(s.branches)
                 && pins.equals(s.pins) && open.equals(s.open) && completed.equals(s.completed)
-                && receipts.equals(s.receipts) && migrations.equals(s.migrations);
+                && receipts.equals(s.receipts) && migrations.equals(s.migrations) && folds.equals(s.folds)
+                && foldPlans.equals(s.foldPlans);
     }
 
     @Override
@@ -365,6 +420,8 @@ public final class HeadsState {
         PMap<String, CompletedIntent> completed;
         PMap<String, Receipt> receipts;
         PMap<String, MigrationProgress> migrations;
+        PMap<String, PMap<String, FoldMark>> folds;
+        PMap<String, JournalEvent.FoldPlanned> foldPlans;
 
         Fold(HeadsState s, long seq) {
             this.seq = seq;
@@ -378,11 +435,56 @@ public final class HeadsState {
             completed = s.completed;
             receipts = s.receipts;
             migrations = s.migrations;
+            folds = s.folds;
+            foldPlans = s.foldPlans;
         }
 
         HeadsState result() {
             return new HeadsState(seq, writerEpoch, formatStamp, lastCheckpointSequence, openRecovery, branches, pins,
-                    open, completed, receipts, migrations);
+                    open, completed, receipts, migrations, folds, foldPlans);
+        }
+
+        private FoldMark mark(String branch, String table) {
+            PMap<String, FoldMark> m = folds.get(branch);
+            FoldMark f = m == null ? null : m.get(table);
+            return f == null ? FoldMark.NONE : f;
+        }
+
+        private void putMark(String branch, String table, FoldMark f) {
+            PMap<String, FoldMark> m = folds.get(branch);
+            folds = folds.put(branch, (m == null ? PMap.<String, FoldMark>empty() : m).put(table, f));
+        }
+
+        /** A journal-ack write's rows: only for an open insert, upsert or delete intent still in phase A. */
+        void rowsRecorded(JournalEvent.RowsRecorded e) {
+            OpenIntent o = open.get(e.intentId());
+            if (o == null) {
+                throw fail(e.graphBranch(), e.table(), "rows recorded for intent " + e.intentId() + ", which is not open");
+            }
+            if (!o.graphBranch().equals(e.graphBranch()) || !o.table().equals(e.table())
+                    || o.phase() != IntentPhase.RECORDED || !journalable(o.recorded().operation())) {
+                throw fail(e.graphBranch(), e.table(), "rows recorded for intent " + e.intentId() + " ("
+                        + o.recorded().operation() + " of " + o.graphBranch() + "/" + o.table() + ", " + o.phase()
+                        + "), which is not an open journal-ack write of this table");
+            }
+        }
+
+        /** A fold's plan: follows its own open FOLD intent, and covers exactly the table's unfolded writes. */
+        void foldPlanned(JournalEvent.FoldPlanned e) {
+            OpenIntent o = open.get(e.intentId());
+            if (o == null || o.recorded().operation() != io.palisade.journal.LogicalOperation.FOLD
+                    || !o.graphBranch().equals(e.graphBranch()) || !o.table().equals(e.table())
+                    || o.phase() != IntentPhase.RECORDED || foldPlans.containsKey(e.intentId())) {
+                throw fail(e.graphBranch(), e.table(), "fold plan of intent " + e.intentId()
+                        + ", which is not an open fold intent of this table in phase A");
+            }
+            FoldMark m = mark(e.graphBranch(), e.table());
+            if (m.unfolded() != e.writes() || m.newestSequence() != e.throughSequence()) {
+                throw fail(e.graphBranch(), e.table(), "fold " + e.intentId() + " covers " + e.writes()
+                        + " writes through sequence " + e.throughSequence() + ", but the table has " + m.unfolded()
+                        + " unfolded writes through " + m.newestSequence());
+            }
+            foldPlans = foldPlans.put(e.intentId(), e);
         }
 
         IllegalTransitionException fail(String branch, String table, String message) {
@@ -520,7 +622,15 @@ public final class HeadsState {
             pins = pins.put(b, bp);
         }
 
-        void intentCompleted(IntentCompleted e) {
+        private static boolean journalable(io.palisade.journal.LogicalOperation op) {
+            return switch (op) {
+                case INSERT, UPSERT, DELETE -> true;
+                case OVERWRITE, ADD_COLUMNS, CREATE_TABLE, BRANCH_MERGE, INDEX_MAINTENANCE, COMPACTION, MIGRATION_UNIT,
+                     FOLD, REPAIR -> false;
+            };
+        }
+
+        void intentCompleted(IntentCompleted e, long nanos) {
             OpenIntent o = open.get(e.intentId());
             if (o == null) {
                 CompletedIntent c = completed.get(e.intentId());
@@ -538,10 +648,38 @@ public final class HeadsState {
                 throw fail(o.graphBranch(), o.table(), "intent " + o.intentId() + " completed " + outcome
                         + " after its substrate effect was journaled (phase " + o.phase() + ")");
             }
+            if (outcome == IntentOutcome.JOURNALED && !journalable(o.recorded().operation())) {
+                throw fail(o.graphBranch(), o.table(), "intent " + o.intentId() + " (" + o.recorded().operation()
+                        + ") completed JOURNALED; only inserts, upserts and deletes are acknowledged from the journal");
+            }
+            JournalEvent.FoldPlanned plan = foldPlans.get(o.intentId());
+            if (plan != null) {
+                foldPlans = foldPlans.remove(o.intentId());
+                if (applied) {
+                    FoldMark m = mark(o.graphBranch(), o.table());
+                    if (m.newestSequence() != plan.throughSequence()) {
+                        throw fail(o.graphBranch(), o.table(), "fold " + o.intentId() + " completed " + outcome
+                                + " through sequence " + plan.throughSequence() + ", but writes were acknowledged up to "
+                                + m.newestSequence() + " after its plan");
+                    }
+                    putMark(o.graphBranch(), o.table(), m.folded(plan.throughSequence()));
+                }
+            }
+            if (outcome == IntentOutcome.JOURNALED) {
+                putMark(o.graphBranch(), o.table(), mark(o.graphBranch(), o.table()).acknowledged(o.recordedAt(), seq, nanos));
+            }
             open = open.remove(o.intentId());
             String key = o.recorded().idempotencyKey();
             completed = completed.put(o.intentId(), new CompletedIntent(o.intentId(), outcome, o.graphBranch(),
                     o.table(), key, seq, applied ? o.publishedHead() : null));
+            if (outcome == IntentOutcome.JOURNALED && key != null) {
+                PMap<String, Pin> bp = pins.get(o.graphBranch());
+                Pin pin = bp == null ? null : bp.get(o.table());
+                TableHead h = pin == null ? o.recorded().intendedTransition().to() : pin.head();
+                long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
+                receipts = receipts.put(key, new Receipt(o.intentId(), seq, o.graphBranch(), o.table(),
+                        h.tableBranch(), h.version(), outcome, rows));
+            }
             if (applied && key != null) {
                 TableHead h = o.publishedHead();
                 long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
@@ -564,6 +702,15 @@ public final class HeadsState {
             if (from >= seq || from < parent.createdAt()) {
                 throw fail(b, null, "graph branch created from '" + p + "' as of sequence " + from
                         + ", outside the parent's life [" + parent.createdAt() + ", " + seq + ")");
+            }
+            PMap<String, FoldMark> parentFolds = folds.get(p);
+            if (parentFolds != null) {
+                parentFolds.forEach((t, m) -> {
+                    if (m.unfolded() > 0) {
+                        throw fail(b, t, "graph branch created from '" + p + "' while its journal-ack table has "
+                                + m.unfolded() + " unfolded writes; a branch is created after its parent's tables are folded");
+                    }
+                });
             }
             PMap<String, Pin> pp = pins.get(p);
             if (pp != null) {
@@ -592,6 +739,7 @@ public final class HeadsState {
             }
             branches = branches.remove(b);
             pins = pins.remove(b);
+            folds = folds.remove(b);
         }
 
         void checkpointWritten(CheckpointWritten e) {

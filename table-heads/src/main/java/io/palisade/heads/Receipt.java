@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * The first receipt issued for an idempotency key: what a repeated request with the same key gets back
- * instead of a second write. Only applied intents ({@code COMMITTED}, {@code ROLLED_FORWARD}) issue one.
+ * instead of a second write. Only applied intents ({@code COMMITTED}, {@code ROLLED_FORWARD}) and writes acknowledged
+ * from the journal ({@code JOURNALED}: {@code version} is then the table's published head at the acknowledgement) issue one.
  *
  * @param intentId           the intent that applied the write
  * @param completionSequence sequence of its {@code IntentCompleted}
@@ -14,7 +15,7 @@ import java.util.Objects;
  * @param table              the table written
  * @param tableBranch        the Lance table branch of the published head
  * @param version            the table version of the published head
- * @param outcome            {@code COMMITTED} or {@code ROLLED_FORWARD}
+ * @param outcome            {@code COMMITTED}, {@code ROLLED_FORWARD} or {@code JOURNALED}
  * @param rows               rows the write carried (its key filter's size; -1 for keyless writes)
  */
 public record Receipt(String intentId, long completionSequence, String graphBranch, String table, String tableBranch,
