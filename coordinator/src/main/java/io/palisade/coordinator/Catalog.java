@@ -30,7 +30,8 @@ import java.util.Set;
  * <pre>{"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
  *   {"name": "age", "type": "int64", "nullable": true}]}, ...]}</pre>
  * Types: {@code string, int32, int64, float32, float64, bool, timestamp} and
- * {@code {"vector": "float32", "dim": N}}. Any mistake is a {@link ValidationException} naming the
+ * {@code {"vector": "float32", "dim": N}}. A keyed table may say {@code "ack": "journal"} (default
+ * {@code "ack": "table"}): see {@link Ack}. Any mistake is a {@link ValidationException} naming the
  * table and column.
  */
 public record Catalog(List<TableDef> tables) {
@@ -75,6 +76,39 @@ public record Catalog(List<TableDef> tables) {
         }
     }
 
+    /**
+     * When a write to a table is acknowledged (docs/journal-ack.md).
+     * <ul>
+     *   <li>{@code TABLE} (the default): once its Lance commit is durable and published.</li>
+     *   <li>{@code JOURNAL}: once its intent and rows are durable in the journal and the exact fence has passed
+     *       against the table head and every acknowledged-but-unfolded write; reads through Palisade see it at once,
+     *       and a fold commits it to the table later. Keyed tables only; their inserts, upserts and deletes take
+     *       this path, every other operation folds the table first.</li>
+     * </ul>
+     */
+    public enum Ack {
+        TABLE("table"), JOURNAL("journal");
+
+        private final String json;
+
+        Ack(String json) {
+            this.json = json;
+        }
+
+        public String json() {
+            return json;
+        }
+
+        static Ack parse(String s, String table) {
+            for (Ack a : values()) {
+                if (a.json.equals(s)) {
+                    return a;
+                }
+            }
+            throw new ValidationException("table '" + table + "': unknown ack '" + s + "' (table or journal)");
+        }
+    }
+
     /** A column type of the catalog. */
     public sealed interface ColumnType {
         enum Scalar implements ColumnType { STRING, INT32, INT64, FLOAT32, FLOAT64, BOOL, TIMESTAMP }
@@ -92,8 +126,25 @@ public record Catalog(List<TableDef> tables) {
     public record ColumnDef(String name, ColumnType type, boolean nullable) {
     }
 
-    public record TableDef(String name, Kind kind, List<ColumnDef> columns) {
+    public record TableDef(String name, Kind kind, List<ColumnDef> columns, Ack ack) {
+        /** A table acknowledged at its table commit ({@link Ack#TABLE}). */
+        public TableDef(String name, Kind kind, List<ColumnDef> columns) {
+            this(name, kind, columns, Ack.TABLE);
+        }
+
+        /** Whether writes to this table are acknowledged from the journal. */
+        public boolean journalAck() {
+            return ack == Ack.JOURNAL;
+        }
+
         public TableDef {
+            if (ack == null) {
+                throw new ValidationException("table '" + name + "' needs an ack mode (table or journal)");
+            }
+            if (ack == Ack.JOURNAL && !kind.keyed()) {
+                throw new ValidationException("table '" + name + "': \"ack\": \"journal\" needs a keyed table (node or "
+                        + "edge); an append-only table is acknowledged at its table commit");
+            }
             if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_-]{0,127}")) {
                 throw new ValidationException("table name '" + name + "' must match [A-Za-z_][A-Za-z0-9_-]*");
             }
@@ -241,7 +292,8 @@ public record Catalog(List<TableDef> tables) {
                 }
                 columns.add(new ColumnDef(col, type, nullable));
             }
-            tables.add(new TableDef(name, kind, columns));
+            Ack ack = t.has("ack") ? Ack.parse(text(t, "ack", "table '" + name + "'"), name) : Ack.TABLE;
+            tables.add(new TableDef(name, kind, columns, ack));
         }
         return new Catalog(tables);
     }
@@ -287,6 +339,9 @@ public record Catalog(List<TableDef> tables) {
             ObjectNode tn = ts.addObject();
             tn.put("name", t.name());
             tn.put("kind", t.kind().json());
+            if (t.ack() != Ack.TABLE) {
+                tn.put("ack", t.ack().json());
+            }
             ArrayNode cs = tn.putArray("columns");
             for (ColumnDef c : t.columns()) {
                 ObjectNode cn = cs.addObject();

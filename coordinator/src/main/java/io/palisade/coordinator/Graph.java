@@ -347,7 +347,7 @@ public final class Graph implements AutoCloseable {
             if (t.name().equals(table)) {
                 List<Catalog.ColumnDef> cols = new ArrayList<>(t.columns());
                 cols.addAll(columns);
-                tables.add(new Catalog.TableDef(t.name(), t.kind(), cols));
+                tables.add(new Catalog.TableDef(t.name(), t.kind(), cols, t.ack()));
             } else {
                 tables.add(t);
             }

@@ -261,7 +261,7 @@ public final class Palisade {
                     changed = true;
                 }
             }
-            tables.add(new Catalog.TableDef(t.name(), t.kind(), cols));
+            tables.add(new Catalog.TableDef(t.name(), t.kind(), cols, t.ack()));
         }
         if (!changed) {
             return catalog;

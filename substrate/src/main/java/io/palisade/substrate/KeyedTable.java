@@ -51,6 +51,17 @@ public interface KeyedTable extends TableSnapshot {
      */
     CommitResult delete(KeyFilter keys);
 
+    /**
+     * One fold of a journal-ack table's acknowledged writes (docs/journal-ack.md), as one commit: a merge-insert ON
+     * {@code id} that upserts {@code upserts} (WhenMatched UpdateAll, WhenNotMatched InsertAll) and deletes the rows of
+     * {@code deletes} (WhenNotMatchedBySource DeleteIf {@code id IN deletes}; the two key sets are disjoint), and marks
+     * {@code watermark} as merged (Lance's MemWAL merged generation). Either part may be empty, not both. The
+     * coordinator's fence has already judged every row, so no key check is made here. With a delete part Lance joins
+     * the whole table (the by-source clause), so a delete-bearing fold costs a scan; an upsert-only fold takes the
+     * table's merge path.
+     */
+    CommitResult fold(VectorSchemaRoot upserts, KeyFilter deletes, FoldWatermark watermark);
+
     /** Replaces all rows; the output schema keeps the exact primary key {@code id}. */
     CommitResult overwrite(VectorSchemaRoot rows);
 

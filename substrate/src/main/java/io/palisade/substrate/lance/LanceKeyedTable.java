@@ -115,6 +115,42 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         }
     }
 
+    @Override
+    public CommitResult fold(VectorSchemaRoot upserts, KeyFilter deletes, io.palisade.substrate.FoldWatermark watermark) {
+        boolean hasDeletes = deletes != null && !deletes.isEmpty();
+        if (upserts.getRowCount() == 0 && !hasDeletes) {
+            throw new ValidationException("a fold of table '" + name + "' needs rows to upsert or keys to delete");
+        }
+        KeyedSchemas.checkBatch(schema, upserts);
+        KeyFilter keys = upserts.getRowCount() == 0 ? null : KeyedSchemas.keysOf(upserts, idFieldId);
+        if (hasDeletes && keys != null && keys.intersects(deletes)) {
+            throw new ValidationException("a fold of table '" + name + "' upserts and deletes the same key");
+        }
+        MergeInsertParams params = new MergeInsertParams(List.of(KeyedSchemas.ID)).withConflictRetries(0)
+                .withMatchedUpdateAll()
+                .markGenerationsAsMerged(List.of(new org.lance.memwal.MergedGeneration(watermark.shard().toString(),
+                        watermark.generation())));
+        if (hasDeletes) {
+            params = params.withNotMatchedBySourceDeleteIf(inPredicate(deletes, 0, deletes.size()));
+        }
+        try (Dataset w = store.openDataset(name, ref);
+             ArrowArrayStream stream = ArrowStreams.export(store.allocator(), schema, upserts)) {
+            MergeInsertResult r = w.mergeInsert(params, stream);
+            Dataset after = r.dataset();
+            try {
+                return durable(after, r.stats().numInsertedRows(), r.stats().numUpdatedRows(), r.stats().numDeletedRows());
+            } finally {
+                if (after != w) {
+                    after.close();
+                }
+            }
+        } catch (PalisadeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "fold", e);
+        }
+    }
+
     private KeyConflictException keyConflict(Map<String, Long> present, Optional<String> named, Exception cause) {
         List<String> found = new ArrayList<>(present.keySet());
         if (found.isEmpty() && named.isPresent()) {

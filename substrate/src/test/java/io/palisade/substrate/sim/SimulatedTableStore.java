@@ -857,6 +857,57 @@ public final class SimulatedTableStore implements TableStore {
         }
 
         @Override
+        public CommitResult fold(VectorSchemaRoot upserts, KeyFilter deletes, io.palisade.substrate.FoldWatermark watermark) {
+            boolean hasDeletes = deletes != null && !deletes.isEmpty();
+            if (upserts.getRowCount() == 0 && !hasDeletes) {
+                throw new ValidationException("a fold of table '" + name + "' needs rows to upsert or keys to delete");
+            }
+            KeyedSchemas.checkBatch(state.schema(), upserts);
+            KeyFilter keys = upserts.getRowCount() == 0 ? null : KeyedSchemas.keysOf(upserts, idFieldId());
+            List<Map<String, Object>> data = tableColumnsOnly(ArrowRows.rows(upserts));
+            synchronized (SimulatedTableStore.this) {
+                Map<Long, Set<Integer>> touched = new HashMap<>();
+                long updated = 0, removed = 0;
+                Set<String> upserted = new java.util.HashSet<>();
+                for (Fragment f : state.fragments()) {
+                    for (int i = 0; i < f.rows().size(); i++) {
+                        Object id = f.rows().get(i).get(KeyedSchemas.ID);
+                        if (f.deleted().contains(i) || id == null) {
+                            continue;
+                        }
+                        boolean up = keys != null && contains(keys, id);
+                        if (up || (hasDeletes && contains(deletes, id))) {
+                            touched.computeIfAbsent(f.id(), x -> new TreeSet<>()).add(i);
+                            if (up) {
+                                updated++;
+                                upserted.add(String.valueOf(id));
+                            } else {
+                                removed++;
+                            }
+                        }
+                    }
+                }
+                Txn txn = new Txn(OperationKind.UPDATE, ref.version(), Map.of(), null, touched, false);
+                TableRef r = SimulatedTableStore.this.commit(name, ref, txn, latest -> {
+                    List<Fragment> frags = new ArrayList<>();
+                    for (Fragment f : latest.fragments()) {
+                        Set<Integer> del = new TreeSet<>(f.deleted());
+                        del.addAll(touched.getOrDefault(f.id(), Set.of()));
+                        Fragment g = del.size() == f.deleted().size() ? f : new Fragment(f.id(), f.rows(), del, f.generation());
+                        if (!g.fullyDeleted()) {
+                            frags.add(g);
+                        }
+                    }
+                    if (!data.isEmpty()) {
+                        frags.add(new Fragment(latest.nextFragmentId(), data, Set.of(), 0));
+                    }
+                    return latest.with(frags, latest.nextFragmentId() + (data.isEmpty() ? 0 : 1), txn);
+                });
+                return new CommitResult(r, data.size() - upserted.size(), updated, removed);
+            }
+        }
+
+        @Override
         public CommitResult delete(KeyFilter keys) {
             if (keys.isEmpty()) {
                 throw new ValidationException("no keys to delete");
