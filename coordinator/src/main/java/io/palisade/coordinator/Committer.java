@@ -53,6 +53,10 @@ final class Committer implements Agent {
     private final SubstrateCommit substrate;
     private final Publisher publisher;
 
+    private final KeyPresence presence;
+    private final JournalAck journalAck;
+    private final Folder folder;
+
     Committer(Graph graph, ManyToOneConcurrentArrayQueue<Object> queue) {
         this.graph = graph;
         this.queue = queue;
@@ -60,6 +64,14 @@ final class Committer implements Agent {
         this.fence = new Fence(graph, journal);
         this.substrate = new SubstrateCommit(graph, journal);
         this.publisher = new Publisher(graph, journal, pending::addFirst);
+        this.presence = new KeyPresence(graph);
+        this.journalAck = new JournalAck(graph, journal, presence);
+        this.folder = new Folder(graph, this);
+    }
+
+    /** The fold agent of journal-ack tables (for the graph's branch operations and close). */
+    Folder folder() {
+        return folder;
     }
 
     @Override
@@ -108,7 +120,7 @@ final class Committer implements Agent {
                 group.forEach(op -> op.future.completeExceptionally(failure));
             }
         }
-        return drained + work;
+        return drained + work + folder.duty();
     }
 
     private void runControl(Control c) {
@@ -150,6 +162,7 @@ final class Committer implements Agent {
      */
     void rememberCommit(String branch, String table, boolean keyed, TableRef from, TableRef to, String intentId) {
         fence.rememberCommit(branch, table, keyed, from, to, intentId);
+        presence.invalidate(branch, table);
     }
 
     /** Fails everything still queued (on close). */
@@ -169,6 +182,13 @@ final class Committer implements Agent {
 
     private void runGroup(List<WriteOp> ops) {
         WriteOp first = ops.get(0);
+        Optional<Catalog.TableDef> ackTable = graph.catalog().table(first.table).filter(Catalog.TableDef::journalAck);
+        if (ackTable.isPresent() && first.kind != WriteOp.Kind.FOLD
+                && (!first.kind.journalable() || graph.unfoldedBytes() >= graph.options().maxUnfoldedBytes())) {
+            // every other operation on a journal-ack table follows a fold of its tail; past the memory bound the
+            // acknowledgement waits for one (back-pressure: the writers wait, they are not failed)
+            folder.fold(first.branch, first.table);
+        }
         HeadsState state = graph.state();
         Optional<PalisadeException> refusal = substrate.refusal(first.branch, first.table);
         if (refusal.isPresent()) {
@@ -202,6 +222,10 @@ final class Committer implements Agent {
             }
             return;
         }
+        if (def.journalAck() && first.kind.journalable()) {
+            journalAck.acknowledge(def, pin, state, accepted, admission.rejections());
+            return;
+        }
 
         // 2. Phase A
         TableHead head = pin.head();
@@ -218,6 +242,9 @@ final class Committer implements Agent {
         long t2 = System.nanoTime();
 
         // 4. Phases C and D
+        if (result instanceof SubstrateCommit.Result.Committed && first.kind != WriteOp.Kind.FOLD) {
+            presence.invalidate(first.branch, first.table);
+        }
         if (result instanceof SubstrateCommit.Result.Committed c && c.achieved().version() != c.base().version()) {
             fence.remember(first.where(), def.kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
         }

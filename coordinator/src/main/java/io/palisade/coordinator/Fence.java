@@ -155,7 +155,9 @@ final class Fence {
                 op.future.completeExceptionally(e);
                 continue;
             }
-            op.intentId = "i-" + UUID.randomUUID();
+            if (op.intentId == null) { // a fold names its intent itself (its plan names it too)
+                op.intentId = "i-" + UUID.randomUUID();
+            }
             if (op.maintenance() && !planMaintenance(op, def, pin, where, rejections)) {
                 continue;
             }
@@ -171,7 +173,8 @@ final class Fence {
                 deferredKeys = deferredKeys == null ? op.keys : deferredKeys.union(op.keys);
                 continue;
             }
-            if (op.kind == WriteOp.Kind.INSERT && op.keys != null) {
+            // a journal-ack table's strict inserts are fenced against its unfolded writes and head (JournalAck)
+            if (op.kind == WriteOp.Kind.INSERT && op.keys != null && !def.journalAck()) {
                 Optional<Conflict> winner = keyCollision(where, op.intentId, op.keys, op.baseVersion);
                 if (winner.isPresent()) {
                     Conflict c = winner.get();
@@ -281,7 +284,7 @@ final class Fence {
                 return switch (op.kind) {
                     case OPTIMIZE_INDEX -> t.planIndexOptimize();
                     case COMPACT -> t.planCompaction();
-                    case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS ->
+                    case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
                             throw new IllegalArgumentException(op.kind + " is not maintenance");
                 };
             }
@@ -290,7 +293,7 @@ final class Fence {
             return switch (op.kind) {
                 case COMPACT -> t.planCompaction();
                 case OPTIMIZE_INDEX -> throw new ValidationException("table '" + op.table + "' is append-only and has no key index");
-                case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS ->
+                case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
                         throw new IllegalArgumentException(op.kind + " is not maintenance");
             };
         }
@@ -329,7 +332,8 @@ final class Fence {
         List<CommittedTransaction> keyAdds = new ArrayList<>();
         KeyFilter keys = null;
         for (WriteOp op : committed) {
-            if (op.keys != null && op.kind != WriteOp.Kind.DELETE) {
+            // a fold's keys include the ones it deletes, and its table's inserts are fenced by JournalAck
+            if (op.keys != null && op.kind != WriteOp.Kind.DELETE && op.kind != WriteOp.Kind.FOLD) {
                 keyAdds.add(new CommittedTransaction(op.intentId, to.version(), WriteActions.of(op)));
             }
             if (op.keys != null) {

@@ -63,6 +63,13 @@ public final class Graph implements AutoCloseable {
     private final Committer committer;
     private final AgentRunner runner;
     private volatile HeadsState state;
+    /**
+     * The acknowledged-but-unfolded writes of journal-ack tables. {@link #view} guards it together with {@link #state}:
+     * the committer changes both in one step ({@link #append}) and readers take both in one step, so a read merges a
+     * tail and a head of the same journal position.
+     */
+    private final UnfoldedWrites unfolded;
+    private final Object view = new Object();
     private volatile boolean closed;
     private long recordsSinceCheckpoint;
 
@@ -81,6 +88,7 @@ public final class Graph implements AutoCloseable {
         this.allocator = allocator;
         this.state = state;
         this.checkpoints = Checkpoints.of(layout.palisade());
+        this.unfolded = rebuildUnfolded(layout, catalog, state, state.lastSequence());
         this.committer = new Committer(this, queue);
         if (manualCommitter) {
             this.runner = null;
@@ -157,7 +165,7 @@ public final class Graph implements AutoCloseable {
     }
 
     /** The exact key filter of {@code keys} over {@code def}'s {@code id} (parsed as int64 where {@code id} is one). */
-    private static KeyFilter keyFilter(Catalog.TableDef def, List<String> keys) {
+    static KeyFilter keyFilter(Catalog.TableDef def, List<String> keys) {
         if (def.column("id").orElseThrow().type() == Catalog.ColumnType.Scalar.INT64) {
             long[] ks = new long[keys.size()];
             for (int i = 0; i < ks.length; i++) {
@@ -219,14 +227,32 @@ public final class Graph implements AutoCloseable {
         if (!def.kind().keyed()) {
             throw new ValidationException("table '" + table + "' is append-only: get by key needs a keyed table");
         }
-        TableHead head = state.head(branch, table).orElseThrow(
+        HeadsState s;
+        Map<String, UnfoldedWrites.Entry> tail;
+        synchronized (view) {
+            s = state;
+            tail = unfolded.newest(branch, table);
+        }
+        TableHead head = s.head(branch, table).orElseThrow(
                 () -> new ValidationException("table '" + table + "' has no head on branch '" + branch + "'"));
         Map<String, Row> out = new java.util.LinkedHashMap<>();
         if (keys.isEmpty()) {
             return out;
         }
+        List<String> fromTable = new ArrayList<>();
+        for (String k : new java.util.LinkedHashSet<>(keys)) {
+            Optional<UnfoldedWrites.Answer> a = UnfoldedWrites.answer(tail, k, allocator);
+            if (a.isEmpty()) {
+                fromTable.add(k);
+            } else if (a.get() instanceof UnfoldedWrites.Answer.Present p) {
+                out.put(k, Row.of(p.row()));
+            }
+        }
+        if (fromTable.isEmpty()) {
+            return out;
+        }
         try (TableSnapshot t = store.openKeyed(table, new TableRef(head.tableBranch(), head.version()))) {
-            for (Map<String, Object> r : t.rowsWithKeys(keyFilter(def, List.copyOf(keys)))) {
+            for (Map<String, Object> r : t.rowsWithKeys(keyFilter(def, fromTable))) {
                 Row row = Row.of(r);
                 out.put(String.valueOf(r.get("id")), row);
             }
@@ -457,6 +483,7 @@ public final class Graph implements AutoCloseable {
     public void createBranch(String name, String from) {
         checkBranchName(name);
         onCommitter(() -> {
+            committer.folder().foldBranch(from); // a branch starts from its parent's folded tables (docs/journal-ack.md)
             HeadsState s = state;
             if (s.branchLive(name)) {
                 throw new ValidationException("graph branch '" + name + "' already exists");
@@ -504,7 +531,11 @@ public final class Graph implements AutoCloseable {
      * so no write interleaves with it; each table's part is its own journaled intent.
      */
     public MergeResult merge(String source, String target) {
-        return onCommitter(() -> Merges.merge(this, committer, source, target));
+        return onCommitter(() -> {
+            committer.folder().foldBranch(source); // a merge reads both sides' folded tables
+            committer.folder().foldBranch(target);
+            return Merges.merge(this, committer, source, target);
+        });
     }
 
     private static void checkBranchName(String name) {
@@ -535,17 +566,86 @@ public final class Graph implements AutoCloseable {
 
     /** Every row of {@code table} at its published head on {@code branch}. */
     public List<Map<String, Object>> scan(String branch, String table) {
-        TableHead head = state.head(branch, table).orElseThrow(
+        HeadsState s;
+        Map<String, UnfoldedWrites.Entry> tail;
+        synchronized (view) {
+            s = state;
+            tail = unfolded.newest(branch, table);
+        }
+        TableHead head = s.head(branch, table).orElseThrow(
                 () -> new ValidationException("table '" + table + "' has no head on branch '" + branch + "'"));
-        return scan(table, head);
+        return UnfoldedWrites.overlay(scan(table, head), tail, allocator);
     }
 
-    /** Every row of {@code table} on {@code branch} as of journal sequence {@code seq}. */
+    /** Every row of {@code table} on {@code branch} as of journal sequence {@code seq} (unfolded writes included). */
     public List<Map<String, Object>> scanAt(String branch, String table, long seq) {
         HeadsState at = HeadsReplayer.of(layout.palisade()).headsAt(seq);
         TableHead head = at.head(branch, table).orElseThrow(
                 () -> new ValidationException("table '" + table + "' had no head on branch '" + branch + "' at sequence " + seq));
-        return scan(table, head);
+        UnfoldedWrites tail = rebuildUnfolded(layout, catalog, at, seq);
+        return UnfoldedWrites.overlay(scan(table, head), tail.newest(branch, table), allocator);
+    }
+
+    /**
+     * The unfolded writes as of {@code through}, rebuilt from the journal: every table of {@code at} with unfolded
+     * writes names the sequence of its oldest one's intent, and the records from there on are folded in.
+     */
+    static UnfoldedWrites rebuildUnfolded(GraphLayout layout, Catalog catalog, HeadsState at, long through) {
+        java.util.Set<String> ackTables = new java.util.HashSet<>();
+        for (Catalog.TableDef t : catalog.tables()) {
+            if (t.journalAck()) {
+                ackTables.add(t.name());
+            }
+        }
+        UnfoldedWrites out = new UnfoldedWrites(ackTables);
+        long from = Long.MAX_VALUE;
+        for (String b : at.branches().keySet()) {
+            for (io.palisade.heads.FoldMark m : at.unfoldedTables(b).values()) {
+                from = Math.min(from, m.oldestSequence());
+            }
+        }
+        if (from == Long.MAX_VALUE || ackTables.isEmpty()) {
+            return out;
+        }
+        try (io.palisade.journal.JournalReader reader = io.palisade.journal.JournalReader.open(layout.palisade());
+             io.palisade.journal.JournalCursor c = reader.read(from)) {
+            for (JournalRecord r = c.poll(); r != null && r.sequence() <= through; r = c.poll()) {
+                out.apply(r);
+            }
+        }
+        return out;
+    }
+
+    /** A table's unfolded writes at a glance (for the fold agent, {@code heads} and metrics). */
+    record TailSummary(String branch, String table, int writes, long oldestNanos, long bytes) {
+    }
+
+    /** The newest unfolded write of each key of (branch, table): a copy, empty for a table without unfolded writes. */
+    Map<String, UnfoldedWrites.Entry> unfoldedNewest(String branch, String table) {
+        synchronized (view) {
+            return unfolded.newest(branch, table);
+        }
+    }
+
+    /** Every table with unfolded writes. */
+    List<TailSummary> unfoldedSummary() {
+        List<TailSummary> out = new ArrayList<>();
+        synchronized (view) {
+            for (String b : state.branches().keySet()) {
+                for (Catalog.TableDef t : catalog.tables()) {
+                    unfolded.of(b, t.name()).ifPresent(tail -> out.add(new TailSummary(b, t.name(), tail.entries.size(),
+                            tail.oldestNanos(), tail.bytes)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Payload bytes of every unfolded write (the memory bound's measure). */
+    long unfoldedBytes() {
+        synchronized (view) {
+            return unfolded.bytes();
+        }
     }
 
     /** Every row of {@code table} at an exact head (for merges and tools). */
@@ -602,12 +702,16 @@ public final class Graph implements AutoCloseable {
     /** Appends durably (one sync) and folds the records into the published state; returns the first sequence. */
     long append(List<JournalEvent> events) {
         long first = journal.appendBatch(events, options.durability());
-        HeadsState s = state;
         long now = System.currentTimeMillis() * 1_000_000L;
-        for (int i = 0; i < events.size(); i++) {
-            s = s.apply(new JournalRecord(first + i, now, journal.epoch(), events.get(i)));
+        synchronized (view) {
+            HeadsState s = state;
+            for (int i = 0; i < events.size(); i++) {
+                JournalRecord r = new JournalRecord(first + i, now, journal.epoch(), events.get(i));
+                s = s.apply(r);
+                unfolded.apply(r);
+            }
+            state = s;
         }
-        state = s;
         recordsSinceCheckpoint += events.size();
         if (recordsSinceCheckpoint >= options.checkpointEvery()) {
             checkpoint();
@@ -628,6 +732,9 @@ public final class Graph implements AutoCloseable {
     KeyFilter validate(Catalog.TableDef def, WriteOp op) {
         if (op.kind == WriteOp.Kind.DELETE) {
             return op.deleteKeys;
+        }
+        if (op.kind == WriteOp.Kind.FOLD) {
+            return op.keys; // every row was validated when its write was acknowledged
         }
         if (op.kind == WriteOp.Kind.ADD_COLUMNS || op.kind == WriteOp.Kind.OPTIMIZE_INDEX || op.kind == WriteOp.Kind.COMPACT) {
             return null;
@@ -665,7 +772,9 @@ public final class Graph implements AutoCloseable {
     }
 
     static Receipt receipt(io.palisade.heads.Receipt r, HeadsState s) {
-        return new Receipt(r.intentId(), r.completionSequence(), r.table(), r.graphBranch(), r.version(), r.rows());
+        return new Receipt(r.intentId(), r.completionSequence(), r.table(), r.graphBranch(), r.version(), r.rows(),
+                r.outcome() != io.palisade.journal.IntentOutcome.JOURNALED
+                        || s.foldMark(r.graphBranch(), r.table()).foldedThrough() >= r.completionSequence());
     }
 
     private void onCommitterError(Throwable t) {
@@ -680,6 +789,12 @@ public final class Graph implements AutoCloseable {
         closed = true;
         if (runner != null) {
             runner.close();
+        }
+        try {
+            committer.folder().foldAll(); // best effort: what stays unfolded is still in the journal
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(Graph.class).warn("folding at close failed; the writes stay in the journal: {}",
+                    e.toString());
         }
         committer.failPending(new GraphRefusedException("graph " + layout.root() + " was closed"));
         try {

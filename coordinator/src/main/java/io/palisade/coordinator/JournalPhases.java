@@ -49,6 +49,9 @@ final class JournalPhases {
             out.add(new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), WriteActions.operation(op.kind), op.branch,
                     op.table, base, ActionCodec.encode(WriteActions.of(op)), op.keys,
                     new HeadTransition(op.branch, op.table, head, intendedTo)));
+            if (op.foldPlan != null) {
+                out.add(op.foldPlan);
+            }
         }
         return out;
     }
@@ -117,8 +120,18 @@ final class JournalPhases {
     /** Appends the Phase A batch (one sync), then crash point {@code after-intent}; returns its first sequence. */
     long appendIntents(List<JournalEvent> phaseA) {
         long first = graph.append(phaseA);
-        CrashPoints.hit("after-intent");
+        CrashPoints.hit(folds(phaseA) ? "after-fold-intent" : "after-intent");
         return first;
+    }
+
+    /** Whether a batch is a fold's (a fold runs alone: its crash points have their own names). */
+    private static boolean folds(List<JournalEvent> batch) {
+        for (JournalEvent e : batch) {
+            if (e instanceof JournalEvent.FoldPlanned) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -126,9 +139,14 @@ final class JournalPhases {
      * {@code after-publish}; returns its first sequence.
      */
     long publish(List<JournalEvent> phaseCD) {
-        CrashPoints.hit("before-publish");
+        return publish(phaseCD, false);
+    }
+
+    /** {@link #publish(List)}; a fold's batch hits {@code before-fold-publish} and {@code after-fold-publish}. */
+    long publish(List<JournalEvent> phaseCD, boolean fold) {
+        CrashPoints.hit(fold ? "before-fold-publish" : "before-publish");
         long first = graph.append(phaseCD);
-        CrashPoints.hit("after-publish");
+        CrashPoints.hit(fold ? "after-fold-publish" : "after-publish");
         return first;
     }
 

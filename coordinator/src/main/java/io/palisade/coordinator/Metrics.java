@@ -21,6 +21,39 @@ public final class Metrics {
     final LongAdder autoIndexRefreshes = new LongAdder();
     final LongAdder autoIndexRefreshFailures = new LongAdder();
     final LongAdder foreignCommits = new LongAdder();
+    /** Journal-ack writes acknowledged from the journal. */
+    final LongAdder journalAcks = new LongAdder();
+    /** Folds committed, and the journal-ack writes they folded. */
+    final LongAdder folds = new LongAdder();
+    final LongAdder foldedWrites = new LongAdder();
+    /** Strict-insert keys the negative filter could not rule out, and of those the ones the table did not hold. */
+    final LongAdder keyLookups = new LongAdder();
+    final LongAdder keyFilterFalsePositives = new LongAdder();
+
+    /** Writes acknowledged from the journal (journal-ack tables). */
+    public long journalAcks() {
+        return journalAcks.sum();
+    }
+
+    /** Folds committed to journal-ack tables. */
+    public long folds() {
+        return folds.sum();
+    }
+
+    /** Journal-ack writes the folds committed. */
+    public long foldedWrites() {
+        return foldedWrites.sum();
+    }
+
+    /** Strict-insert keys looked up in a table because its negative key filter could not rule them out. */
+    public long keyLookups() {
+        return keyLookups.sum();
+    }
+
+    /** Keys looked up although the table did not hold them (the negative filter's false positives). */
+    public long keyFilterFalsePositives() {
+        return keyFilterFalsePositives.sum();
+    }
 
     /** Commits (writes, maintenance, bulk-load batches) that Lance rebased over a foreign version: none acknowledged. */
     public long foreignCommits() {

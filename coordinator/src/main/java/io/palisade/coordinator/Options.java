@@ -17,17 +17,41 @@ import io.palisade.journal.Durability;
  *                           itself (a journaled maintenance operation like {@link Graph#optimizeIndex});
  *                           0 turns it off. Fragments the BTREE does not cover are scanned by every merge,
  *                           so without it a write's cost grows with the writes since the last optimise
+ * @param foldLagMillis      journal-ack tables (docs/journal-ack.md): a table's unfolded writes are folded once the
+ *                           oldest is this old (the bound on how long external Lance readers lag behind)
+ * @param foldEvery          journal-ack tables: ... or once this many writes are unfolded
+ * @param maxUnfoldedBytes   journal-ack tables: the memory bound of the unfolded writes' rows; an acknowledgement that
+ *                           would pass it waits for a fold first (writers are held back, never failed)
  */
 public record Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
-                      int indexRefreshEvery) {
+                      int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes) {
 
     /** Default of {@link #indexRefreshEvery}. */
     public static final int DEFAULT_INDEX_REFRESH_EVERY = 32;
+    /** Defaults of the journal-ack fold bounds. */
+    public static final long DEFAULT_FOLD_LAG_MILLIS = 1_000;
+    public static final int DEFAULT_FOLD_EVERY = 8_192;
+    public static final long DEFAULT_MAX_UNFOLDED_BYTES = 64L << 20;
 
     public Options {
-        if (maxGroup < 1 || upsertRetries < 0 || checkpointEvery < 1 || indexRefreshEvery < 0) {
-            throw new IllegalArgumentException("maxGroup >= 1, upsertRetries >= 0, checkpointEvery >= 1, indexRefreshEvery >= 0");
+        if (maxGroup < 1 || upsertRetries < 0 || checkpointEvery < 1 || indexRefreshEvery < 0 || foldLagMillis < 0
+                || foldEvery < 1 || maxUnfoldedBytes < 1) {
+            throw new IllegalArgumentException("maxGroup >= 1, upsertRetries >= 0, checkpointEvery >= 1, indexRefreshEvery >= 0, "
+                    + "foldLagMillis >= 0, foldEvery >= 1, maxUnfoldedBytes >= 1");
         }
+    }
+
+    /** Options with the default fold bounds. */
+    public Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
+                   int indexRefreshEvery) {
+        this(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, DEFAULT_FOLD_LAG_MILLIS,
+                DEFAULT_FOLD_EVERY, DEFAULT_MAX_UNFOLDED_BYTES);
+    }
+
+    /** The fold bounds of journal-ack tables: lag, writes, bytes. */
+    public Options withFolding(long lagMillis, int every, long maxBytes) {
+        return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, lagMillis,
+                every, maxBytes);
     }
 
     /** Options with the default {@link #indexRefreshEvery}. */
@@ -40,22 +64,27 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
     }
 
     public Options withIndexRefreshEvery(int n) {
-        return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, n);
+        return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, n, foldLagMillis,
+                foldEvery, maxUnfoldedBytes);
     }
 
     public Options withDurability(Durability d) {
-        return new Options(d, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery);
+        return new Options(d, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes);
     }
 
     public Options withIndexedMerge(boolean indexed) {
-        return new Options(durability, indexed, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery);
+        return new Options(durability, indexed, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes);
     }
 
     public Options withMaxGroup(int n) {
-        return new Options(durability, indexedMerge, n, upsertRetries, checkpointEvery, indexRefreshEvery);
+        return new Options(durability, indexedMerge, n, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes);
     }
 
     public Options withCheckpointEvery(int n) {
-        return new Options(durability, indexedMerge, maxGroup, upsertRetries, n, indexRefreshEvery);
+        return new Options(durability, indexedMerge, maxGroup, upsertRetries, n, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes);
     }
 }

@@ -52,7 +52,7 @@ final class Publisher {
             case SubstrateCommit.Result.Committed c -> {
                 List<JournalEvent> phaseCD = new ArrayList<>(c.records());
                 int commitIndex = journal.publication(phaseCD, c.committed(), head, c.base(), c.achieved());
-                long firstSeq = journal.publish(phaseCD);
+                long firstSeq = journal.publish(phaseCD, first.kind == WriteOp.Kind.FOLD);
                 count(first, c.committed().size(), true, phaseAStart, phaseBStart, phaseBEnd, System.nanoTime());
                 for (int i = 0; i < c.committed().size(); i++) {
                     WriteOp op = c.committed().get(i);
@@ -65,7 +65,7 @@ final class Publisher {
                 }
             }
             case SubstrateCommit.Result.NothingCommitted n -> {
-                journal.publish(n.records());
+                journal.publish(n.records(), first.kind == WriteOp.Kind.FOLD);
                 count(first, 0, false, phaseAStart, phaseBStart, phaseBEnd, System.nanoTime());
                 failLosers(n);
             }
@@ -99,6 +99,13 @@ final class Publisher {
     /** Maintenance has its own counter: the write metrics (commits, groups, phases) stay the writes'. */
     private void count(WriteOp first, int committed, boolean anyCommitted, long t0, long t1, long t2, long t3) {
         Metrics m = graph.metrics();
+        if (first.kind == WriteOp.Kind.FOLD) {
+            if (anyCommitted) {
+                m.folds.increment();
+                m.foldedWrites.add(first.foldPlan.writes());
+            }
+            return;
+        }
         if (first.maintenance()) {
             if (anyCommitted) {
                 m.maintenanceCommits.increment();
@@ -129,7 +136,7 @@ final class Publisher {
         String where = committed.where();
         switch (committed.kind) {
             case OPTIMIZE_INDEX -> sinceIndexRefresh.remove(where);
-            case INSERT, UPSERT -> {
+            case INSERT, UPSERT, FOLD -> {
                 int n = sinceIndexRefresh.merge(where, 1, Integer::sum);
                 if (n >= every) {
                     sinceIndexRefresh.remove(where);

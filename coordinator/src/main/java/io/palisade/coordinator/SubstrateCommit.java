@@ -238,7 +238,7 @@ final class SubstrateCommit {
         if (result != null && !first.maintenance() && result.ref().version() > ref.version() + 1) {
             return raced(def, first, ref, result.ref(), ForeignRace.between(ref, result.ref()), ops, live, phaseCD);
         }
-        CrashPoints.hit("after-substrate-commit");
+        CrashPoints.hit(first.kind == WriteOp.Kind.FOLD ? "after-fold-commit" : "after-substrate-commit");
         List<Action> committedActions = null;
         if (result != null && first.maintenance()) {
             List<CommitDescription> produced = List.of();
@@ -356,7 +356,7 @@ final class SubstrateCommit {
                     case OVERWRITE -> t.overwrite(first.rows);
                     case ADD_COLUMNS -> t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
                     case COMPACT -> t.commit(first.plan);
-                    case INSERT, UPSERT, DELETE, APPEND, OPTIMIZE_INDEX ->
+                    case INSERT, UPSERT, DELETE, APPEND, OPTIMIZE_INDEX, FOLD ->
                             throw new ValidationException(first.kind + " needs a keyed table");
                 };
             }
@@ -371,6 +371,11 @@ final class SubstrateCommit {
             }
             if (first.maintenance()) {
                 return t.commit(first.plan);
+            }
+            if (first.kind == WriteOp.Kind.FOLD) {
+                // the fold's rows were fenced when each write was acknowledged (docs/journal-ack.md)
+                return t.fold(first.rows, first.deleteKeys, io.palisade.substrate.FoldWatermark.of(first.branch, first.table,
+                        first.foldPlan.throughSequence()));
             }
             if (first.kind == WriteOp.Kind.DELETE) {
                 KeyFilter all = ops.get(0).keys;

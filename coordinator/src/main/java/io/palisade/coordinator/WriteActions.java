@@ -41,6 +41,8 @@ final class WriteActions {
                     .map(c -> new AddFields.NewField(c.name(), true)).toList(), Map.of()));
             // maintenance journals its plan (made before Phase A, committed exactly as planned)
             case OPTIMIZE_INDEX, COMPACT -> Objects.requireNonNull(op.plan, "maintenance op without a plan").actions();
+            // a fold upserts the newest rows of its keys and deletes the rest of them: judged as a key-add of them all
+            case FOLD -> keyAdd(op.keys);
         };
     }
 
@@ -58,6 +60,7 @@ final class WriteActions {
             case ADD_COLUMNS -> LogicalOperation.ADD_COLUMNS;
             case OPTIMIZE_INDEX -> LogicalOperation.INDEX_MAINTENANCE;
             case COMPACT -> LogicalOperation.COMPACTION;
+            case FOLD -> LogicalOperation.FOLD;
         };
     }
 

@@ -8,7 +8,22 @@ import java.util.concurrent.CompletableFuture;
 
 /** One queued logical write, as the committer sees it. */
 final class WriteOp {
-    enum Kind { INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT }
+    /**
+     * What an op does. {@code FOLD} is the committer's own: the fold of a journal-ack table's unfolded writes
+     * (docs/journal-ack.md), with {@code rows} the newest row of every upserted key and {@code deleteKeys} the keys
+     * whose newest write deleted them (null when none).
+     */
+    enum Kind {
+        INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT, FOLD;
+
+        /** Whether a write of this kind to a journal-ack table is acknowledged from the journal. */
+        boolean journalable() {
+            return switch (this) {
+                case INSERT, UPSERT, DELETE -> true;
+                case APPEND, OVERWRITE, ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT, FOLD -> false;
+            };
+        }
+    }
 
     final Kind kind;
     final String branch;
@@ -25,6 +40,8 @@ final class WriteOp {
     KeyFilter keys;
     /** OPTIMIZE_INDEX, COMPACT: the plan journaled in the intent and committed exactly (set before Phase A). */
     io.palisade.substrate.MaintenancePlan plan;
+    /** FOLD: its plan, journaled right after its intent. */
+    io.palisade.journal.JournalEvent.FoldPlanned foldPlan;
     /** Why the op failed after its intent was journaled (completed exceptionally after phase D). */
     io.palisade.fencing.PalisadeException failure;
 
@@ -43,7 +60,8 @@ final class WriteOp {
         return switch (kind) {
             case DELETE -> deleteKeys.size();
             case ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT -> 0;
-            default -> rows.getRowCount();
+            case FOLD -> rows.getRowCount() + (deleteKeys == null ? 0 : deleteKeys.size());
+            case INSERT, UPSERT, APPEND, OVERWRITE -> rows.getRowCount();
         };
     }
 
@@ -65,6 +83,7 @@ final class WriteOp {
     /** Whether two ops can share one substrate commit. */
     boolean groupsWith(WriteOp o) {
         return kind == o.kind && branch.equals(o.branch) && table.equals(o.table)
-                && kind != Kind.OVERWRITE && kind != Kind.ADD_COLUMNS && kind != Kind.OPTIMIZE_INDEX && kind != Kind.COMPACT;
+                && kind != Kind.OVERWRITE && kind != Kind.ADD_COLUMNS && kind != Kind.OPTIMIZE_INDEX && kind != Kind.COMPACT
+                && kind != Kind.FOLD;
     }
 }

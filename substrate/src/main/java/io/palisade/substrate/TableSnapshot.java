@@ -38,6 +38,16 @@ public interface TableSnapshot extends AutoCloseable {
     /** Every row, in storage order (see {@link ArrowRows} for value types). For tests and small tables. */
     List<Map<String, Object>> scan();
 
+    /**
+     * Calls {@code action} with the {@code id} of every row (a keyed table), as a string, in storage order, reading
+     * only that column. This default scans every column; a store overrides it with a projected scan.
+     */
+    default void forEachKey(java.util.function.Consumer<String> action) {
+        for (Map<String, Object> r : scan()) {
+            action.accept(String.valueOf(r.get(KeyedSchemas.ID)));
+        }
+    }
+
     /** Whether a scalar index on {@code id} exists. */
     boolean hasIdIndex();
 

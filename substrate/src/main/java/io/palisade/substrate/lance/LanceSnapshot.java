@@ -181,6 +181,23 @@ abstract class LanceSnapshot implements TableSnapshot {
         return rows;
     }
 
+    @Override
+    public void forEachKey(java.util.function.Consumer<String> action) {
+        LanceScanner scanner = dataset.newScan(new ScanOptions.Builder().columns(List.of(KeyedSchemas.ID)).build());
+        try (ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                org.apache.arrow.vector.FieldVector v = reader.getVectorSchemaRoot().getVector(KeyedSchemas.ID);
+                for (int i = 0; i < v.getValueCount(); i++) {
+                    action.accept(String.valueOf(ArrowRows.value(v, i)));
+                }
+            }
+        } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
+            throw LanceErrors.readFailure(name, ref, "scan of ids at " + ref, e);
+        } finally {
+            closeScanner(scanner);
+        }
+    }
+
     @SuppressWarnings("try")
     private static void closeScanner(LanceScanner scanner) {
         try {

@@ -60,6 +60,9 @@ import java.util.regex.Pattern;
  * until a scan reads it.
  */
 final class LanceTornVersions {
+    /** Name of Lance's MemWAL system index: its details live in the manifest, it has no files under {@code _indices}. */
+    static final String MEM_WAL_INDEX = "__lance_mem_wal";
+
 
     private static final Logger LOG = LoggerFactory.getLogger(LanceTornVersions.class);
     static final String VERSIONS = "_versions";
@@ -257,8 +260,8 @@ final class LanceTornVersions {
                 }
             }
             for (Index i : ds.getIndexes()) {
-                if (i.baseId().isPresent() || prev.indices.contains(i.uuid().toString())) {
-                    continue;
+                if (i.baseId().isPresent() || prev.indices.contains(i.uuid().toString()) || MEM_WAL_INDEX.equals(i.name())) {
+                    continue; // Lance's MemWAL system index (a fold's merged generation) keeps its state in the manifest
                 }
                 Path idx = dir.resolve("_indices").resolve(i.uuid().toString());
                 if (!Files.isDirectory(idx)) {

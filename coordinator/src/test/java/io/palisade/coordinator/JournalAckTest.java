@@ -1,0 +1,222 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.heads.FoldMark;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalReader;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.LogicalOperation;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.lance.LanceTableStore;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Journal-ack tables (docs/journal-ack.md): acknowledged from the journal, read at once, folded exactly once. */
+class JournalAckTest extends GraphTestSupport {
+    static final String CATALOG = """
+            {"tables": [{"name": "person", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
+              {"name": "age", "type": "int64", "nullable": true}]},
+             {"name": "log", "kind": "append-only", "columns": [{"name": "msg", "type": "string", "nullable": true}]}]}
+            """;
+
+    /** Folds only when asked (close, branch, other operations): lag and count bounds out of reach. */
+    static Options noAutoFold() {
+        return Options.defaults().withFolding(3_600_000, 1_000_000, 1L << 40);
+    }
+
+    private static Map<String, Object> ages(List<Map<String, Object>> rows) {
+        Map<String, Object> out = new TreeMap<>();
+        for (Map<String, Object> r : rows) {
+            assertThat(out.put((String) r.get("id"), r.get("age"))).as("id %s once", r.get("id")).isNull();
+        }
+        return out;
+    }
+
+    /** The rows of the Lance table itself at its latest version on main, as an external reader sees them. */
+    private Map<String, Object> lanceAges(Graph g) {
+        try (LanceTableStore s = new LanceTableStore(g.path().resolve("tables").toString());
+             KeyedTable t = s.openKeyed("person", s.latest("person", TableRef.MAIN))) {
+            return ages(t.scan());
+        }
+    }
+
+    private static List<JournalRecord> journal(Graph g) {
+        try (JournalReader r = JournalReader.open(g.path().resolve("_palisade")); var c = r.read(0)) {
+            return c.drain();
+        }
+    }
+
+    @Test
+    void theCatalogSaysWhichTablesAreJournalAckAndOnlyKeyedOnesMayBe() {
+        Catalog c = Catalog.fromJson(CATALOG);
+        assertThat(c.require("person").ack()).isEqualTo(Catalog.Ack.JOURNAL);
+        assertThat(c.require("log").ack()).isEqualTo(Catalog.Ack.TABLE);
+        assertThat(Catalog.fromJson(c.toJson())).isEqualTo(c);
+        assertThatThrownBy(() -> Catalog.fromJson("""
+                {"tables": [{"name": "log", "kind": "append-only", "ack": "journal", "columns": [{"name": "m", "type": "string"}]}]}"""))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("needs a keyed table");
+        assertThatThrownBy(() -> Catalog.fromJson("""
+                {"tables": [{"name": "p", "kind": "node", "ack": "soon", "columns": [{"name": "id", "type": "string"}]}]}"""))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("unknown ack 'soon'");
+    }
+
+    @Test
+    void writesAreAcknowledgedFromTheJournalReadAtOnceAndFoldedIntoTheTable() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold())) {
+            long v0 = g.state().head("main", "person").orElseThrow().version();
+            Receipt r1 = g.insert("main", "person", List.of(Row.of("id", "alice", "age", 30), Row.of("id", "bob", "age", 40)));
+            Receipt r2 = g.upsert("main", "person", List.of(Row.of("id", "alice", "age", 31)));
+            Receipt r3 = g.delete("main", "person", List.of("bob"));
+            assertThat(List.of(r1, r2, r3)).allSatisfy(r -> {
+                assertThat(r.folded()).isFalse();
+                assertThat(r.version()).isEqualTo(v0);
+            });
+            // the table has not moved; reads through Palisade see every acknowledged write
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(v0);
+            assertThat(lanceAges(g)).isEmpty();
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("alice", 31L));
+            assertThat(g.get("main", "person", List.of("alice", "bob", "nobody"))).containsOnlyKeys("alice");
+            assertThat(g.get("main", "person", List.of("alice")).get("alice").int64("age")).isEqualTo(31L);
+            FoldMark m = g.state().foldMark("main", "person");
+            assertThat(m.unfolded()).isEqualTo(3);
+            assertThat(m.newestSequence()).isEqualTo(r3.seq());
+
+            // a strict insert meets the newest unfolded write holding the key (named as the winner); the key freed by
+            // the delete is free
+            assertThatThrownBy(() -> g.insert("main", "person", List.of(Row.of("id", "alice", "age", 1))))
+                    .isInstanceOfSatisfying(KeyConflictException.class, e -> {
+                        assertThat(e.keys()).containsExactly("alice");
+                        assertThat(e.winningIntent()).contains(r2.intent());
+                    });
+            Receipt r4 = g.insert("main", "person", List.of(Row.of("id", "bob", "age", 41)));
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("alice", 31L, "bob", 41L));
+
+            // the journal holds each write's intent, rows and JOURNALED completion
+            List<JournalRecord> records = journal(g);
+            assertThat(records.stream().filter(r -> r.event() instanceof JournalEvent.RowsRecorded).count()).isEqualTo(4);
+            assertThat(records.stream().filter(r -> r.event() instanceof JournalEvent.IntentCompleted c
+                    && c.outcome() == IntentOutcome.JOURNALED).count()).isEqualTo(4);
+
+            // a branch folds its parent first: the fold is one table version holding exactly the merged state
+            g.createBranch("dev", "main");
+            long v1 = g.state().head("main", "person").orElseThrow().version();
+            assertThat(v1).isEqualTo(v0 + 1);
+            assertThat(lanceAges(g)).containsExactlyInAnyOrderEntriesOf(Map.of("alice", 31L, "bob", 41L));
+            assertThat(g.state().foldMark("main", "person")).isEqualTo(new FoldMark(r4.seq(), 0, -1, -1, -1));
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("alice", 31L, "bob", 41L));
+            assertThat(ages(g.scan("dev", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("alice", 31L, "bob", 41L));
+            assertThat(g.metrics().folds()).isEqualTo(1);
+            assertThat(g.metrics().foldedWrites()).isEqualTo(4);
+            JournalEvent.FoldPlanned plan = journal(g).stream().map(JournalRecord::event)
+                    .filter(e -> e instanceof JournalEvent.FoldPlanned).map(e -> (JournalEvent.FoldPlanned) e)
+                    .findFirst().orElseThrow();
+            assertThat(plan.throughSequence()).isEqualTo(r4.seq());
+            assertThat(plan.writes()).isEqualTo(4);
+            assertThat(plan.deletedKeys()).isNull(); // bob's delete was overtaken by his insert
+            assertThat(journal(g).stream().anyMatch(r -> r.event() instanceof JournalEvent.IntentRecorded i
+                    && i.operation() == LogicalOperation.FOLD && i.intentId().equals(plan.intentId()))).isTrue();
+        }
+    }
+
+    @Test
+    void unfoldedWritesSurviveAReopenAndAreFoldedOnce() {
+        Receipt last;
+        // a manual committer, abandoned like a dead process: no fold at close, the writes are in the journal only
+        List<LanceTableStore> stores = new ArrayList<>();
+        Palisade.Wiring dying = new Palisade.Wiring(tables -> {
+            LanceTableStore s = new LanceTableStore(tables.toString());
+            stores.add(s);
+            return s;
+        }, true);
+        Graph dead = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold(), dying);
+        dead.insert("main", "person", List.of(Row.of("id", "a", "age", 1), Row.of("id", "b", "age", 2)));
+        last = dead.delete("main", "person", List.of("a"));
+        dead.abandon();
+        stores.forEach(LanceTableStore::close);
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(g.state().foldMark("main", "person").unfolded()).isEqualTo(2);
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("b", 2L));
+            assertThatThrownBy(() -> g.insert("main", "person", List.of(Row.of("id", "b", "age", 9))))
+                    .isInstanceOf(KeyConflictException.class);
+            g.insert("main", "person", List.of(Row.of("id", "a", "age", 3)));
+        }
+        // closing folded everything: the Lance table alone holds the state, once per key
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(g.state().foldMark("main", "person").unfolded()).isZero();
+            assertThat(g.state().foldMark("main", "person").foldedThrough()).isGreaterThan(last.seq());
+            assertThat(lanceAges(g)).containsExactlyInAnyOrderEntriesOf(Map.of("a", 3L, "b", 2L));
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("a", 3L, "b", 2L));
+            assertThat(g.scanAt("main", "person", last.seq())).extracting(r -> r.get("id")).containsExactly("b");
+        }
+    }
+
+    @Test
+    void theFoldAgentFoldsAtItsCountBound() {
+        Options o = Options.defaults().withFolding(3_600_000, 3, 1L << 40);
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
+            for (int i = 0; i < 3; i++) {
+                g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
+            }
+            // the fold runs on the committer after the cycle that acknowledged the third write; a fourth write
+            // queued behind it is answered only after that fold
+            g.upsert("main", "person", List.of(Row.of("id", "k3", "age", 3)));
+            assertThat(g.metrics().folds()).isGreaterThanOrEqualTo(1);
+            assertThat(lanceAges(g)).containsKeys("k0", "k1", "k2");
+            assertThat(ages(g.scan("main", "person"))).containsOnlyKeys("k0", "k1", "k2", "k3");
+        }
+    }
+
+    @Test
+    void concurrentStrictInsertsOfTheSameNewKeysHaveExactlyOneWinnerPerKey() throws Exception {
+        int threads = 32;
+        int keys = 40;
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), Options.defaults().withFolding(5, 64, 1L << 40))) {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> wins = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int me = t;
+                wins.add(pool.submit(() -> {
+                    start.await();
+                    int won = 0;
+                    for (int k = 0; k < keys; k++) {
+                        try {
+                            g.insert("main", "person", List.of(Row.of("id", "key-" + k, "age", me)));
+                            won++;
+                        } catch (KeyConflictException e) {
+                            assertThat(e.keys()).containsExactly("key-" + k);
+                        }
+                    }
+                    return won;
+                }));
+            }
+            start.countDown();
+            int total = 0;
+            for (Future<Integer> f : wins) {
+                total += f.get(10, TimeUnit.MINUTES);
+            }
+            pool.shutdown();
+            assertThat(total).isEqualTo(keys);
+            assertThat(ages(g.scan("main", "person"))).hasSize(keys);
+        }
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(g.state().foldMark("main", "person").unfolded()).isZero();
+            assertThat(lanceAges(g)).hasSize(keys); // no duplicate id after the folds (ages() asserts each id once)
+        }
+    }
+}
