@@ -323,7 +323,7 @@ public final class Recovery {
                 // author). The write's keys decide what recovery can: after the write's commit every key it inserted or
                 // upserted is held exactly once and every key it deleted is gone; anything else means the version is
                 // not (only) the write's, and rolling it forward would publish a foreign change (a duplicate id).
-                notTheWrites(store, group, new TableRef(tableBranch, latest)).ifPresent(why -> {
+                notTheWrites(store, state, group, new TableRef(tableBranch, latest)).ifPresent(why -> {
                     TableHead h = state.head(first.graphBranch(), table).orElse(first.recorded().intendedTransition().from());
                     out.add(new Foreign(first.graphBranch(), table, h, latest, "table '" + table + "' (graph branch '"
                             + first.graphBranch() + "', table branch '" + tableBranch + "') is at version " + latest
@@ -355,7 +355,7 @@ public final class Recovery {
      * Why version {@code at} cannot be the commit of the open group (inserts, upserts or deletes with key filters on a
      * keyed table), judged by the group's keys there; empty when it can be (or the group carries no keys).
      */
-    private static Optional<String> notTheWrites(TableStore store, List<OpenIntent> group, TableRef at) {
+    private static Optional<String> notTheWrites(TableStore store, HeadsState state, List<OpenIntent> group, TableRef at) {
         io.palisade.fencing.KeyFilter written = null;
         io.palisade.fencing.KeyFilter deleted = null;
         for (OpenIntent o : group) {
@@ -366,7 +366,20 @@ public final class Recovery {
             switch (o.recorded().operation()) {
                 case INSERT, UPSERT -> written = written == null ? k : written.union(k);
                 case DELETE -> deleted = deleted == null ? k : deleted.union(k);
-                case OVERWRITE, ADD_COLUMNS, INDEX_MAINTENANCE, COMPACTION, CREATE_TABLE, BRANCH_MERGE, MIGRATION_UNIT -> {
+                case FOLD -> {
+                    // a fold upserts the newest row of every key of its filter and deletes its plan's deleted keys
+                    io.palisade.fencing.KeyFilter gone = state.foldPlan(o.intentId())
+                            .map(io.palisade.journal.JournalEvent.FoldPlanned::deletedKeys).orElse(null);
+                    io.palisade.fencing.KeyFilter kept = gone == null ? k : without(k, gone);
+                    if (kept != null) {
+                        written = written == null ? kept : written.union(kept);
+                    }
+                    if (gone != null) {
+                        deleted = deleted == null ? gone : deleted.union(gone);
+                    }
+                }
+                case OVERWRITE, ADD_COLUMNS, INDEX_MAINTENANCE, COMPACTION, CREATE_TABLE, BRANCH_MERGE, MIGRATION_UNIT,
+                     REPAIR -> {
                     return Optional.empty(); // judged by its version count only
                 }
             }
@@ -395,6 +408,20 @@ public final class Recovery {
             }
         }
         return Optional.empty();
+    }
+
+    /** The keys of {@code all} not in {@code minus}, as a filter of the same fields; null when none remain. */
+    private static io.palisade.fencing.KeyFilter without(io.palisade.fencing.KeyFilter all, io.palisade.fencing.KeyFilter minus) {
+        boolean ints = all.keyType() == io.palisade.fencing.KeyFilter.KeyType.INT64;
+        List<String> kept = all.keys().stream().filter(x -> ints ? !minus.contains(Long.parseLong(x)) : !minus.contains(x))
+                .toList();
+        if (kept.isEmpty()) {
+            return null;
+        }
+        if (all.keyType() == io.palisade.fencing.KeyFilter.KeyType.INT64) {
+            return io.palisade.fencing.KeyFilter.ofLongs(all.fieldIds(), kept.stream().mapToLong(Long::parseLong).toArray());
+        }
+        return io.palisade.fencing.KeyFilter.ofStrings(all.fieldIds(), kept);
     }
 
     /** Whether the open intent is a bulk load (it has progress records). */
