@@ -52,6 +52,17 @@ final class HeadsCommand implements Callable<Integer> {
             s = r.replay().state();
         }
         List<Map<String, Object>> out = heads(s, branch);
+        // journal-ack tables (docs/journal-ack.md): how far the Lance table lags behind what was acknowledged
+        io.palisade.coordinator.Catalog catalog = Cli.catalog(graph);
+        long now = System.currentTimeMillis();
+        for (Map<String, Object> m : out) {
+            String t = (String) m.get("table");
+            io.palisade.heads.FoldMark fm = s.foldMark((String) m.get("branch"), t);
+            m.put("ack", catalog.table(t).map(d -> d.ack().json()).orElse("table"));
+            m.put("unfolded", fm.unfolded());
+            m.put("folded_through", fm.foldedThrough());
+            m.put("fold_lag_ms", fm.unfolded() == 0 ? 0L : at == null ? Math.max(0, now - fm.oldestNanos() / 1_000_000L) : null);
+        }
         if (at == null) { // the heads now: say which tables hold versions no journaled write explains
             List<io.palisade.recovery.ForeignVersions.Pending> pending = Cli.warnForeign(graph);
             for (Map<String, Object> m : out) {
@@ -68,9 +79,11 @@ final class HeadsCommand implements Callable<Integer> {
                 rows.add(List.of(String.valueOf(m.get("branch")), String.valueOf(m.get("table")),
                         String.valueOf(m.get("table_branch")), String.valueOf(m.get("version")),
                         m.get("inherited_from") == null ? "owned" : "inherited from " + m.get("inherited_from"),
-                        String.valueOf(m.get("since_seq"))));
+                        String.valueOf(m.get("since_seq")), "journal".equals(m.get("ack"))
+                                ? m.get("unfolded") + " unfolded" : "-"));
             }
-            Tables.print(System.out, List.of("branch", "table", "table_branch", "version", "pin", "since_seq"), rows);
+            Tables.print(System.out, List.of("branch", "table", "table_branch", "version", "pin", "since_seq", "journal_ack"),
+                    rows);
             System.out.println("(as of sequence " + s.lastSequence() + ")");
         }
         return Main.OK;
