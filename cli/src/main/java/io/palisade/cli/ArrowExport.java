@@ -45,11 +45,17 @@ final class ArrowExport {
     }
 
     static long write(JournalReader reader, Path out, Cli.Progress p) throws Exception {
+        try (FileOutputStream fos = new FileOutputStream(out.toFile())) {
+            return write(reader, fos.getChannel(), p);
+        }
+    }
+
+    /** Writes the Arrow IPC file to {@code channel} (a file, or stdout for {@code --out -}). */
+    static long write(JournalReader reader, java.nio.channels.WritableByteChannel channel, Cli.Progress p) throws Exception {
         long n = 0;
         try (BufferAllocator alloc = new RootAllocator();
              VectorSchemaRoot root = VectorSchemaRoot.create(schema(), alloc);
-             FileOutputStream fos = new FileOutputStream(out.toFile());
-             ArrowFileWriter w = new ArrowFileWriter(root, null, fos.getChannel());
+             ArrowFileWriter w = new ArrowFileWriter(root, null, channel);
              JournalCursor c = reader.read(0)) {
             w.start();
             int row = 0;

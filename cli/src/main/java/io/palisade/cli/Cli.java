@@ -15,8 +15,6 @@ import io.palisade.journal.JournalRecord;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -106,23 +104,64 @@ final class Cli {
         return out;
     }
 
-    static Instant parseTime(String s, String option) {
-        if (s == null) {
-            return null;
+    /** A usage error (exit 2) naming the catalog's tables when {@code table} is not one of them. */
+    static Catalog.TableDef requireTable(Catalog catalog, String table, String option) {
+        return catalog.table(table).orElseThrow(() -> new CliException(Main.USAGE, option + " '" + table
+                + "': the graph has no such table; its tables are " + String.join(", ",
+                catalog.tables().stream().map(Catalog.TableDef::name).toList())));
+    }
+
+    /** A usage error (exit 2) naming the live graph branches when {@code branch} is not one of them. */
+    static void requireBranch(HeadsState s, String branch, String option) {
+        if (branch != null && !s.branchLive(branch)) {
+            List<String> live = s.branches().keySet().stream().filter(s::branchLive).toList();
+            List<String> near = Suggest.nearest(branch, live);
+            throw new CliException(Main.USAGE, option + " '" + branch + "': no such graph branch"
+                    + (s.lastSequence() < 0 ? "" : " at sequence " + s.lastSequence())
+                    + (near.isEmpty() ? "" : " (did you mean " + String.join(" or ", near) + "?)")
+                    + "; the branches are " + String.join(", ", live));
         }
-        try {
-            return Instant.parse(s);
-        } catch (DateTimeParseException e) {
-            try {
-                return java.time.OffsetDateTime.parse(s).toInstant();
-            } catch (DateTimeParseException e2) {
-                try {
-                    return java.time.LocalDate.parse(s).atStartOfDay(java.time.ZoneOffset.UTC).toInstant();
-                } catch (DateTimeParseException e3) {
-                    throw new CliException(Main.USAGE, option + " '" + s + "' is not an ISO-8601 time "
-                            + "(e.g. 2026-11-29T14:00:00Z)");
-                }
+    }
+
+    /** One warning line per checkpoint a replay passed over (damaged, beyond the journal, digest mismatch). */
+    static void warnSkippedCheckpoints(HeadsReplayer.Replay replay) {
+        for (io.palisade.heads.Checkpoints.Skipped k : replay.skippedCheckpoints()) {
+            System.err.println("palisade: warning: skipped checkpoint " + k.file().getFileName() + " (sequence "
+                    + k.sequence() + "): " + k.reason() + "; the heads were folded from the journal instead");
+        }
+    }
+
+    /** How many skipped records a reader checks before it warns that it did not (one sequential read, ~1 M/s). */
+    static final long CHECK_BUDGET = 2_000_000;
+
+    /**
+     * A reader that starts at sequence {@code from} does not read the records before it, so it would not see a
+     * corrupt or cut region there. This reads them through a checked cursor (CRC32C, hash chain) and warns on stderr
+     * when they hold corruption or a cut torn tail, or when they are too many to check here; it never fails.
+     */
+    static void checkSkipped(JournalReader reader, long from) {
+        if (from <= 0) {
+            return;
+        }
+        if (from > CHECK_BUDGET) {
+            System.err.println("palisade: warning: sequences 0.." + (from - 1) + " were not verified by this read "
+                    + "(`palisade audit verify GRAPH` checks the whole journal)");
+            return;
+        }
+        try (JournalCursor c = reader.read(0)) {
+            JournalRecord r;
+            while ((r = c.poll()) != null && r.sequence() < from - 1) {
+                // checked by the cursor
             }
+            for (io.palisade.journal.TornTail t : c.cutTails()) {
+                System.err.println("palisade: warning: the journal before sequence " + from + " holds a torn tail of "
+                        + "writer epoch " + t.segmentEpoch() + " after sequence " + t.lastGoodSequence() + " ("
+                        + t.excerpts() + " bad excerpts: " + t.reason() + "), cut by a later writer");
+            }
+        } catch (io.palisade.fencing.JournalCorruptedException e) {
+            System.err.println("palisade: warning: the journal is corrupt before the part read here, at sequence "
+                    + e.sequence() + " (" + e.getMessage().replace('\n', ' ') + "); what follows was read past it "
+                    + "(`palisade audit verify GRAPH` names the damage)");
         }
     }
 

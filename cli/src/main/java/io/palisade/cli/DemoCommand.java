@@ -35,9 +35,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Try Palisade in a minute: races, a killed writer, recovery.",
-                "Creates a graph, races concurrent writers on the same keys, kills a writer process mid-write",
-                "(SIGKILL), reopen (recovery runs) and print what happened, with the commands to look deeper.",
-                "Without DIR a fresh temporary directory is used (its path is printed)."})
+                "It creates a graph, races concurrent writers on the same keys, kills a writer process mid-write "
+                        + "(SIGKILL), reopens the graph (recovery runs) and prints what happened, with the commands "
+                        + "to look deeper. Without DIR a fresh temporary directory is used (its path is printed)."},
+        footer = {"%nExample:%n  palisade demo /tmp/palisade-demo"})
 final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     static final String CATALOG = """
             {"tables": [

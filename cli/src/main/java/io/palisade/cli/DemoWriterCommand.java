@@ -23,15 +23,15 @@ import java.util.concurrent.Callable;
  * Hidden: the demo's writer child. Upserts batches of {@code person} rows from several threads forever and
  * prints {@code ACK <batch> <intent> <seq> <version>} only after each receipt has returned (durable).
  */
-@Command(name = "demo-writer", hidden = true, description = "The demo's writer child process.")
+@Command(name = "demo-writer", hidden = true, mixinStandardHelpOptions = true, description = "The demo's writer child process.")
 final class DemoWriterCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "GRAPH")
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
-    @Option(names = "--threads", defaultValue = "3")
+    @Option(names = "--threads", defaultValue = "3", description = "Writer threads.")
     int threads;
 
-    @Option(names = "--rows", defaultValue = "400")
+    @Option(names = "--rows", defaultValue = "400", description = "Rows per batch.")
     int rows;
 
     @Override

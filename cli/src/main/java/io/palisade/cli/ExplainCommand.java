@@ -23,29 +23,41 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "explain", mixinStandardHelpOptions = true,
-        description = {"Explain the life of a write or of a key. Read-only.",
-                "For INTENT_ID or --key K [--table T]: intent, conflicts (with which",
-                "intent, which keys), retries, phases reached, outcome, recovery decisions. Read-only."})
-final class ExplainCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "GRAPH")
+        description = {"Explain the life of a write (INTENT_ID) or of a key (--key K). Read-only.",
+                "For each intent it prints, in journal order, the intent recorded (A), the substrate commit (B), the "
+                        + "head published (C), the completion and its outcome (D) and recovery's decisions (R), with "
+                        + "the conflicts it lost or won (which intent, which keys) and retries with the same "
+                        + "idempotency key. The output is text for people (table format)."},
+        footer = {"%nExample:%n  palisade explain GRAPH --key alice --table person"})
+final class ExplainCommand implements Callable<Integer>, ReadOnly {
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
-    @Parameters(index = "1", arity = "0..1", paramLabel = "INTENT_ID")
+    @Parameters(index = "1", arity = "0..1", paramLabel = "INTENT_ID", description = "The intent to explain.")
     String intent;
 
-    @Option(names = "--key", paramLabel = "K")
+    @Option(names = "--key", paramLabel = "K", description = "Explain every intent whose key filter holds K.")
     String key;
 
-    @Option(names = "--table", paramLabel = "T")
+    @Option(names = "--table", paramLabel = "T", description = "With --key: only intents on table T.")
     String table;
+
+    @Option(names = "--format", paramLabel = "table", description = "Output format: table, the only one explain has.")
+    OnlyTable format;
+
+    enum OnlyTable { table }
 
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
+        Cli.requireGraph(graph);
         if ((intent == null) == (key == null)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give either INTENT_ID or --key K");
+        }
+        if (table != null) {
+            Cli.requireTable(Cli.catalog(graph), table, "--table");
         }
         List<JournalRecord> all = Cli.records(graph, 0);
         PrintStream out = System.out;

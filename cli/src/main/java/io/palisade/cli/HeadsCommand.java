@@ -1,10 +1,8 @@
 package io.palisade.cli;
 
-import io.palisade.fencing.ValidationException;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.Pin;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -17,40 +15,46 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "heads", mixinStandardHelpOptions = true,
-        description = "The published table heads per graph branch, now or at a past sequence or time. Read-only.")
-final class HeadsCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "GRAPH")
+        description = {"Print the published table heads of every graph branch, now or at a past point of the journal. Read-only.",
+                "The default format is table; json prints one array of {branch, table, table_branch, version, "
+                        + "inherited_from, since_seq, foreign_versions} objects, jsonl one such object per line. "
+                        + "foreign_versions lists the table versions above the head that no journaled write explains; "
+                        + "it is given for the heads now, not with --at."},
+        footer = {"%nExample:%n  palisade heads GRAPH --branch main --at '2026-11-29T14:00' --format json"})
+final class HeadsCommand implements Callable<Integer>, ReadOnly {
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
-    @Option(names = "--branch", description = "Only this graph branch (default: every branch).")
+    @Option(names = "--branch", paramLabel = "B", description = "Only this graph branch (default: every branch).")
     String branch;
 
-    static final class At {
-        @Option(names = "--at-seq", paramLabel = "N")
-        Long seq;
-        @Option(names = "--at-time", paramLabel = "ISO-8601")
-        String time;
-    }
+    @Option(names = {"--at", "--at-seq", "--at-time"}, paramLabel = "POINT",
+            description = "The heads as of this journal point (the record there included): a sequence, an ISO-8601 "
+                    + "time (zone-less is UTC), a relative time (-10m, 2h ago) or 'last N' (before the last N records). "
+                    + "--at-seq and --at-time are older names of this option.")
+    String at;
 
-    @ArgGroup(exclusive = true)
-    At at;
-
-    @Option(names = "--json", description = {"[{\"branch\",\"table\",\"table_branch\",\"version\",...,",
-            "\"foreign_versions\"}] (foreign_versions: table versions above the head no journaled write explains;",
-            "present for the heads now, not with --at-seq/--at-time)"})
-    boolean json;
+    @picocli.CommandLine.Mixin
+    OutputFormat output = new OutputFormat();
 
     @Override
     public Integer call() {
+        OutputFormat.Format format = output.resolve(OutputFormat.Format.table);
+        Seek.Point point = Seek.parse(at, "--at");
         HeadsReplayer r = Cli.replayer(graph);
         HeadsState s;
-        if (at != null && at.seq != null) {
-            s = r.headsAt(at.seq);
-        } else if (at != null && at.time != null) {
-            s = r.headsAt(Cli.parseTime(at.time, "--at-time"));
+        io.palisade.journal.JournalReader reader = Cli.reader(graph);
+        if (point != null) {
+            long seq = new Seek.Span(reader).point(point, "--at");
+            Cli.checkSkipped(reader, seq + 1);
+            s = r.headsAt(seq);
         } else {
-            s = r.replay().state();
+            HeadsReplayer.Replay replay = r.replay();
+            Cli.warnSkippedCheckpoints(replay);
+            Cli.checkSkipped(reader, replay.checkpointSequence() + 1);
+            s = replay.state();
         }
+        Cli.requireBranch(s, branch, "--branch");
         List<Map<String, Object>> out = heads(s, branch);
         // journal-ack tables (docs/journal-ack.md): how far the Lance table lags behind what was acknowledged
         io.palisade.coordinator.Catalog catalog = Cli.catalog(graph);
@@ -61,9 +65,9 @@ final class HeadsCommand implements Callable<Integer> {
             m.put("ack", catalog.table(t).map(d -> d.ack().json()).orElse("table"));
             m.put("unfolded", fm.unfolded());
             m.put("folded_through", fm.foldedThrough());
-            m.put("fold_lag_ms", fm.unfolded() == 0 ? 0L : at == null ? Math.max(0, now - fm.oldestNanos() / 1_000_000L) : null);
+            m.put("fold_lag_ms", fm.unfolded() == 0 ? 0L : point == null ? Math.max(0, now - fm.oldestNanos() / 1_000_000L) : null);
         }
-        if (at == null) { // the heads now: say which tables hold versions no journaled write explains
+        if (point == null) { // the heads now: say which tables hold versions no journaled write explains
             List<io.palisade.recovery.ForeignVersions.Pending> pending = Cli.warnForeign(graph);
             for (Map<String, Object> m : out) {
                 m.put("foreign_versions", pending.stream().filter(p -> p.graphBranch().equals(m.get("branch"))
@@ -71,29 +75,40 @@ final class HeadsCommand implements Callable<Integer> {
                         .map(io.palisade.recovery.ForeignVersions.Pending::versions).orElse(List.of()));
             }
         }
-        if (json) {
-            Cli.printJson(System.out, out);
-        } else {
-            List<List<String>> rows = new ArrayList<>();
-            for (Map<String, Object> m : out) {
-                rows.add(List.of(String.valueOf(m.get("branch")), String.valueOf(m.get("table")),
-                        String.valueOf(m.get("table_branch")), String.valueOf(m.get("version")),
-                        m.get("inherited_from") == null ? "owned" : "inherited from " + m.get("inherited_from"),
-                        String.valueOf(m.get("since_seq")), "journal".equals(m.get("ack"))
-                                ? m.get("unfolded") + " unfolded" : "-"));
+        switch (format) {
+            case json -> Cli.printJson(System.out, out);
+            case jsonl -> {
+                for (Map<String, Object> m : out) {
+                    System.out.println(Cli.toJson(m));
+                }
             }
-            Tables.print(System.out, List.of("branch", "table", "table_branch", "version", "pin", "since_seq", "journal_ack"),
-                    rows);
-            System.out.println("(as of sequence " + s.lastSequence() + ")");
+            case table -> {
+                List<String> header = new ArrayList<>(List.of("branch", "table", "table_branch", "version",
+                        "inherited_from", "since_seq"));
+                if (point == null) {
+                    header.add("foreign_versions");
+                }
+                header.add("ack");
+                header.add("unfolded");
+                List<List<String>> rows = new ArrayList<>();
+                for (Map<String, Object> m : out) {
+                    List<String> row = new ArrayList<>();
+                    for (String h : header) {
+                        Object v = m.get(h);
+                        row.add(v == null ? "-" : v instanceof List<?> l && l.isEmpty() ? "-" : String.valueOf(v));
+                    }
+                    rows.add(row);
+                }
+                Tables.print(System.out, header, rows);
+                System.out.println("(as of sequence " + s.lastSequence() + "; inherited_from '-' = the branch owns "
+                        + "its head)");
+            }
         }
         return Main.OK;
     }
 
     static List<Map<String, Object>> heads(HeadsState s, String branch) {
-        if (branch != null && !s.branchLive(branch)) {
-            throw new ValidationException("unknown graph branch '" + branch + "'"
-                    + " (branches: " + s.branches().keySet() + ")");
-        }
+        Cli.requireBranch(s, branch, "--branch");
         List<Map<String, Object>> out = new ArrayList<>();
         for (String b : s.branches().keySet()) {
             if (branch != null && !branch.equals(b)) {

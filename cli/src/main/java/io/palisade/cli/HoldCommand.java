@@ -9,12 +9,12 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** Hidden: holds the writer lease of a graph for a while (tests of a held lease). */
-@Command(name = "hold", hidden = true, description = "Open GRAPH for writing and hold its lease (for tests).")
+@Command(name = "hold", hidden = true, mixinStandardHelpOptions = true, description = "Open GRAPH for writing and hold its lease (for tests).")
 final class HoldCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "GRAPH")
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
-    @Option(names = "--seconds", defaultValue = "300")
+    @Option(names = "--seconds", defaultValue = "300", description = "How long to hold the lease.")
     long seconds;
 
     @Override

@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 @Command(name = "init", mixinStandardHelpOptions = true,
-        description = "Create a graph from a catalog (node, edge and append-only tables).")
+        description = {"Create a graph from a catalog of node, edge and append-only tables.",
+                "The graph is built beside GRAPH and renamed into place, so a failed create leaves nothing behind."},
+        footer = {"%nExample:%n  palisade init GRAPH --catalog catalog.json"})
 final class InitCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "GRAPH", description = "Directory of the new graph.")
     Path graph;

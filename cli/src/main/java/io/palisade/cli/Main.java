@@ -31,9 +31,13 @@ import picocli.CommandLine.Option;
                 "6:refused (writer lease held by another process, unsupported format stamp)",
                 "7:journal or table files corrupted, or verification failed (names the sequence or the file)",
                 "8:foreign commit (a table version no journaled write explains; not acknowledged; see recover)"},
-        footer = {"%nReading tools (audit, replay, explain, heads, report, audit verify, scan) open the journal",
-                "read-only and work while a writer holds the graph. Errors are one line on stderr;",
-                "--verbose adds the stack trace."})
+        footer = {"%nA journal point (--at, --from, --to) is a sequence (42), an ISO-8601 time with or without zone "
+                + "(2026-11-29T14:00:00Z; a zone-less time is UTC), a relative time (-10m, 2h ago, now) or 'last N'. "
+                + "Output: --format table|json|jsonl (--json = --format json).",
+                "%nReading tools (audit, replay, explain, heads, report, audit verify, scan, branch list, recover "
+                        + "--dry-run) open the journal read-only and work while a writer holds the graph. Errors are "
+                        + "one line on stderr; --verbose adds the stack trace.",
+                "%nExample:%n  palisade demo"})
 public final class Main implements Runnable {
     public static final int OK = 0;
     public static final int INTERNAL = 1;
@@ -73,7 +77,7 @@ public final class Main implements Runnable {
             }
         }
         verbose = v;
-        json = java.util.Arrays.asList(args).contains("--json");
+        json = asksJson(args);
         jsonPrinted = false;
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", v ? "info" : "off");
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
@@ -85,13 +89,47 @@ public final class Main implements Runnable {
         }
     }
 
+    /**
+     * Whether the command line asks for JSON output: {@code --json}, or {@code --format json|jsonl} on a command
+     * that prints to stdout ({@code audit export}'s {@code --format} names a file format instead).
+     */
+    static boolean asksJson(String... args) {
+        java.util.List<String> a = java.util.Arrays.asList(args);
+        if (a.contains("--json")) {
+            return true;
+        }
+        if (a.contains("export")) {
+            return false;
+        }
+        for (int i = 0; i < args.length; i++) {
+            String v = args[i].startsWith("--format=") ? args[i].substring("--format=".length())
+                    : args[i].equals("--format") && i + 1 < args.length ? args[i + 1] : null;
+            if ("json".equals(v) || "jsonl".equals(v)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
-        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> handle(ex));
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> handle(ex,
+                commandLine.getCommand() instanceof ReadOnly r && r.readOnly()));
         cl.setUsageHelpLongOptionsMaxWidth(28);
+        cl.setUsageHelpAutoWidth(true);
         cl.setParameterExceptionHandler((ex, args) -> {
-            System.err.println("palisade: " + ex.getMessage());
+            String msg = ex.getMessage();
+            if (ex instanceof CommandLine.UnmatchedArgumentException u) {
+                java.util.List<String> near = u.getSuggestions();
+                if (!near.isEmpty()) {
+                    msg = msg + " (did you mean " + String.join(" or ", near.stream().limit(3).toList()) + "?)";
+                }
+            }
+            System.err.println("palisade: " + msg);
             System.err.println("usage: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help");
+            if (json) {
+                System.out.println(jsonError(USAGE, "usage", msg, ex));
+            }
             return USAGE;
         });
         return cl;
@@ -99,6 +137,14 @@ public final class Main implements Runnable {
 
     /** One line on stderr, and the exit code of the error. */
     static int handle(Throwable ex) {
+        return handle(ex, false);
+    }
+
+    /**
+     * One line on stderr, and the exit code of the error; {@code readOnly}: the command writes nothing, so invalid
+     * input is not said to have written nothing.
+     */
+    static int handle(Throwable ex, boolean readOnly) {
         Throwable e = ex;
         while ((e instanceof java.util.concurrent.CompletionException || e instanceof java.util.concurrent.ExecutionException)
                 && e.getCause() != null) {
@@ -108,7 +154,7 @@ public final class Main implements Runnable {
         String kind = switch (code) {
             case KEY_CONFLICT -> "key conflict";
             case WRITE_CONFLICT -> "write conflict (retryable)";
-            case INVALID_INPUT -> "invalid input, nothing written";
+            case INVALID_INPUT -> readOnly ? "invalid input" : "invalid input, nothing written";
             case REFUSED -> "refused";
             case CORRUPTED -> e instanceof TableCorruptedException ? "table files corrupted" : "journal corrupted";
             case FOREIGN_COMMIT -> "foreign commit";

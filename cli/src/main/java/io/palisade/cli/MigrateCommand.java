@@ -10,7 +10,8 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 @Command(name = "migrate", mixinStandardHelpOptions = true,
-        description = "Graph migrations.", subcommands = MigrateCommand.Pk.class)
+        description = {"Migrate a graph to a newer format."},
+        footer = {"%nExample:%n  palisade migrate pk GRAPH"}, subcommands = MigrateCommand.Pk.class)
 final class MigrateCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -21,14 +22,16 @@ final class MigrateCommand implements Runnable {
     }
 
     @Command(name = "pk", mixinStandardHelpOptions = true,
-            description = {"Upgrade a pre-fencing graph: install the id primary key on every table of every branch",
-                    "(including lazily inherited table states), then write the fencing format stamp (RFC-023 §8).",
-                    "Journaled and resumable: run it again after a crash; it rolls forward. Writers must be stopped.",
-                    "Exit 0 when the graph is (or already was) at the fencing format; 6 when the migration refused",
-                    "(duplicate or null ids, a different primary key; the report names table, branch, version, ids).",
-                    "See docs/migration.md."})
+            description = {"Upgrade a pre-fencing graph to the fencing format.",
+                    "It installs the id primary key on every table of every branch (including lazily inherited table "
+                            + "states), then writes the fencing format stamp (RFC-023 §8). It is journaled and "
+                            + "resumable: run it again after a crash and it rolls forward. Writers must be stopped.",
+                    "It exits 0 when the graph is (or already was) at the fencing format, and 6 when the migration "
+                            + "refused (duplicate or null ids, a different primary key; the report names table, branch, "
+                            + "version and ids). See docs/migration.md."},
+            footer = {"%nExample:%n  palisade migrate pk GRAPH"})
     static final class Pk implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "GRAPH")
+        @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
         Path graph;
 
         @Override

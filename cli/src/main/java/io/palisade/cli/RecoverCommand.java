@@ -18,32 +18,126 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "recover", mixinStandardHelpOptions = true,
-        description = {"Run recovery (open the graph for writing) and print its report.",
-                "Recovery (DESIGN §5): every intent without a completion is",
-                "classified and completed (ABORTED / ROLLED_FORWARD / COMMITTED), a torn journal tail is cut, and a",
-                "table version no intent explains (a foreign commit) refuses the graph (exit 8) unless --adopt-foreign.",
-                "Adoption checks the adopted version first (ids non-null and unique, the primary key kept) and",
-                "refuses with exit 8, publishing nothing, when it breaks the table's contract. Prints the report."})
-final class RecoverCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "GRAPH")
+        description = {"Run recovery (open the graph for writing) and print what it found and did; --dry-run only says what it would do.",
+                "Recovery (DESIGN §5) classifies and completes every intent without a completion (ABORTED, "
+                        + "ROLLED_FORWARD or COMMITTED), cuts a torn journal tail, and refuses the graph (exit 8) when "
+                        + "a table version no intent explains (a foreign commit) is found, unless --adopt-foreign is "
+                        + "given. Adoption checks the adopted version first (ids non-null and unique, the primary key "
+                        + "kept) and refuses with exit 8, publishing nothing, when it breaks the table's contract.",
+                "With --dry-run nothing is written: no writer_started record, no decision, no table file touched; "
+                        + "the journal stays byte-identical. It classifies every open intent, torn version and foreign "
+                        + "version as recovery would and exits with the code recovery would (6 when a live writer holds "
+                        + "the graph, 7 on corruption, 8 on a foreign commit). The checks that follow recovery when a "
+                        + "graph opens (format stamp, catalog reconciliation) are not run.",
+                "The default format is table; json prints the report as one object."},
+        footer = {"%nExample:%n  palisade recover GRAPH --dry-run --format json"})
+final class RecoverCommand implements Callable<Integer>, ReadOnly {
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
-    @Option(names = "--json")
-    boolean json;
+    @picocli.CommandLine.Mixin
+    OutputFormat output = new OutputFormat();
 
     @Option(names = "--adopt-foreign", description = "Publish table versions no intent explains (the operator's decision),"
             + " once they pass the checks above.")
     boolean adoptForeign;
 
+    @Option(names = "--dry-run", description = "Classify and print what recovery would do; write nothing.")
+    boolean dryRun;
+
+    @Override
+    public boolean readOnly() {
+        return dryRun;
+    }
+
     @Override
     public Integer call() {
-        Map<String, Object> report = recover(graph, adoptForeign);
+        boolean json = output.resolve(OutputFormat.Format.table) != OutputFormat.Format.table;
+        Map<String, Object> report = dryRun ? dryRun(graph, adoptForeign) : recover(graph, adoptForeign);
         if (json) {
             Cli.printJson(System.out, report);
         } else {
             System.out.print(text(report));
         }
         return Main.OK;
+    }
+
+    /** What recovery would do, without writing anything (the checks of Journal.open, then Recovery.plan). */
+    static Map<String, Object> dryRun(Path graph, boolean adoptForeign) {
+        Cli.requireGraph(graph);
+        Path palisade = Cli.palisadeDir(graph);
+        java.util.Optional<io.palisade.journal.LeaseOwner> owner = io.palisade.journal.WriterLease.readOwner(palisade);
+        if (owner.isPresent() && owner.get().pid() != ProcessHandle.current().pid() && sameHost(owner.get().host())
+                && ProcessHandle.of(owner.get().pid()).map(ProcessHandle::isAlive).orElse(false)) {
+            io.palisade.journal.LeaseOwner o = owner.get();
+            throw new CliException(Main.REFUSED, "recovery would be refused: the writer lease is held by pid " + o.pid()
+                    + " on " + o.host() + " since " + o.since() + " (epoch " + o.epoch() + "), so its open intents are "
+                    + "in flight, not interrupted; nothing was written");
+        }
+        io.palisade.journal.JournalReader reader = Cli.reader(graph);
+        io.palisade.journal.VerificationReport v = reader.verify();
+        if (!v.ok()) {
+            throw new CliException(Main.CORRUPTED, "recovery would be refused: the journal is corrupt at sequence "
+                    + v.firstBadSequence() + " (" + v.problem() + "); nothing was written");
+        }
+        long end = v.endSequence();
+        io.palisade.heads.HeadsReplayer.Replay replay = Cli.replayer(graph).replay();
+        long epoch = Math.max(owner.map(io.palisade.journal.LeaseOwner::epoch).orElse(0L),
+                replay.state().writerEpoch()) + 1;
+        // what opening the journal appends first: writer_started, then torn_tail_cut when the tail is torn
+        List<JournalEvent> opening = new ArrayList<>();
+        opening.add(new JournalEvent.WriterStarted(epoch, "dry-run", ProcessHandle.current().pid(), "dry-run", "dry-run",
+                Math.max(0, replay.state().formatStamp())));
+        if (v.openTail() != null) {
+            opening.add(new JournalEvent.TornTailCut(v.openTail().segmentEpoch(), v.openTail().lastGoodSequence(),
+                    v.openTail().excerpts(), v.openTail().reason()));
+        }
+        io.palisade.recovery.Recovery.Report r;
+        try (io.palisade.substrate.lance.LanceTableStore store = new io.palisade.substrate.lance.LanceTableStore(
+                Cli.tablesDir(graph).toString(), java.util.Map.of(), false)) {
+            r = io.palisade.recovery.Recovery.plan(palisade, replay, opening, epoch, store, adoptForeign);
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("graph", graph.toString());
+        m.put("dry_run", true);
+        m.put("journal_end_before", end);
+        m.put("writer_epoch", epoch);
+        List<Map<String, Object>> tails = new ArrayList<>();
+        if (v.openTail() != null) {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("seq", end + 1);
+            x.put("previous_epoch", v.openTail().segmentEpoch());
+            x.put("last_good_sequence", v.openTail().lastGoodSequence());
+            x.put("excerpts_cut", v.openTail().excerpts());
+            x.put("reason", v.openTail().reason());
+            tails.add(x);
+        }
+        m.put("torn_tails_cut", tails);
+        m.put("classifications", classifications(r.classifications()));
+        m.put("changed", !r.classifications().isEmpty() || !tails.isEmpty() || r.closedRecovery() != null);
+        m.put("heads_digest", r.headsDigest());
+        return m;
+    }
+
+    private static boolean sameHost(String host) {
+        try {
+            return host.equals(java.net.InetAddress.getLocalHost().getHostName());
+        } catch (java.io.IOException e) {
+            return host.equals(System.getenv("HOSTNAME"));
+        }
+    }
+
+    private static List<Map<String, Object>> classifications(List<RecoveryClassification> cs) {
+        List<Map<String, Object>> cls = new ArrayList<>();
+        for (RecoveryClassification c : cs) {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("subject_id", c.subjectId());
+            x.put("kind", c.kind().name());
+            x.put("table", c.table());
+            x.put("detail", c.detail());
+            cls.add(x);
+        }
+        return cls;
     }
 
     /** Opens (recovery runs) and closes the graph; returns what the journal says recovery found and did. */
@@ -77,14 +171,7 @@ final class RecoverCommand implements Callable<Integer> {
                 case JournalEvent.RecoveryStarted s -> m.put("recovery_id", s.recoveryId());
                 case JournalEvent.RecoveryFinished f -> {
                     m.put("recovery_finished_seq", r.sequence());
-                    for (RecoveryClassification c : f.classifications()) {
-                        Map<String, Object> x = new LinkedHashMap<>();
-                        x.put("subject_id", c.subjectId());
-                        x.put("kind", c.kind().name());
-                        x.put("table", c.table());
-                        x.put("detail", c.detail());
-                        cls.add(x);
-                    }
+                    cls.addAll(classifications(f.classifications()));
                 }
                 default -> {
                 }
@@ -102,9 +189,11 @@ final class RecoverCommand implements Callable<Integer> {
         StringBuilder sb = new StringBuilder();
         List<Map<String, Object>> tails = (List<Map<String, Object>>) m.get("torn_tails_cut");
         List<Map<String, Object>> cls = (List<Map<String, Object>>) m.get("classifications");
-        sb.append("recovery of ").append(m.get("graph")).append(" (writer epoch ").append(m.get("writer_epoch")).append(")\n");
+        boolean dry = Boolean.TRUE.equals(m.get("dry_run"));
+        sb.append("recovery of ").append(m.get("graph")).append(" (writer epoch ").append(m.get("writer_epoch"))
+                .append(dry ? "; dry run: nothing was written, this is what recovery would do" : "").append(")\n");
         for (Map<String, Object> t : tails) {
-            sb.append("  torn journal tail cut after sequence ").append(t.get("last_good_sequence")).append(": ")
+            sb.append(dry ? "  would cut the torn journal tail after sequence " : "  torn journal tail cut after sequence ").append(t.get("last_good_sequence")).append(": ")
                     .append(t.get("excerpts_cut")).append(" excerpt(s) of epoch ").append(t.get("previous_epoch"))
                     .append(" (").append(t.get("reason")).append(")\n");
         }
@@ -115,7 +204,7 @@ final class RecoverCommand implements Callable<Integer> {
         if (cls.isEmpty() && tails.isEmpty()) {
             sb.append("  nothing to recover: every intent had an outcome and every table version is explained\n");
         }
-        sb.append("  heads digest ").append(m.get("heads_digest")).append('\n');
+        sb.append(dry ? "  heads digest after recovery " : "  heads digest ").append(m.get("heads_digest")).append('\n');
         return sb.toString();
     }
 }

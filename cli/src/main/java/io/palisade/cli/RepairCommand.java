@@ -15,12 +15,15 @@ import java.util.concurrent.Callable;
 
 @Command(name = "repair", mixinStandardHelpOptions = true,
         description = {"Make a keyed table whose image breaks the key contract usable again (docs/recovery.md \"Repair\").",
-                "Adopts the table's foreign versions and, in one journaled commit, removes the extra rows of every",
-                "duplicated id and re-installs a stripped primary key; on a pre-fencing graph it removes the",
-                "duplicated historical ids `migrate pk` refused. Every removed row's key and values are journaled",
-                "(`explain GRAPH --key K`). keep-newest keeps the row with the highest Lance row address (the most",
-                "recently written fragment), keep-oldest the lowest; fail changes nothing when an id is duplicated.",
-                "Takes the writer lease. Exit 8 (foreign versions) or 5 when refused."})
+                "It adopts the table's foreign versions and, in one journaled commit, removes the extra rows of every "
+                        + "duplicated id and re-installs a stripped primary key; on a pre-fencing graph it removes the "
+                        + "duplicated historical ids `migrate pk` refused. Every removed row's key and values are "
+                        + "journaled (`explain GRAPH --key K` shows them).",
+                "keep-newest keeps the row with the highest Lance row address (the most recently written fragment), "
+                        + "keep-oldest the lowest; fail changes nothing when an id is duplicated. It takes the writer "
+                        + "lease and exits 8 (foreign versions) or 5 when refused. The default format is table; json "
+                        + "prints the report as one object."},
+        footer = {"%nExample:%n  palisade repair GRAPH --table person --duplicates keep-newest --format json"})
 final class RepairCommand implements Callable<Integer> {
     enum Policy {
         keep_newest(Repair.Duplicates.KEEP_NEWEST), keep_oldest(Repair.Duplicates.KEEP_OLDEST), fail(Repair.Duplicates.FAIL);
@@ -32,21 +35,22 @@ final class RepairCommand implements Callable<Integer> {
         }
     }
 
-    @Parameters(index = "0", paramLabel = "GRAPH")
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
-    @Option(names = "--table", required = true, paramLabel = "T")
+    @Option(names = "--table", required = true, paramLabel = "T", description = "The keyed table to repair.")
     String table;
 
     @Option(names = "--branch", defaultValue = "main", paramLabel = "B", description = "Graph branch (default: ${DEFAULT-VALUE}).")
     String branch;
 
     @Option(names = "--duplicates", required = true, paramLabel = "keep-newest|keep-oldest|fail",
-            converter = PolicyConverter.class)
+            converter = PolicyConverter.class, description = "Which row of a duplicated id stays: keep-newest, "
+            + "keep-oldest, or fail (change nothing).")
     Policy policy;
 
-    @Option(names = "--json")
-    boolean json;
+    @picocli.CommandLine.Mixin
+    OutputFormat output = new OutputFormat();
 
     static final class PolicyConverter implements picocli.CommandLine.ITypeConverter<Policy> {
         @Override
@@ -63,6 +67,7 @@ final class RepairCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        boolean json = output.resolve(OutputFormat.Format.table) != OutputFormat.Format.table;
         Cli.requireGraph(graph);
         Repair.Report r = Repair.run(graph, new Repair.Request(table, branch, policy.duplicates,
                 io.palisade.journal.Durability.POWER_LOSS));

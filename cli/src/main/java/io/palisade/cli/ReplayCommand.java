@@ -3,7 +3,6 @@ package io.palisade.cli;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.OpenIntent;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -16,30 +15,34 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "replay", mixinStandardHelpOptions = true,
-        description = "Heads and open (in-flight) intents as they were at a journal sequence or time. Read-only.")
-final class ReplayCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "GRAPH")
+        description = {"Print the heads and the open (in-flight) intents as they were at a point of the journal. Read-only.",
+                "The default format is table; json (or jsonl) prints one object {sequence, writer_epoch, heads_digest, "
+                        + "heads, open_intents}, with the field names the table's columns use."},
+        footer = {"%nExample:%n  palisade replay GRAPH --at '2026-11-29T14:03:10Z' --format json"})
+final class ReplayCommand implements Callable<Integer>, ReadOnly {
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
-    static final class To {
-        @Option(names = "--to-seq", paramLabel = "N", required = true)
-        Long seq;
-        @Option(names = "--to-time", paramLabel = "T", required = true, description = "ISO-8601 time.")
-        String time;
-    }
+    @Option(names = {"--at", "--to", "--to-seq", "--to-time"}, required = true, paramLabel = "POINT",
+            description = "The journal point (the record there included): a sequence, an ISO-8601 time (zone-less is "
+                    + "UTC), a relative time (-10m, 2h ago) or 'last N' (before the last N records). --to, --to-seq "
+                    + "and --to-time are older names of this option.")
+    String at;
 
-    @ArgGroup(exclusive = true, multiplicity = "1")
-    To to;
-
-    @Option(names = "--json")
-    boolean json;
+    @picocli.CommandLine.Mixin
+    OutputFormat output = new OutputFormat();
 
     @Override
     public Integer call() {
+        OutputFormat.Format format = output.resolve(OutputFormat.Format.table);
+        Seek.Point point = Seek.parse(at, "--at");
+        io.palisade.journal.JournalReader reader = Cli.reader(graph);
+        long seq = new Seek.Span(reader).point(point, "--at");
         HeadsReplayer r = Cli.replayer(graph);
         Cli.Progress p = new Cli.Progress("replay", 0);
         p.at(0);
-        HeadsState s = to.seq != null ? r.headsAt(to.seq) : r.headsAt(Cli.parseTime(to.time, "--to-time"));
+        Cli.checkSkipped(reader, seq + 1);
+        HeadsState s = r.headsAt(seq);
         p.done();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("sequence", s.lastSequence());
@@ -60,7 +63,7 @@ final class ReplayCommand implements Callable<Integer> {
             open.add(x);
         }
         m.put("open_intents", open);
-        if (json) {
+        if (format != OutputFormat.Format.table) {
             Cli.printJson(System.out, m);
             return Main.OK;
         }
@@ -72,10 +75,10 @@ final class ReplayCommand implements Callable<Integer> {
         List<List<String>> rows = new ArrayList<>();
         for (Map<String, Object> h : heads) {
             rows.add(List.of(String.valueOf(h.get("branch")), String.valueOf(h.get("table")),
-                    h.get("table_branch") + "@" + h.get("version"),
-                    h.get("inherited_from") == null ? "owned" : "inherited from " + h.get("inherited_from")));
+                    String.valueOf(h.get("table_branch")), String.valueOf(h.get("version")),
+                    h.get("inherited_from") == null ? "-" : String.valueOf(h.get("inherited_from"))));
         }
-        Tables.print(System.out, List.of("branch", "table", "head", "pin"), rows);
+        Tables.print(System.out, List.of("branch", "table", "table_branch", "version", "inherited_from"), rows);
         System.out.println();
         if (open.isEmpty()) {
             System.out.println("no open intents (every write recorded so far had completed)");
@@ -84,10 +87,10 @@ final class ReplayCommand implements Callable<Integer> {
             List<List<String>> or = new ArrayList<>();
             for (Map<String, Object> x : open) {
                 or.add(List.of(String.valueOf(x.get("intent")), String.valueOf(x.get("operation")),
-                        x.get("branch") + "/" + x.get("table"), String.valueOf(x.get("phase")),
+                        String.valueOf(x.get("branch")), String.valueOf(x.get("table")), String.valueOf(x.get("phase")),
                         String.valueOf(x.get("recorded_seq")), String.valueOf(x.get("keys"))));
             }
-            Tables.print(System.out, List.of("intent", "operation", "where", "phase", "recorded_seq", "keys"), or);
+            Tables.print(System.out, List.of("intent", "operation", "branch", "table", "phase", "recorded_seq", "keys"), or);
         }
         return Main.OK;
     }

@@ -28,21 +28,25 @@ import java.util.concurrent.Callable;
 
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Write a self-contained HTML report of the journal. Read-only.",
-                "Inline CSS and SVG, no network: a timeline per table of commits,",
-                "conflicts, retries, crashes (writer restarts after a torn tail or with work left open) and recoveries,",
-                "and a table of the busiest conflicting keys. Read-only.",
-                "A retry is an upsert of a key that lost a conflict before, or an intent reusing the idempotency key of one that lost."})
-final class ReportCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "GRAPH")
+                "The page has inline CSS and SVG and needs no network: a timeline per table of commits, conflicts, "
+                        + "retries, crashes (writer restarts after a torn tail or with work left open) and recoveries, "
+                        + "and a table of the busiest conflicting keys. A retry is an upsert of a key that lost a "
+                        + "conflict before, or an intent reusing the idempotency key of one that lost."},
+        footer = {"%nExample:%n  palisade report GRAPH --html incident.html --from '2h ago'"})
+final class ReportCommand implements Callable<Integer>, ReadOnly {
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
-    @Option(names = "--html", required = true, paramLabel = "OUT.html")
+    @Option(names = "--html", required = true, paramLabel = "OUT.html", description = "The HTML file to write.")
     Path html;
 
-    @Option(names = "--since", paramLabel = "T")
+    @Option(names = {"--from", "--since"}, paramLabel = "POINT",
+            description = "The window's first event: a sequence, an ISO-8601 time (zone-less is UTC), a relative time "
+                    + "(-10m, 2h ago) or 'last N'. --since is an older name of this option.")
     String since;
 
-    @Option(names = "--until", paramLabel = "T")
+    @Option(names = {"--to", "--until"}, paramLabel = "POINT",
+            description = "The window's last event (inclusive), in the same forms. --until is an older name of this option.")
     String until;
 
     /** One mark on the timeline. */
@@ -66,8 +70,17 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Instant from = Cli.parseTime(since, "--since");
-        Instant to = Cli.parseTime(until, "--until");
+        Seek.Point fromPoint = Seek.parse(since, "--from");
+        Seek.Point toPoint = Seek.parse(until, "--to");
+        io.palisade.journal.JournalReader reader = Cli.reader(graph);
+        Seek.Span span = new Seek.Span(reader);
+        long lo = fromPoint == null ? 0 : span.start(fromPoint, "--from", false);
+        long hi = toPoint == null ? Long.MAX_VALUE : span.end(toPoint, "--to");
+        if (fromPoint != null && toPoint != null) {
+            Seek.Span.ordered(lo, "--from", fromPoint, hi, "--to", toPoint);
+        }
+        Instant from = fromPoint == null ? null : reader.record(lo).map(JournalRecord::time).orElse(null);
+        Instant to = toPoint == null ? null : reader.record(hi).map(JournalRecord::time).orElse(null);
         List<JournalRecord> all = Cli.records(graph, 0);
         Map<String, IntentRecorded> intents = new HashMap<>();
         Map<String, Set<String>> lostKeys = new HashMap<>(); // table -> keys that lost a conflict so far
@@ -85,7 +98,7 @@ final class ReportCommand implements Callable<Integer> {
         JournalEvent previous = null;
         long previousPid = -1;
         for (JournalRecord r : all) {
-            boolean in = (from == null || !r.time().isBefore(from)) && (to == null || !r.time().isAfter(to));
+            boolean in = r.sequence() >= lo && r.sequence() <= hi;
             JournalEvent e = r.event();
             if ((e instanceof IntentRecorded ir && ir.operation() != LogicalOperation.CREATE_TABLE)
                     || e instanceof JournalEvent.GraphBranchCreated || e instanceof JournalEvent.GraphBranchDeleted) {

@@ -1,7 +1,6 @@
 package io.palisade.cli;
 
 import io.palisade.coordinator.Catalog;
-import io.palisade.fencing.ValidationException;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.TableHead;
 import io.palisade.substrate.TableRef;
@@ -19,35 +18,44 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "scan", mixinStandardHelpOptions = true,
-        description = "Print every row of a table at its published head on a branch (or as of a journal sequence). Read-only.")
-final class ScanCommand implements Callable<Integer> {
-    enum Format { jsonl, table }
-
-    @Parameters(index = "0", paramLabel = "GRAPH")
+        description = {"Print every row of a table at its published head on a graph branch, now or at a past point of the journal. Read-only.",
+                "The default format is jsonl (one row object per line, keyed tables sorted by id); json prints one "
+                        + "array; table prints aligned columns."},
+        footer = {"%nExample:%n  palisade scan GRAPH --table person --branch dev --at '-1h' --format table"})
+final class ScanCommand implements Callable<Integer>, ReadOnly {
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
-    @Option(names = "--table", required = true)
+    @Option(names = "--table", required = true, paramLabel = "T", description = "The table to print.")
     String table;
 
-    @Option(names = "--branch", defaultValue = "main")
+    @Option(names = "--branch", defaultValue = "main", paramLabel = "B", description = "The graph branch (default: ${DEFAULT-VALUE}).")
     String branch;
 
-    @Option(names = "--at-seq", paramLabel = "N", description = "The table as of journal sequence N.")
-    Long atSeq;
+    @Option(names = {"--at", "--at-seq", "--at-time"}, paramLabel = "POINT",
+            description = "The table as of this journal point: a sequence, an ISO-8601 time (zone-less is UTC), a "
+                    + "relative time (-10m, 2h ago) or 'last N' (before the last N records). --at-seq and --at-time "
+                    + "are older names of this option.")
+    String at;
 
-    @Option(names = "--format", defaultValue = "jsonl", description = "jsonl or table (default: ${DEFAULT-VALUE}).")
-    Format format;
+    @picocli.CommandLine.Mixin
+    OutputFormat output = new OutputFormat();
 
     @Override
     public Integer call() {
+        OutputFormat.Format format = output.resolve(OutputFormat.Format.jsonl);
         Catalog catalog = Cli.catalog(graph);
-        Catalog.TableDef def = catalog.require(table);
+        Catalog.TableDef def = Cli.requireTable(catalog, table, "--table");
+        Seek.Point point = Seek.parse(at, "--at");
+        Long atSeq = point == null ? null : new Seek.Span(Cli.reader(graph)).point(point, "--at");
         HeadsState s = atSeq == null ? Cli.currentState(graph) : Cli.replayer(graph).headsAt(atSeq);
+        Cli.requireBranch(s, branch, "--branch");
         if (atSeq == null) {
             Cli.warnForeign(graph); // the rows printed are the head's; say when the table holds more
         }
-        TableHead head = s.head(branch, table).orElseThrow(() -> new ValidationException("table '" + table
-                + "' has no head on branch '" + branch + "'" + (atSeq == null ? "" : " at sequence " + atSeq)));
+        TableHead head = s.head(branch, table).orElseThrow(() -> new CliException(Main.USAGE, "table '" + table
+                + "' has no head on graph branch '" + branch + "'" + (atSeq == null ? "" : " at sequence " + atSeq)
+                + " (it was not created yet)"));
         List<Map<String, Object>> rows;
         try (LanceTableStore store = new LanceTableStore(Cli.tablesDir(graph).toString(), java.util.Map.of(), false) /* read-only */) {
             TableRef ref = new TableRef(head.tableBranch(), head.version());
@@ -68,7 +76,9 @@ final class ScanCommand implements Callable<Integer> {
         if (def.kind().keyed()) {
             plain.sort((a, b) -> String.valueOf(a.get("id")).compareTo(String.valueOf(b.get("id"))));
         }
-        if (format == Format.jsonl) {
+        if (format == OutputFormat.Format.json) {
+            Cli.printJson(System.out, plain);
+        } else if (format == OutputFormat.Format.jsonl) {
             StringBuilder sb = new StringBuilder();
             for (Map<String, Object> m : plain) {
                 sb.append(Cli.toJson(m)).append('\n');

@@ -24,26 +24,27 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
 @Command(name = "write", mixinStandardHelpOptions = true,
-        description = {"Write JSON lines to a table as one durable write; print its receipt.",
-                "Input: one row object per line (for delete {\"id\": K} or a bare key),",
-                "as ONE durable write, and print its receipt as one JSON line:",
-                "{\"intent\":...,\"seq\":N,\"table\":...,\"branch\":...,\"version\":N,\"rows\":N}.",
-                "Every line is checked first (bad JSON, null or duplicate id, wrong type, unknown column -> exit 5",
-                "naming the line); nothing is written unless every line is good.",
-                "insert is strict: an existing key -> exit 3, nothing written. On an append-only table insert appends."})
+        description = {"Write JSON lines to a table as one durable write and print its receipt.",
+                "The input holds one row object per line (for delete, {\"id\": K} or a bare key). Every line is "
+                        + "checked first (bad JSON, null or duplicate id, wrong type, unknown column: exit 5 naming the "
+                        + "line); nothing is written unless every line is good. The receipt is one JSON line: "
+                        + "{\"intent\":...,\"seq\":N,\"table\":...,\"branch\":...,\"version\":N,\"rows\":N}.",
+                "insert is strict: an existing key exits 3 and nothing is written. On an append-only table insert "
+                        + "appends."},
+        footer = {"%nExample:%n  palisade write GRAPH --table person --mode upsert rows.jsonl"})
 final class WriteCommand implements Callable<Integer> {
     enum Mode { insert, upsert, delete }
 
-    @Parameters(index = "0", paramLabel = "GRAPH")
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "FILE", description = "JSON lines file, or - for stdin (default).")
     String file = "-";
 
-    @Option(names = "--table", required = true)
+    @Option(names = "--table", required = true, paramLabel = "T", description = "The table to write.")
     String table;
 
-    @Option(names = "--branch", defaultValue = "main", description = "Graph branch (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--branch", defaultValue = "main", paramLabel = "B", description = "Graph branch (default: ${DEFAULT-VALUE}).")
     String branch;
 
     @Option(names = "--mode", defaultValue = "insert", description = "insert (strict), upsert or delete (default: ${DEFAULT-VALUE}).")
@@ -52,8 +53,8 @@ final class WriteCommand implements Callable<Integer> {
     @Option(names = "--idempotency-key", paramLabel = "K", description = "Repeating a key returns the first receipt, never a second write.")
     String idempotencyKey;
 
-    @Option(names = "--batch-rows", paramLabel = "N", description = {"Bulk load (insert or upsert into a keyed table): one intent",
-            "committed in fenced batches of N rows, published once at the end (all or nothing). See docs/bulk-load.md."})
+    @Option(names = "--batch-rows", paramLabel = "N", description = "Bulk load (insert or upsert into a keyed table): one "
+            + "intent committed in fenced batches of N rows, published once at the end (all or nothing; docs/bulk-load.md).")
     Integer batchRows;
 
     @Override

@@ -135,6 +135,24 @@ public final class JournalReader implements AutoCloseable {
         }
     }
 
+    /**
+     * The hex SHA-256 of the record at {@code sequence} (the value the next record's previous-hash field holds), as
+     * {@link VerificationReport#lastHash()} gives it for the last record; empty when the journal does not hold it.
+     * An auditor pins {@code sequence:hash} and checks later that the journal still holds that record unchanged.
+     */
+    public Optional<String> recordHash(long sequence) {
+        if (sequence < 0 || sequence >= endSequence()) {
+            return Optional.empty();
+        }
+        try (ChainReader r = new ChainReader(journalDir, sequence, false)) {
+            JournalRecord rec = r.poll();
+            if (rec == null || rec.sequence() != sequence) {
+                return Optional.empty();
+            }
+            return Optional.of(hex(r.lastHash()));
+        }
+    }
+
     private static String hex(byte[] b) {
         return b == null ? "" : HexFormat.of().formatHex(b);
     }

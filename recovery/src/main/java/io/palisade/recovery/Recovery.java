@@ -133,8 +133,132 @@ public final class Recovery {
     public static Report run(Journal journal, HeadsReplayer.Replay replay, TableStore store, boolean adoptForeign) {
         List<String> skipped = replay.skippedCheckpoints().stream()
                 .map(s -> s.file().getFileName() + ": " + s.reason()).toList();
-        return run(journal, replay.state(), replay.checkpointSequence(), skipped, replay.recordsReplayed(), store,
+        return run(new Live(journal), replay.state(), replay.checkpointSequence(), skipped, replay.recordsReplayed(),
+                store, adoptForeign);
+    }
+
+    /**
+     * What recovery would decide over {@code replay}, without writing anything: the same classification of every
+     * open intent, torn version and foreign version as {@link #run}, with no journal record appended and no table
+     * file made durable, set aside or restored ({@code palisade recover --dry-run}). {@code opening} are the records
+     * opening the journal would append first ({@code WriterStarted}, a {@code TornTailCut}); they are folded, not
+     * written, and the report's state folds the records a real run would append after them; {@code recoveryId} is null.
+     *
+     * @throws ForeignCommitException when a real run would refuse the graph
+     */
+    public static Report plan(Path palisadeDir, HeadsReplayer.Replay replay, List<JournalEvent> opening, long epoch,
+                              TableStore store, boolean adoptForeign) {
+        List<String> skipped = replay.skippedCheckpoints().stream()
+                .map(s -> s.file().getFileName() + ": " + s.reason()).toList();
+        DryRun dry = new DryRun(palisadeDir, replay.state().lastSequence() + 1, epoch);
+        HeadsState opened = dry.fold(replay.state(), opening);
+        Report r = run(dry, opened, replay.checkpointSequence(), skipped, replay.recordsReplayed(), store,
                 adoptForeign);
+        return new Report(null, r.checkpointSequence(), r.skippedCheckpoints(), r.recordsReplayed(), r.closedRecovery(),
+                r.classifications(), r.headsDigestBefore(), r.headsDigest(), adoptForeign, r.state());
+    }
+
+    /** Where recovery's effects go: the journal and the table files (a run), or nowhere (a dry run). */
+    private interface Effects {
+        JournalReader reader();
+
+        Path palisadeDirectory();
+
+        /** Appends {@code events} (one synced batch) and folds them onto {@code state}. */
+        HeadsState fold(HeadsState state, List<JournalEvent> events);
+
+        void makeDurable(TableStore store, String table, String branch, long afterVersion, long upToVersion);
+
+        void setAside(TableStore store, String table, DamagedVersion version, Path destination);
+
+        TableRef restore(TableStore store, String table, TableRef to);
+    }
+
+    private record Live(Journal journal) implements Effects {
+        @Override
+        public JournalReader reader() {
+            return journal.reader();
+        }
+
+        @Override
+        public Path palisadeDirectory() {
+            return journal.palisadeDirectory();
+        }
+
+        @Override
+        public HeadsState fold(HeadsState state, List<JournalEvent> events) {
+            long first = journal.appendBatch(events, Durability.POWER_LOSS);
+            HeadsState s = state;
+            long now = System.currentTimeMillis() * 1_000_000L;
+            for (int i = 0; i < events.size(); i++) {
+                s = s.apply(new JournalRecord(first + i, now, journal.epoch(), events.get(i)));
+            }
+            return s;
+        }
+
+        @Override
+        public void makeDurable(TableStore store, String table, String branch, long afterVersion, long upToVersion) {
+            store.makeDurable(table, branch, afterVersion, upToVersion);
+        }
+
+        @Override
+        public void setAside(TableStore store, String table, DamagedVersion version, Path destination) {
+            store.setAside(table, version, destination);
+        }
+
+        @Override
+        public TableRef restore(TableStore store, String table, TableRef to) {
+            return store.restore(table, to);
+        }
+    }
+
+    /** Folds in memory what a run would append; touches no file. */
+    private static final class DryRun implements Effects {
+        private final Path palisadeDir;
+        private final long epoch;
+        private long next;
+
+        DryRun(Path palisadeDir, long firstSequence, long epoch) {
+            this.palisadeDir = palisadeDir;
+            this.next = firstSequence;
+            this.epoch = epoch;
+        }
+
+        @Override
+        public JournalReader reader() {
+            return JournalReader.open(palisadeDir);
+        }
+
+        @Override
+        public Path palisadeDirectory() {
+            return palisadeDir;
+        }
+
+        @Override
+        public HeadsState fold(HeadsState state, List<JournalEvent> events) {
+            HeadsState s = state;
+            long now = System.currentTimeMillis() * 1_000_000L;
+            for (JournalEvent e : events) {
+                s = s.apply(new JournalRecord(next++, now, epoch, e));
+            }
+            return s;
+        }
+
+        @Override
+        public void makeDurable(TableStore store, String table, String branch, long afterVersion, long upToVersion) {
+            // a dry run makes nothing durable
+        }
+
+        @Override
+        public void setAside(TableStore store, String table, DamagedVersion version, Path destination) {
+            // a dry run moves no file
+        }
+
+        @Override
+        public TableRef restore(TableStore store, String table, TableRef to) {
+            // the Restore commit a run would make: the next version of the branch
+            return new TableRef(to.branch(), store.latest(table, to.branch()).version() + 1);
+        }
     }
 
     /**
@@ -145,10 +269,10 @@ public final class Recovery {
      * @throws ForeignCommitException when a table version no journaled intent explains is found (and not adopted)
      */
     public static Report run(Journal journal, HeadsState state, TableStore store, boolean adoptForeign) {
-        return run(journal, state, state.lastCheckpointSequence(), List.of(), -1, store, adoptForeign);
+        return run(new Live(journal), state, state.lastCheckpointSequence(), List.of(), -1, store, adoptForeign);
     }
 
-    private static Report run(Journal journal, HeadsState state, long checkpointSeq, List<String> skipped,
+    private static Report run(Effects journal, HeadsState state, long checkpointSeq, List<String> skipped,
                               long replayed, TableStore store, boolean adoptForeign) {
         String before = state.digest();
         // Damaged published heads first: they held acknowledged rows, nothing here can repair them.
@@ -200,7 +324,7 @@ public final class Recovery {
         // a recovery killed between journaling a set-aside and moving the files: finish its moves
         List<TableVersionSetAside> earlier = leftOpen.isEmpty() ? List.of() : setAsides(journal, state, leftOpen.get());
         for (TableVersionSetAside e : earlier) {
-            store.setAside(e.table(), new DamagedVersion(new TableRef(e.tableBranch(), e.version()), e.damaged(),
+            journal.setAside(store, e.table(), new DamagedVersion(new TableRef(e.tableBranch(), e.version()), e.damaged(),
                     e.files(), e.reason()), Path.of(e.destination()));
         }
         if (groups.isEmpty() && foreign.isEmpty() && orphans.isEmpty()) {
@@ -254,7 +378,7 @@ public final class Recovery {
             List<JournalEvent> events = new ArrayList<>();
             String tornDetail = tornDetails.get(g.getKey());
             if (!classifyLoad(journal, group, s, store, found, events)) {
-                classify(group, s, store, found, events, tornDetail);
+                classify(journal, group, s, store, found, events, tornDetail);
             }
             s = fold(journal, s, events);
             PhaseCrashPoints.hit(PhaseCrashPoints.RECOVERY_AFTER_CLASSIFY);
@@ -268,7 +392,7 @@ public final class Recovery {
                         f.detail());
                 continue;
             }
-            store.makeDurable(f.table(), f.head().tableBranch(), f.head().version(), f.latest());
+            journal.makeDurable(store, f.table(), f.head().tableBranch(), f.head().version(), f.latest());
             TableHead to = new TableHead(f.head().tableBranch(), f.latest(), f.head().schemaId(), f.head().incarnation());
             s = fold(journal, s, List.of(new HeadPublished(List.of(new HeadTransition(f.graphBranch(), f.table(),
                     f.head(), to)))));
@@ -296,7 +420,7 @@ public final class Recovery {
      * they came after it. Rolling forward would publish them as the write's effect; they are refused like any
      * foreign version (issue 14).
      */
-    private static List<Foreign> racedOpenGroups(Journal journal, HeadsState state, TableStore store) {
+    private static List<Foreign> racedOpenGroups(Effects journal, HeadsState state, TableStore store) {
         Map<String, List<OpenIntent>> groups = new LinkedHashMap<>();
         for (OpenIntent o : state.openIntents()) {
             groups.computeIfAbsent(o.graphBranch() + "\u0000" + o.table(), k -> new ArrayList<>()).add(o);
@@ -425,7 +549,7 @@ public final class Recovery {
     }
 
     /** Whether the open intent is a bulk load (it has progress records). */
-    private static boolean isLoad(Journal journal, OpenIntent o) {
+    private static boolean isLoad(Effects journal, OpenIntent o) {
         try (JournalReader reader = journal.reader(); JournalCursor cursor = reader.read(o.recordedAt())) {
             for (JournalRecord r = cursor.poll(); r != null; r = cursor.poll()) {
                 if (r.event() instanceof LoadProgress lp && lp.intentId().equals(o.intentId())) {
@@ -472,7 +596,7 @@ public final class Recovery {
         return out;
     }
 
-    private static void classify(List<OpenIntent> group, HeadsState state, TableStore store,
+    private static void classify(Effects journal, List<OpenIntent> group, HeadsState state, TableStore store,
                                  List<RecoveryClassification> found, List<JournalEvent> events, String tornDetail) {
         OpenIntent first = group.get(0);
         boolean published = group.stream().allMatch(o -> o.publishedHead() != null);
@@ -517,7 +641,7 @@ public final class Recovery {
                 .mapToLong(OpenIntent::committedVersion).max().orElse(achieved);
         TableHead to = new TableHead(tableBranch, version, intended.to().schemaId(), intended.to().incarnation());
         // found, not seen committed: make its files durable before the journal publishes it
-        store.makeDurable(first.table(), tableBranch, base, version);
+        journal.makeDurable(store, first.table(), tableBranch, base, version);
         if (!uncommitted.isEmpty()) {
             events.add(new TableCommitted(uncommitted, first.graphBranch(), first.table(), tableBranch, version));
         }
@@ -540,7 +664,7 @@ public final class Recovery {
      *
      * @return false when the group is not an unfinished load (the general rule applies)
      */
-    private static boolean classifyLoad(Journal journal, List<OpenIntent> group, HeadsState state, TableStore store,
+    private static boolean classifyLoad(Effects journal, List<OpenIntent> group, HeadsState state, TableStore store,
                                         List<RecoveryClassification> found, List<JournalEvent> events) {
         OpenIntent o = group.get(0);
         if (group.size() != 1 || o.phase() != IntentPhase.RECORDED) {
@@ -588,7 +712,7 @@ public final class Recovery {
         if (restoredEarlier) {
             restored = new TableRef(tableBranch, latest);
         } else if (latest <= journaled + 1) {
-            restored = store.restore(table, new TableRef(tableBranch, startVersion));
+            restored = journal.restore(store, table, new TableRef(tableBranch, startVersion));
         } else {
             List<Long> versions = new ArrayList<>();
             for (long v = journaled + 2; v <= latest; v++) {
@@ -620,7 +744,7 @@ public final class Recovery {
      * files, newest first. A version an earlier, killed run already journaled is not journaled again: its
      * files go to the directory that run named.
      */
-    private static HeadsState setAside(Journal journal, HeadsState s, TableStore store, String recoveryId, Path tornDir,
+    private static HeadsState setAside(Effects journal, HeadsState s, TableStore store, String recoveryId, Path tornDir,
                                        String graphBranch, String table, List<DamagedVersion> torn, List<String> intents,
                                        List<TableVersionSetAside> earlier) {
         List<JournalEvent> events = new ArrayList<>();
@@ -640,7 +764,7 @@ public final class Recovery {
         HeadsState next = events.isEmpty() ? s : fold(journal, s, events);
         PhaseCrashPoints.hit(PhaseCrashPoints.RECOVERY_AFTER_SET_ASIDE_JOURNALED);
         for (int i = torn.size() - 1; i >= 0; i--) {
-            store.setAside(table, torn.get(i), destinations.get(i));
+            journal.setAside(store, table, torn.get(i), destinations.get(i));
             LOG.warn("recovery {}: table '{}' {}: torn version set aside to {} ({}; damaged: {})", recoveryId, table,
                     torn.get(i).ref(), destinations.get(i), torn.get(i).reason(), torn.get(i).damaged());
         }
@@ -674,7 +798,7 @@ public final class Recovery {
     }
 
     /** The set-asides journaled by the recovery run {@code recoveryId}, which was killed before it finished. */
-    private static List<TableVersionSetAside> setAsides(Journal journal, HeadsState state, String recoveryId) {
+    private static List<TableVersionSetAside> setAsides(Effects journal, HeadsState state, String recoveryId) {
         List<TableVersionSetAside> out = new ArrayList<>();
         try (JournalReader reader = journal.reader();
              JournalCursor cursor = reader.read(Math.max(0, state.lastCheckpointSequence()))) {
@@ -696,14 +820,8 @@ public final class Recovery {
         }
     }
 
-    private static HeadsState fold(Journal journal, HeadsState state, List<JournalEvent> events) {
-        long first = journal.appendBatch(events, Durability.POWER_LOSS);
-        HeadsState s = state;
-        long now = System.currentTimeMillis() * 1_000_000L;
-        for (int i = 0; i < events.size(); i++) {
-            s = s.apply(new JournalRecord(first + i, now, journal.epoch(), events.get(i)));
-        }
-        return s;
+    private static HeadsState fold(Effects journal, HeadsState state, List<JournalEvent> events) {
+        return journal.fold(state, events);
     }
 
     /** The table ref a head names. */

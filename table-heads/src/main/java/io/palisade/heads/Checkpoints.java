@@ -184,6 +184,11 @@ public final class Checkpoints {
         }
     }
 
+    /** The journal sequence a checkpoint file covers, by its name; -1 when the name is not a checkpoint's. */
+    public static long sequenceOf(Path file) {
+        return CheckpointDescriptor.sequenceOf(file.getFileName().toString());
+    }
+
     /** The checkpoint files (by name; not verified), oldest first. Empty when the directory does not exist. */
     public List<Path> list() {
         List<Path> out = new ArrayList<>();
