@@ -67,6 +67,9 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
                         branch, table));
             }
         }
+        // a journal-ack table: the acknowledged writes not yet folded into it are part of the graph
+        rows = io.palisade.coordinator.UnfoldedReads.overlay(Cli.palisadeDir(graph), catalog, s, s.lastSequence(), branch,
+                table, rows);
         List<Map<String, Object>> plain = new ArrayList<>();
         for (Map<String, Object> r : rows) {
             Map<String, Object> m = new LinkedHashMap<>();

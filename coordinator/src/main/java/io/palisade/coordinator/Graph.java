@@ -88,7 +88,7 @@ public final class Graph implements AutoCloseable {
         this.allocator = allocator;
         this.state = state;
         this.checkpoints = Checkpoints.of(layout.palisade());
-        this.unfolded = rebuildUnfolded(layout, catalog, state, state.lastSequence());
+        this.unfolded = rebuildUnfolded(layout.palisade(), catalog, state, state.lastSequence());
         this.committer = new Committer(this, queue);
         if (manualCommitter) {
             this.runner = null;
@@ -582,7 +582,7 @@ public final class Graph implements AutoCloseable {
         HeadsState at = HeadsReplayer.of(layout.palisade()).headsAt(seq);
         TableHead head = at.head(branch, table).orElseThrow(
                 () -> new ValidationException("table '" + table + "' had no head on branch '" + branch + "' at sequence " + seq));
-        UnfoldedWrites tail = rebuildUnfolded(layout, catalog, at, seq);
+        UnfoldedWrites tail = rebuildUnfolded(layout.palisade(), catalog, at, seq);
         return UnfoldedWrites.overlay(scan(table, head), tail.newest(branch, table), allocator);
     }
 
@@ -590,7 +590,7 @@ public final class Graph implements AutoCloseable {
      * The unfolded writes as of {@code through}, rebuilt from the journal: every table of {@code at} with unfolded
      * writes names the sequence of its oldest one's intent, and the records from there on are folded in.
      */
-    static UnfoldedWrites rebuildUnfolded(GraphLayout layout, Catalog catalog, HeadsState at, long through) {
+    static UnfoldedWrites rebuildUnfolded(java.nio.file.Path palisadeDir, Catalog catalog, HeadsState at, long through) {
         java.util.Set<String> ackTables = new java.util.HashSet<>();
         for (Catalog.TableDef t : catalog.tables()) {
             if (t.journalAck()) {
@@ -607,7 +607,7 @@ public final class Graph implements AutoCloseable {
         if (from == Long.MAX_VALUE || ackTables.isEmpty()) {
             return out;
         }
-        try (io.palisade.journal.JournalReader reader = io.palisade.journal.JournalReader.open(layout.palisade());
+        try (io.palisade.journal.JournalReader reader = io.palisade.journal.JournalReader.open(palisadeDir);
              io.palisade.journal.JournalCursor c = reader.read(from)) {
             for (JournalRecord r = c.poll(); r != null && r.sequence() <= through; r = c.poll()) {
                 out.apply(r);
