@@ -91,7 +91,8 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
                 if (r.event() instanceof IntentCompleted c && c.intentId().equals(id)) {
                     if (c.outcome().name().contains("CONFLICT")) {
                         conflicts++;
-                    } else if (c.outcome().name().equals("COMMITTED") || c.outcome().name().equals("ROLLED_FORWARD")) {
+                    } else if (c.outcome().name().equals("COMMITTED") || c.outcome().name().equals("ROLLED_FORWARD")
+                            || c.outcome().name().equals("JOURNALED")) {
                         committed++;
                     }
                 }
@@ -111,6 +112,10 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
             boolean published;
             boolean committedSeen;
             String idem;
+            long acknowledgedAt = -1;   // a journal-ack write: the sequence of its JOURNALED completion
+            String fold;                // the fold that covers it, once planned
+            long foldVersion = -1;
+            boolean folded;
         }
         St st = new St();
         long recAt = -1;
@@ -154,8 +159,40 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
                     lines.add(at + "C  head published: " + t.graphBranch() + "/" + t.table() + " -> "
                             + t.to().tableBranch() + "@" + t.to().version());
                 }
+                case JournalEvent.RowsRecorded x when x.intentId().equals(id) -> lines.add(at + "A  rows journaled: "
+                        + x.rowCount() + " row(s), " + x.rows().length + " bytes (a journal-ack table: the journal holds the "
+                        + "write until a fold commits it to the table)");
+                case JournalEvent.FoldPlanned x when st.acknowledgedAt >= 0 && !st.folded && st.fold == null
+                        && x.graphBranch().equals(st.rec.graphBranch()) && x.table().equals(st.rec.table())
+                        && x.throughSequence() >= st.acknowledgedAt -> {
+                    st.fold = x.intentId();
+                    lines.add(at + "F  fold planned: intent " + x.intentId() + " folds " + x.writes() + " write(s) through seq "
+                            + x.throughSequence() + ", this one included");
+                }
+                case TableCommitted x when st.fold != null && !st.folded && x.intentIds().contains(st.fold) ->
+                        st.foldVersion = x.achievedVersion();
+                case IntentCompleted x when st.fold != null && !st.folded && x.intentId().equals(st.fold) -> {
+                    boolean applied = x.outcome() == io.palisade.journal.IntentOutcome.COMMITTED
+                            || x.outcome() == io.palisade.journal.IntentOutcome.ROLLED_FORWARD;
+                    if (applied) {
+                        st.folded = true;
+                        lines.add(at + "F  folded into the table: " + st.rec.table() + (st.foldVersion < 0 ? ""
+                                : " @" + st.foldVersion) + " by fold " + x.intentId() + " (" + x.outcome() + ")");
+                    } else {
+                        lines.add(at + "F  fold " + x.intentId() + " ended " + x.outcome()
+                                + "; the write stays acknowledged and unfolded");
+                        st.fold = null;
+                        st.foldVersion = -1;
+                    }
+                }
                 case IntentCompleted x when x.intentId().equals(id) -> {
                     st.outcome = x.outcome().name();
+                    if (x.outcome() == io.palisade.journal.IntentOutcome.JOURNALED) {
+                        st.acknowledgedAt = r.sequence();
+                        lines.add(at + "D  acknowledged from the journal (JOURNALED): durable and read by every read "
+                                + "through Palisade; not yet in the table itself");
+                        continue;
+                    }
                     lines.add(at + "D  completed: " + x.outcome()
                             + (x.reason().isEmpty() ? "" : " (" + x.reason() + ")")
                             + (x.conflictingIntent() == null ? "" : "; winner intent " + x.conflictingIntent())
@@ -196,7 +233,7 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
         }
         out.println(indent + "  outcome: " + (st.outcome == null
                 ? "OPEN - no completion yet (in flight, or the writer died; recovery classifies it at the next open)"
-                : st.outcome));
+                : st.acknowledgedAt >= 0 ? st.outcome + (st.folded ? ", folded" : ", not folded yet") : st.outcome));
         return true;
     }
 

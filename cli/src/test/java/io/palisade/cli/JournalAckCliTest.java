@@ -51,5 +51,20 @@ class JournalAckCliTest {
         assertThat(audit.code()).as(audit.toString()).isZero();
         assertThat(audit.out().strip().split("\n")).hasSize(1);
         assertThat(CliRun.run("audit", graph, "--type", "fold_planned", "--format", "jsonl").out()).contains("\"writes\":1");
+
+        // explain shows the acknowledgement and the fold as separate steps of the write
+        String intent = null;
+        for (String line : CliRun.run("audit", graph, "--type", "intent_completed", "--format", "jsonl").out().split("\n")) {
+            JsonNode n = JSON.readTree(line);
+            if (n.get("outcome").asText().equals("JOURNALED")) {
+                intent = n.get("intent_id").asText();
+            }
+        }
+        assertThat(intent).isNotNull();
+        CliRun.Result explain = CliRun.run("explain", graph, intent);
+        assertThat(explain.code()).as(explain.toString()).isZero();
+        assertThat(explain.out()).contains("rows journaled: 2 row(s)").contains("acknowledged from the journal (JOURNALED)")
+                .contains("fold planned").contains("folded into the table").contains("outcome: JOURNALED, folded");
+        assertThat(explain.out().indexOf("acknowledged from the journal")).isLessThan(explain.out().indexOf("folded into"));
     }
 }
