@@ -141,7 +141,9 @@ final class Merges {
             for (JournalRecord r = cursor.poll(); r != null; r = cursor.poll()) {
                 if (r.event() instanceof JournalEvent.IntentRecorded ir && ir.graphBranch().equals(branch)
                         && ir.keyFilter() != null && ir.operation() != LogicalOperation.CREATE_TABLE
-                        && state.completedIntent(ir.intentId()).map(CompletedIntent::applied).orElse(false)) {
+                        && state.completedIntent(ir.intentId()).map(c -> c.applied()
+                        || c.outcome() == io.palisade.journal.IntentOutcome.JOURNALED).orElse(false)) {
+                    // a journal-ack write changed its keys when it was acknowledged (its fold carries them again)
                     Set<String> changed = out.computeIfAbsent(ir.table(), t -> new HashSet<>());
                     changed.addAll(ir.keyFilter().keys());
                     if (ir.operation() == LogicalOperation.OVERWRITE) {

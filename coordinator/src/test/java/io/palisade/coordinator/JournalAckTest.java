@@ -166,6 +166,30 @@ class JournalAckTest extends GraphTestSupport {
     }
 
     @Test
+    void aBranchOfAJournalAckTableIsWrittenAndMergedLikeATableAckOne() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold())) {
+            g.insert("main", "person", List.of(Row.of("id", "a", "age", 1), Row.of("id", "b", "age", 2)));
+            g.createBranch("dev", "main");
+            g.upsert("dev", "person", List.of(Row.of("id", "a", "age", 10)));
+            g.insert("dev", "person", List.of(Row.of("id", "c", "age", 3)));
+            g.delete("dev", "person", List.of("b"));
+            g.insert("main", "person", List.of(Row.of("id", "m", "age", 7)));
+            assertThat(g.state().foldMark("dev", "person").unfolded()).isEqualTo(3);
+            assertThat(ages(g.scan("dev", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("a", 10L, "c", 3L));
+            assertThat(ages(g.scan("main", "person")))
+                    .containsExactlyInAnyOrderEntriesOf(Map.of("a", 1L, "b", 2L, "m", 7L));
+            g.merge("dev", "main");
+            assertThat(ages(g.scan("main", "person")))
+                    .containsExactlyInAnyOrderEntriesOf(Map.of("a", 10L, "c", 3L, "m", 7L));
+            assertThat(ages(g.scan("dev", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("a", 10L, "c", 3L));
+        }
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(ages(g.scan("main", "person")))
+                    .containsExactlyInAnyOrderEntriesOf(Map.of("a", 10L, "c", 3L, "m", 7L));
+        }
+    }
+
+    @Test
     void theFoldAgentFoldsAtItsCountBound() {
         Options o = Options.defaults().withFolding(3_600_000, 3, 1L << 40);
         try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
