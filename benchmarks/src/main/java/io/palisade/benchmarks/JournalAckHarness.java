@@ -68,7 +68,12 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60]
- *                   [--dir PATH] [--seed 42]
+ *                   [--checkpoint-every 10000] [--dir PATH] [--seed 42]
+ * </pre>
+ * {@code --checkpoint-every} sets {@link Options#checkpointEvery()} (default: the default options' 10,000 records):
+ * a heads checkpoint encodes every completed intent of the graph's history, so its cost grows with the writes
+ * (docs/benchmarks.md "Journal-ack tables"); a large value shows what the rest of the pipeline sustains.
+ * <pre>
  * </pre>
  */
 public final class JournalAckHarness {
@@ -91,6 +96,7 @@ public final class JournalAckHarness {
     private int[] threads = {16, 64};
     private int seconds = 60;
     private long seed = 42;
+    private int checkpointEvery = Options.defaults().checkpointEvery();
     private final AtomicLong heapPeak = new AtomicLong();
     private final AtomicLong afterGcPeak = new AtomicLong();
     private final AtomicLong lagPeakMs = new AtomicLong();
@@ -111,10 +117,11 @@ public final class JournalAckHarness {
                     }
                 }
                 case "--seconds" -> h.seconds = Integer.parseInt(args[++i]);
+                case "--checkpoint-every" -> h.checkpointEvery = Integer.parseInt(args[++i]);
                 case "--seed" -> h.seed = Long.parseLong(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: JournalAckHarness "
-                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60] [--dir PATH] [--seed 42]");
+                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--dir PATH] [--seed 42]");
             }
         }
         boolean temp = dir == null;
@@ -134,13 +141,13 @@ public final class JournalAckHarness {
     }
 
     void run(Path root) throws Exception {
-        out.printf(Locale.ROOT, "rows=%,d iterations=%d warmup=%d threads=%s seconds=%d java=%s cores=%d maxHeap=%,d MiB load=%.2f%n",
-                rows, iterations, warmup, java.util.Arrays.toString(threads), seconds, System.getProperty("java.version"),
+        out.printf(Locale.ROOT, "rows=%,d iterations=%d warmup=%d threads=%s seconds=%d checkpointEvery=%,d java=%s cores=%d maxHeap=%,d MiB load=%.2f%n",
+                rows, iterations, warmup, java.util.Arrays.toString(threads), seconds, checkpointEvery, System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         filterMemory();
         Path graphDir = root.resolve("graph");
-        Options options = Options.defaults();
+        Options options = Options.defaults().withCheckpointEvery(checkpointEvery);
         try (BufferAllocator allocator = new RootAllocator();
              TableStore store = new LanceTableStore(root.resolve("raw").toString(), Map.of(), false);
              TableStore synced = new LanceTableStore(root.resolve("raw").toString(), Map.of(), true);
