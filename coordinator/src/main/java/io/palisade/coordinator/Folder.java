@@ -103,6 +103,7 @@ final class Folder {
                 deleted.add(e.getKey());
             }
         }
+        long t0 = System.nanoTime();
         KeyFilter deletes = deleted.isEmpty() ? null : Graph.keyFilter(def, deleted);
         VectorSchemaRoot rows = newestRows(def, newest);
         String intentId = "f-" + UUID.randomUUID();
@@ -113,6 +114,8 @@ final class Folder {
                 Math.toIntExact(mark.unfolded()), deletes);
         try {
             committer.runNow(op);
+            graph.metrics().foldNanos.add(System.nanoTime() - t0);
+            graph.metrics().foldedRows.add(rows.getRowCount());
             return true;
         } catch (CompletionException | PalisadeException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;

@@ -87,6 +87,11 @@ final class KeyPresence {
         return n;
     }
 
+    /** The capacity a filter for a table of {@code keys} keys is built with: room to double before a rebuild. */
+    static long capacityFor(long keys) {
+        return Math.max(1 << 16, 2 * keys);
+    }
+
     private KeyBloom filter(Catalog.TableDef def, String branch, String table, TableHead head) {
         String where = WriteOp.where(branch, table);
         KeyBloom f = filters.get(where);
@@ -97,7 +102,7 @@ final class KeyPresence {
         long rows;
         try (KeyedTable t = graph.store().openKeyed(table, new TableRef(head.tableBranch(), head.version()))) {
             rows = t.countRows();
-            KeyBloom built = KeyBloom.forCapacity(Math.max(1 << 16, 2 * (rows + tail.size())), FPP);
+            KeyBloom built = KeyBloom.forCapacity(capacityFor(rows + tail.size()), FPP);
             t.forEachKey(built::add);
             f = built;
         }

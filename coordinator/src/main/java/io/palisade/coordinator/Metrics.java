@@ -29,6 +29,33 @@ public final class Metrics {
     /** Strict-insert keys the negative filter could not rule out, and of those the ones the table did not hold. */
     final LongAdder keyLookups = new LongAdder();
     final LongAdder keyFilterFalsePositives = new LongAdder();
+    /** Wall time of committed folds (building the fold's rows from the tail through publication), and their rows. */
+    final LongAdder foldNanos = new LongAdder();
+    final LongAdder foldedRows = new LongAdder();
+
+    /** Wall time spent in committed folds, from building their rows out of the tail to their publication. */
+    public long foldNanos() {
+        return foldNanos.sum();
+    }
+
+    /** Rows the committed folds wrote (the newest row of each upserted key; deletes not counted). */
+    public long foldedRows() {
+        return foldedRows.sum();
+    }
+
+    /**
+     * Bytes of a journal-ack table's negative key filter sized for {@code keys} keys at the false-positive rate the
+     * coordinator uses ({@code KeyPresence.FPP}); the coordinator sizes a table's filter for twice its keys (at least
+     * 65,536) so that it can grow before a rebuild ({@link #keyFilterBytesForTable}).
+     */
+    public static long keyFilterBytes(long keys) {
+        return KeyBloom.forCapacity(keys, KeyPresence.FPP).bytes();
+    }
+
+    /** Bytes of the negative key filter the coordinator builds for a journal-ack table holding {@code keys} keys. */
+    public static long keyFilterBytesForTable(long keys) {
+        return keyFilterBytes(KeyPresence.capacityFor(keys));
+    }
 
     /** Writes acknowledged from the journal (journal-ack tables). */
     public long journalAcks() {
