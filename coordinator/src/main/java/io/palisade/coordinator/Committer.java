@@ -242,7 +242,11 @@ final class Committer implements Agent {
         long t2 = System.nanoTime();
 
         // 4. Phases C and D
-        if (result instanceof SubstrateCommit.Result.Committed && first.kind != WriteOp.Kind.FOLD) {
+        if (result instanceof SubstrateCommit.Result.Committed && switch (first.kind) {
+            // a fold's keys are in the filter already; maintenance does not change the key set
+            case FOLD, OPTIMIZE_INDEX, COMPACT -> false;
+            case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS -> true;
+        }) {
             presence.invalidate(first.branch, first.table);
         }
         if (result instanceof SubstrateCommit.Result.Committed c && c.achieved().version() != c.base().version()) {

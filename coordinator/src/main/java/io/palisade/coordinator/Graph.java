@@ -627,6 +627,13 @@ public final class Graph implements AutoCloseable {
         }
     }
 
+    /** The newest unfolded write of each of {@code keys} that has one (the strict-insert fence: no copy of the tail). */
+    Map<String, UnfoldedWrites.Entry> unfoldedNewest(String branch, String table, java.util.Collection<String> keys) {
+        synchronized (view) {
+            return unfolded.newest(branch, table, keys);
+        }
+    }
+
     /** Every table with unfolded writes. */
     List<TailSummary> unfoldedSummary() {
         List<TailSummary> out = new ArrayList<>();

@@ -57,7 +57,11 @@ final class JournalAck {
         List<WriteOp> acked = new ArrayList<>();
         List<WriteOp> conflicted = new ArrayList<>();
         if (first.kind == WriteOp.Kind.INSERT) {
-            Map<String, UnfoldedWrites.Entry> tail = graph.unfoldedNewest(first.branch, first.table);
+            List<String> asked = new ArrayList<>();
+            for (WriteOp op : accepted) {
+                asked.addAll(op.keys.keys());
+            }
+            Map<String, UnfoldedWrites.Entry> tail = graph.unfoldedNewest(first.branch, first.table, asked);
             Set<String> untouched = new HashSet<>();
             for (WriteOp op : accepted) {
                 for (String k : op.keys.keys()) {

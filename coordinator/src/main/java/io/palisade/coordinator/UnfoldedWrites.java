@@ -204,6 +204,22 @@ final class UnfoldedWrites {
         return of(branch, table).map(t -> (Map<String, Entry>) new HashMap<>(t.newest)).orElse(Map.of());
     }
 
+    /** The newest unfolded write of each of {@code keys} that has one. */
+    Map<String, Entry> newest(String branch, String table, java.util.Collection<String> keys) {
+        Optional<Tail> t = of(branch, table);
+        if (t.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Entry> out = new HashMap<>();
+        for (String k : keys) {
+            Entry e = t.get().newest.get(k);
+            if (e != null) {
+                out.put(k, e);
+            }
+        }
+        return out;
+    }
+
     /** Total payload bytes held (for the memory bound). */
     long bytes() {
         long n = 0;
