@@ -798,13 +798,14 @@ public final class Graph implements AutoCloseable {
             runner.close();
         }
         try {
-            committer.folder().foldAll(); // best effort: what stays unfolded is still in the journal
-        } catch (RuntimeException e) {
-            org.slf4j.LoggerFactory.getLogger(Graph.class).warn("folding at close failed; the writes stay in the journal: {}",
-                    e.toString());
-        }
-        committer.failPending(new GraphRefusedException("graph " + layout.root() + " was closed"));
-        try {
+            try {
+                committer.folder().foldAll(); // best effort: what stays unfolded is still in the journal
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(Graph.class).warn("folding at close failed; the writes stay in the journal: {}",
+                        e.toString());
+            }
+            // an Error out of the fold (a simulated crash, an OOM) still releases the journal below
+            committer.failPending(new GraphRefusedException("graph " + layout.root() + " was closed"));
             if (recordsSinceCheckpoint > 0) {
                 checkpoint();
             }

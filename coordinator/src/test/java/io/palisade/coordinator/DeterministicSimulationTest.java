@@ -91,8 +91,11 @@ class DeterministicSimulationTest {
             assertThat(total.getOrDefault("merge-conflicts", 0L)).isPositive();
             assertThat(total.getOrDefault("unacked-applied", 0L)).isPositive();
             assertThat(total.getOrDefault("unacked-absent", 0L)).isPositive();
+            assertThat(total.getOrDefault("fold-checks-with-unfolded", 0L)).isPositive();
+            assertThat(total.getOrDefault("check:6-folded-equals-model", 0L)).isPositive();
             for (String point : Set.of("after-intent", "after-fork", "after-substrate-commit", "before-publish",
-                    "after-publish", "checkpoint-after-temp", "checkpoint-after-rename")) {
+                    "after-publish", "checkpoint-after-temp", "checkpoint-after-rename", "after-journal-ack",
+                    "after-fold-intent", "after-fold-commit", "before-fold-publish", "after-fold-publish")) {
                 assertThat(total.getOrDefault("crashes@" + point, 0L)).as("crashes at " + point).isPositive();
             }
         }
