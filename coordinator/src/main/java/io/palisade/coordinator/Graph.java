@@ -553,6 +553,12 @@ public final class Graph implements AutoCloseable {
     TableRef forkForBranch(String table, TableRef from, String tableBranch) {
         if (store.listBranches(table).contains(tableBranch)) {
             TableRef existing = store.latest(table, tableBranch);
+            if (existing.version() == from.version() + 1
+                    && store.decompose(table, existing).kind() == io.palisade.substrate.OperationKind.CREATE_INDEX) {
+                // a fork through a branch rebuilds the id index on the new branch (one CreateIndex commit above the
+                // fork point, TableStore.forkBranch): the fork of an earlier write that then failed
+                return existing;
+            }
             if (existing.version() != from.version()) {
                 throw new GraphRefusedException("table '" + table + "' already has a branch " + tableBranch + " at version "
                         + existing.version() + ", not at the pinned version " + from.version());

@@ -69,13 +69,10 @@ class JournalAckModelPropertiesTest {
 
     /**
      * Found by this property (table-ack, not journal-ack): a graph branch of a graph branch whose first write forked
-     * its Lance table (a fork through a branch rebuilds the {@code id} index: one more version) and then failed or
-     * did not publish leaves a fork one version past its pin; the next write's fork reuse refuses it
-     * ({@code GraphRefusedException: table 'person' already has a branch g-b8 at version 5, not at the pinned version
-     * 4}, {@code Graph.forkForBranch}). Seen too: that first strict insert of a key the branch inherited succeeding
-     * without the branch's head moving. Not fixed here (docs/journal-ack.md "Not yet").
+     * its Lance table (a fork through a branch rebuilds the {@code id} index: one more version) and then failed left a
+     * fork one version past its pin, and the next write's fork reuse refused it ({@code Graph.forkForBranch}). The
+     * fork reuse now accepts exactly that one CreateIndex version above the pin.
      */
-    @org.junit.jupiter.api.Disabled("product bug in Graph.forkForBranch for a branch of a branch; see the javadoc")
     @Test
     void aBranchOfABranchTakesASecondWriteAfterAFailedFirstOne() {
         try (Graph g = Palisade.create(dir.resolve("nested"), Catalog.fromJson(SHAPE.formatted("table")), Options.defaults())) {
