@@ -58,7 +58,11 @@ public final class Main implements Runnable {
         System.exit(run(args));
     }
 
-    static int run(String... args) {
+    /**
+     * Runs one command in this JVM and returns its exit code, without {@code System.exit}: what {@link #main} does
+     * (the end-to-end tests run the reading tools this way, in one JVM).
+     */
+    public static int run(String... args) {
         System.setProperty("chronicle.analytics.disable", "true");
         boolean v = false;
         for (String a : args) {
