@@ -370,9 +370,9 @@ final class AuditCommand implements Callable<Integer>, ReadOnly {
             }
             if (!damaged.isEmpty()) {
                 for (int i = 1; i < damaged.size(); i++) {
-                    System.err.println("palisade: table files corrupted: " + damaged.get(i).getMessage());
+                    System.err.println("palisade: " + ErrorKind.TABLE_CORRUPTED.words() + ": " + damaged.get(i).getMessage());
                 }
-                throw new CliException(Main.CORRUPTED, "journal verified, but " + damaged.size() + " published table "
+                throw new CliException(ErrorKind.TABLE_CORRUPTED, "journal verified, but " + damaged.size() + " published table "
                         + (damaged.size() == 1 ? "head is" : "heads are") + " damaged: " + damaged.get(0).getMessage());
             }
             if (!json) {

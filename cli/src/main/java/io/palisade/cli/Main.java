@@ -1,14 +1,8 @@
 package io.palisade.cli;
 
-import io.palisade.fencing.CommitStateUnknownException;
 import io.palisade.fencing.ForeignCommitException;
-import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.JournalCorruptedException;
-import io.palisade.fencing.KeyConflictException;
-import io.palisade.fencing.MergeConflictException;
 import io.palisade.fencing.TableCorruptedException;
-import io.palisade.fencing.ValidationException;
-import io.palisade.fencing.WriteConflictException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -20,17 +14,17 @@ import picocli.CommandLine.Option;
                 HeadsCommand.class, AuditCommand.class, ReplayCommand.class, ExplainCommand.class,
                 RecoverCommand.class, RepairCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
                 HoldCommand.class, DemoWriterCommand.class},
-        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeListHeading = "%nExit codes (and the JSON error kinds of each; README \"Errors: one vocabulary\"):%n",
         exitCodeList = {
                 "0:ok",
-                "1:internal error",
-                "2:usage error (unknown command, bad option)",
-                "3:key conflict (strict insert of an existing or concurrently inserted key; merge conflict)",
-                "4:retryable write conflict (the same request may succeed if retried)",
-                "5:invalid input, nothing written (bad JSON line, null or duplicate id, wrong type, unknown column)",
-                "6:refused (writer lease held by another process, unsupported format stamp)",
-                "7:journal or table files corrupted, or verification failed (names the sequence or the file)",
-                "8:foreign commit (a table version no journaled write explains; not acknowledged; see recover)"},
+                "1:internal error (internal_error, checkpoint); a write whose outcome is not known (commit_state_unknown: consult the journal)",
+                "2:usage error: unknown command, bad option, a journal point or range outside the journal, an unknown type, branch or table (usage)",
+                "3:key conflict: strict insert of an existing or concurrently inserted key (key_conflict); merge conflict (merge_conflict)",
+                "4:retryable write conflict: the same request may succeed if retried (write_conflict)",
+                "5:invalid input, nothing written: bad JSON line, null or duplicate id, wrong type, unknown column (validation)",
+                "6:refused: writer lease held by another process, unsupported format stamp (graph_refused)",
+                "7:journal or table files corrupted, or verification failed; names the sequence or the file (journal_corrupted, table_corrupted, checkpoint_damaged)",
+                "8:foreign commit: a table version no journaled write explains; not acknowledged; see recover (foreign_commit)"},
         footer = {"%nA journal point (--at, --from, --to) is a sequence (42), an ISO-8601 time with or without zone "
                 + "(2026-11-29T14:00:00Z; a zone-less time is UTC), a relative time (-10m, 2h ago, now) or 'last N'. "
                 + "Output: --format table|json|jsonl (--json = --format json).",
@@ -68,7 +62,11 @@ public final class Main implements Runnable {
         System.exit(run(args));
     }
 
-    static int run(String... args) {
+    /**
+     * Runs one command in this JVM and returns its exit code, without {@code System.exit}: what {@link #main} does
+     * (the end-to-end tests run the reading tools this way, in one JVM).
+     */
+    public static int run(String... args) {
         System.setProperty("chronicle.analytics.disable", "true");
         boolean v = false;
         for (String a : args) {
@@ -128,7 +126,7 @@ public final class Main implements Runnable {
             System.err.println("palisade: " + msg);
             System.err.println("usage: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help");
             if (json) {
-                System.out.println(jsonError(USAGE, "usage", msg, ex));
+                System.out.println(jsonError(USAGE, ErrorKind.USAGE, msg, ex));
             }
             return USAGE;
         });
@@ -150,23 +148,17 @@ public final class Main implements Runnable {
                 && e.getCause() != null) {
             e = e.getCause();
         }
+        ErrorKind kind = ErrorKind.of(e);
         int code = exitCode(e);
-        String kind = switch (code) {
-            case KEY_CONFLICT -> "key conflict";
-            case WRITE_CONFLICT -> "write conflict (retryable)";
-            case INVALID_INPUT -> readOnly ? "invalid input" : "invalid input, nothing written";
-            case REFUSED -> "refused";
-            case CORRUPTED -> e instanceof TableCorruptedException ? "table files corrupted" : "journal corrupted";
-            case FOREIGN_COMMIT -> "foreign commit";
-            case USAGE -> "usage";
-            default -> "internal error";
-        };
         String msg = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
-        if (code == INTERNAL && !(e instanceof CliException)) {
+        if (kind == ErrorKind.INTERNAL_ERROR && !(e instanceof CliException)) {
             msg = e.getClass().getSimpleName() + ": " + msg;
         }
         // a message that starts with its own kind ("foreign commit: ...") is not prefixed twice
-        String line = msg.startsWith(kind + ": ") ? msg : kind + ": " + msg;
+        String words = kind.words();
+        // a read-only command wrote nothing anyway: it does not say so
+        String hint = readOnly && kind == ErrorKind.VALIDATION ? "" : kind.hint;
+        String line = (msg.startsWith(words + ": ") ? msg : words + ": " + msg) + hint;
         System.err.println("palisade: " + line.replace('\n', ' '));
         if (json && !jsonPrinted) {
             System.out.println(jsonError(code, kind, msg, e));
@@ -177,11 +169,15 @@ public final class Main implements Runnable {
         return code;
     }
 
-    /** One JSON line for a {@code --json} command's error, on stdout: {"error": {code, kind, message, ...}}. */
-    static String jsonError(int code, String kind, String message, Throwable e) {
+    /**
+     * One JSON line for a {@code --json} command's error, on stdout: {"error": {code, kind, retryable, message, ...}},
+     * {@code kind} the {@link ErrorKind#json() JSON name} of the error's kind.
+     */
+    static String jsonError(int code, ErrorKind kind, String message, Throwable e) {
         java.util.Map<String, Object> err = new java.util.LinkedHashMap<>();
         err.put("code", code);
-        err.put("kind", kind);
+        err.put("kind", kind.json());
+        err.put("retryable", e instanceof io.palisade.fencing.PalisadeException p && p.retryable());
         err.put("message", message);
         if (e instanceof TableCorruptedException t) {
             err.put("table", t.table());
@@ -210,32 +206,12 @@ public final class Main implements Runnable {
         return Cli.toJson(java.util.Map.of("error", err));
     }
 
+    /** The exit code of an error: its {@link ErrorKind}'s. */
     static int exitCode(Throwable e) {
         if (e instanceof CliException c) {
             return c.code;
         }
-        if (e instanceof KeyConflictException || e instanceof MergeConflictException) {
-            return KEY_CONFLICT;
-        }
-        if (e instanceof WriteConflictException) {
-            return WRITE_CONFLICT;
-        }
-        if (e instanceof ValidationException) {
-            return INVALID_INPUT;
-        }
-        if (e instanceof ForeignCommitException) {
-            return FOREIGN_COMMIT;
-        }
-        if (e instanceof GraphRefusedException) {
-            return REFUSED;
-        }
-        if (e instanceof JournalCorruptedException || e instanceof TableCorruptedException) {
-            return CORRUPTED;
-        }
-        if (e instanceof CommitStateUnknownException) {
-            return INTERNAL;
-        }
-        return INTERNAL;
+        return ErrorKind.of(e).code;
     }
 
     @Override

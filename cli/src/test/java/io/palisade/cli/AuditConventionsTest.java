@@ -182,7 +182,7 @@ class AuditConventionsTest {
     void readOnlyErrorsDoNotSayNothingWasWrittenAndMistypedCommandsGetSuggestions() {
         CliRun.Result r = CliRun.run("explain", graph, "no-such-intent");
         assertThat(r.code()).isEqualTo(5);
-        assertThat(r.err()).startsWith("palisade: invalid input: no intent").doesNotContain("nothing written");
+        assertThat(r.err()).startsWith("palisade: validation: no intent").doesNotContain("nothing written");
         CliRun.Result typo = CliRun.run("audti", graph);
         assertThat(typo.code()).isEqualTo(2);
         assertThat(typo.err()).contains("'audti'").contains("did you mean").contains("audit");

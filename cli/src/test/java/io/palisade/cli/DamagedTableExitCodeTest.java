@@ -68,12 +68,12 @@ class DamagedTableExitCodeTest {
 
         Run scan = run("scan", graph, "--table", "person");
         assertThat(scan.code()).as(scan.err()).isEqualTo(7);
-        assertThat(scan.err()).contains("table files corrupted", "person", "version " + version, manifest.toString(),
+        assertThat(scan.err()).contains("palisade: table corrupted: ", "person", "version " + version, manifest.toString(),
                 intent).doesNotContain("invalid input");
 
         Run verify = run("audit", "verify", graph);
         assertThat(verify.code()).as(verify.err()).isEqualTo(7);
-        assertThat(verify.err()).contains("journal verified", manifest.toString(), "zero-length", intent);
+        assertThat(verify.err()).contains("palisade: table corrupted: journal verified", manifest.toString(), "zero-length", intent);
         Run verifyJson = run("audit", "verify", graph, "--json");
         assertThat(verifyJson.code()).isEqualTo(7);
         JsonNode v = JSON.readTree(verifyJson.out().strip());
@@ -86,6 +86,8 @@ class DamagedTableExitCodeTest {
         assertThat(recover.code()).as(recover.err()).isEqualTo(7);
         JsonNode error = JSON.readTree(recover.out().strip()).get("error");
         assertThat(error.get("code").asInt()).isEqualTo(7);
+        assertThat(error.get("kind").asText()).isEqualTo("table_corrupted");
+        assertThat(error.get("retryable").asBoolean()).isFalse();
         assertThat(error.get("table").asText()).isEqualTo("person");
         assertThat(error.get("graph_branch").asText()).isEqualTo("main");
         assertThat(error.get("version").asLong()).isEqualTo(version);

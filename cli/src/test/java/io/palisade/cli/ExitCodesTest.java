@@ -52,7 +52,7 @@ class ExitCodesTest {
         assertThat(code).isEqualTo(4);
         String out = buf.toString(StandardCharsets.UTF_8);
         assertThat(out.strip().split("\n")).hasSize(1);
-        assertThat(out).contains("write conflict (retryable)").contains("person");
+        assertThat(out).startsWith("palisade: write conflict: ").contains("person").contains("(retryable)");
     }
 
     @Test

@@ -19,10 +19,9 @@ import java.util.concurrent.Future;
 
 /**
  * A small writer service embedding Palisade: two writers race to insert the same new key (exactly one wins, the
- * other gets a typed key conflict), the service reads its own write, works on a branch and merges it back. The
- * README's "Use it from Java" section is the block between the README markers below, verbatim
- * ({@code WriterServiceTest} checks it). Run: {@code java <the options of README "JVM flags"> -cp ... 
- * io.palisade.examples.WriterService [graph-dir]}.
+ * other gets a typed key conflict), the service reads its own write, works on a branch and merges it back.
+ * Run it with the JVM options of Palisade's README ("JVM flags"); its argument is the graph's directory
+ * (default: a new temporary directory).
  */
 public final class WriterService {
     private WriterService() {
@@ -30,7 +29,7 @@ public final class WriterService {
 
     public static void main(String[] args) throws Exception {
         Path dir = args.length > 0 ? Path.of(args[0]) : Files.createTempDirectory("palisade-example").resolve("graph");
-        // README:begin
+        System.out.println("graph at " + dir);
         Catalog catalog = Catalog.fromJson("""
                 {"tables": [{"name": "person", "kind": "node", "columns": [
                   {"name": "id", "type": "string"}, {"name": "age", "type": "int64", "nullable": true}]}]}
@@ -61,6 +60,5 @@ public final class WriterService {
             System.out.println("merged dev into main: " + m.inserted() + " inserted, " + m.updated() + " updated");
             System.out.println("main now: " + g.rows("main", "person"));
         }
-        // README:end
     }
 }

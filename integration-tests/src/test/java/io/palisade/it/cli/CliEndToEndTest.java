@@ -27,7 +27,12 @@ import static io.palisade.it.cli.Launcher.run;
 import static io.palisade.it.cli.Launcher.withInput;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Every implemented command and exit code through the real launcher, each in its own process. */
+/**
+ * Every implemented command and exit code. Each exit code, every kind of write (insert, upsert, delete, append,
+ * branch create, fork, merge) and the lease and follow cases go through the real launcher, each in its own process;
+ * the reading tools and repeated writes run the same {@code Main} in this JVM ({@link #inProcess}), which spares a JVM
+ * start per command (docs/benchmarks.md "Suite times").
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CliEndToEndTest {
@@ -52,8 +57,44 @@ class CliEndToEndTest {
         assertThat(r.out()).contains("person");
     }
 
+    private static final Object IN_PROCESS = new Object();
+
+    /**
+     * {@code palisade ARGS} in this JVM: {@code Main.run} with stdin, stdout and stderr swapped for the call's. The
+     * logging configuration {@code Main} sets for its own JVM is put back afterwards (this JVM's logger was set up
+     * first), so the other suites in this JVM keep theirs.
+     */
+    static Launcher.Result inProcessWithInput(String stdin, String... args) {
+        org.slf4j.LoggerFactory.getLogger(CliEndToEndTest.class).debug("in-process: {}", (Object) args);
+        synchronized (IN_PROCESS) {
+            java.io.PrintStream out = System.out;
+            java.io.PrintStream err = System.err;
+            java.io.InputStream in = System.in;
+            java.util.Properties saved = (java.util.Properties) System.getProperties().clone();
+            java.io.ByteArrayOutputStream o = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream e = new java.io.ByteArrayOutputStream();
+            int code;
+            try {
+                System.setOut(new java.io.PrintStream(o, true, StandardCharsets.UTF_8));
+                System.setErr(new java.io.PrintStream(e, true, StandardCharsets.UTF_8));
+                System.setIn(new java.io.ByteArrayInputStream((stdin == null ? "" : stdin).getBytes(StandardCharsets.UTF_8)));
+                code = io.palisade.cli.Main.run(args);
+            } finally {
+                System.setOut(out);
+                System.setErr(err);
+                System.setIn(in);
+                System.setProperties(saved);
+            }
+            return new Launcher.Result(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    static Launcher.Result inProcess(String... args) {
+        return inProcessWithInput(null, args);
+    }
+
     private List<JsonNode> scan() throws Exception {
-        Launcher.Result r = run("scan", graph, "--table", "person");
+        Launcher.Result r = inProcess("scan", graph, "--table", "person");
         assertThat(r.code()).as(r.toString()).isZero();
         List<JsonNode> rows = new ArrayList<>();
         for (String l : r.out().split("\n")) {
@@ -83,7 +124,7 @@ class CliEndToEndTest {
         assertThat(rows).extracting(n -> n.get("id").asText()).containsExactly("alice", "bob");
         assertThat(rows.get(0).get("age").asLong()).isEqualTo(30);
 
-        Launcher.Result t = run("scan", graph, "--table", "person", "--format", "table");
+        Launcher.Result t = inProcess("scan", graph, "--table", "person", "--format", "table");
         assertThat(t.code()).isZero();
         assertThat(t.out()).contains("alice").contains("(2 rows");
     }
@@ -100,7 +141,8 @@ class CliEndToEndTest {
                 {good + "{\"id\":\"erin\",\"colour\":\"red\"}\n", "line 2", "unknown column 'colour'"},
         };
         for (String[] c : cases) {
-            Launcher.Result r = withInput(c[0], "write", graph, "--table", "person");
+            Launcher.Result r = c == cases[0] ? withInput(c[0], "write", graph, "--table", "person")
+                    : inProcessWithInput(c[0], "write", graph, "--table", "person");
             assertThat(r.code()).as(r.toString()).isEqualTo(5);
             assertThat(r.err()).as(r.toString()).contains(c[1]).contains(c[2]).contains("person").doesNotContain("\tat ");
             assertThat(r.err().strip().split("\n")).as("one line on stderr").hasSize(1);
@@ -124,7 +166,7 @@ class CliEndToEndTest {
         Launcher.Result up = withInput("{\"id\":\"alice\",\"age\":31}\n{\"id\":\"frank\",\"age\":5}\n", "write", graph,
                 "--table", "person", "--mode", "upsert", "--idempotency-key", "req-1");
         assertThat(up.code()).as(up.toString()).isZero();
-        Launcher.Result again = withInput("{\"id\":\"alice\",\"age\":32}\n", "write", graph, "--table", "person", "--mode",
+        Launcher.Result again = inProcessWithInput("{\"id\":\"alice\",\"age\":32}\n", "write", graph, "--table", "person", "--mode",
                 "upsert", "--idempotency-key", "req-1");
         assertThat(again.code()).as(again.toString()).isZero();
         assertThat(JSON.readTree(again.out()).get("intent").asText()).isEqualTo(JSON.readTree(up.out()).get("intent").asText());
@@ -133,7 +175,7 @@ class CliEndToEndTest {
         List<JsonNode> rows = scan();
         assertThat(rows).extracting(n -> n.get("id").asText()).containsExactly("alice", "frank");
         assertThat(rows.get(0).get("age").asLong()).isEqualTo(31);
-        Launcher.Result app = withInput("{\"msg\":\"hello\"}\n", "write", graph, "--table", "log");
+        Launcher.Result app = inProcessWithInput("{\"msg\":\"hello\"}\n", "write", graph, "--table", "log");
         assertThat(app.code()).as(app.toString()).isZero();
     }
 
@@ -141,11 +183,11 @@ class CliEndToEndTest {
     @Order(5)
     void usageErrorsExitTwo() {
         assertThat(run("frobnicate").code()).isEqualTo(2);
-        Launcher.Result r = run("write", graph);
+        Launcher.Result r = inProcess("write", graph);
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("--table");
-        assertThat(run("replay", graph).code()).isEqualTo(2);
-        Launcher.Result help = run("--help");
+        assertThat(inProcess("replay", graph).code()).isEqualTo(2);
+        Launcher.Result help = inProcess("--help");
         assertThat(help.code()).isZero();
         assertThat(help.out()).contains("Exit codes").contains("7").contains("journal or table files corrupted");
     }
@@ -153,7 +195,7 @@ class CliEndToEndTest {
     @Test
     @Order(6)
     void headsAuditReplayExplainAndExports() throws Exception {
-        Launcher.Result h = run("heads", graph, "--json");
+        Launcher.Result h = inProcess("heads", graph, "--json");
         assertThat(h.code()).as(h.toString()).isZero();
         JsonNode heads = JSON.readTree(h.out());
         assertThat(heads.isArray()).isTrue();
@@ -167,14 +209,14 @@ class CliEndToEndTest {
         assertThat(person.get("branch").asText()).isEqualTo("main");
         assertThat(person.get("table_branch").asText()).isEqualTo("main");
         assertThat(person.get("version").asLong()).isGreaterThan(firstReceipt.get("version").asLong());
-        Launcher.Result old = run("heads", graph, "--json", "--at-seq", firstReceipt.get("seq").asText());
+        Launcher.Result old = inProcess("heads", graph, "--json", "--at-seq", firstReceipt.get("seq").asText());
         assertThat(old.code()).as(old.toString()).isZero();
         assertThat(old.out()).contains("\"version\":" + firstReceipt.get("version").asLong());
 
-        Launcher.Result past = run("scan", graph, "--table", "person", "--at-seq", firstReceipt.get("seq").asText());
+        Launcher.Result past = inProcess("scan", graph, "--table", "person", "--at-seq", firstReceipt.get("seq").asText());
         assertThat(past.code()).as(past.toString()).isZero();
         assertThat(past.out()).contains("\"id\":\"bob\"").contains("\"age\":30").doesNotContain("frank");
-        Launcher.Result now = run("heads", graph, "--json", "--branch", "main", "--at-time", java.time.Instant.now().toString());
+        Launcher.Result now = inProcess("heads", graph, "--json", "--branch", "main", "--at-time", java.time.Instant.now().toString());
         assertThat(now.code()).as(now.toString()).isZero();
         // the heads now also say which versions no journaled write explains; a past query does not
         for (JsonNode entry : heads) {
@@ -183,17 +225,17 @@ class CliEndToEndTest {
         }
         assertThat(JSON.readTree(now.out())).isEqualTo(heads);
 
-        Launcher.Result a = run("audit", graph, "--format", "jsonl");
+        Launcher.Result a = inProcess("audit", graph, "--format", "jsonl");
         assertThat(a.code()).as(a.toString()).isZero();
         String[] events = a.out().strip().split("\n");
         for (String e : events) {
             JsonNode n = JSON.readTree(e);
             assertThat(n.has("seq") && n.has("time") && n.has("type")).as(e).isTrue();
         }
-        Launcher.Result conflicts = run("audit", graph, "--type", "intent_completed", "--key", "alice");
+        Launcher.Result conflicts = inProcess("audit", graph, "--type", "intent_completed", "--key", "alice");
         assertThat(conflicts.code()).isZero();
         assertThat(conflicts.out()).contains("KEY_CONFLICT").doesNotContain("intent_recorded");
-        assertThat(run("audit", graph, "--format", "table", "--intent", firstReceipt.get("intent").asText()).out())
+        assertThat(inProcess("audit", graph, "--format", "table", "--intent", firstReceipt.get("intent").asText()).out())
                 .contains("intent_recorded").contains("table_committed").contains("intent_completed");
 
         Process follow = Launcher.start("audit", graph, "--follow", "--type", "intent_completed");
@@ -205,16 +247,16 @@ class CliEndToEndTest {
             follow.waitFor(30, TimeUnit.SECONDS);
         }
 
-        Launcher.Result ex = run("explain", graph, firstReceipt.get("intent").asText());
+        Launcher.Result ex = inProcess("explain", graph, firstReceipt.get("intent").asText());
         assertThat(ex.code()).as(ex.toString()).isZero();
         assertThat(ex.out()).contains("intent recorded").contains("substrate commit").contains("head published")
                 .contains("COMMITTED");
-        Launcher.Result key = run("explain", graph, "--key", "alice", "--table", "person");
+        Launcher.Result key = inProcess("explain", graph, "--key", "alice", "--table", "person");
         assertThat(key.code()).as(key.toString()).isZero();
         assertThat(key.out()).contains("KEY_CONFLICT").contains("COMMITTED");
-        assertThat(run("explain", graph, "i-no-such-intent").code()).isEqualTo(5);
+        assertThat(inProcess("explain", graph, "i-no-such-intent").code()).isEqualTo(5);
 
-        Launcher.Result rp = run("replay", graph, "--to-seq", firstReceipt.get("seq").asText(), "--json");
+        Launcher.Result rp = inProcess("replay", graph, "--to-seq", firstReceipt.get("seq").asText(), "--json");
         assertThat(rp.code()).as(rp.toString()).isZero();
         JsonNode state = JSON.readTree(rp.out());
         assertThat(state.get("sequence").asLong()).isEqualTo(firstReceipt.get("seq").asLong());
@@ -222,10 +264,10 @@ class CliEndToEndTest {
         assertThat(state.get("heads").size()).isEqualTo(2);
 
         Path jsonl = tmp.resolve("audit.jsonl");
-        assertThat(run("audit", "export", graph, "--format", "jsonl", "--out", jsonl.toString()).code()).isZero();
+        assertThat(inProcess("audit", "export", graph, "--format", "jsonl", "--out", jsonl.toString()).code()).isZero();
         assertThat(Files.readAllLines(jsonl)).hasSize(events.length);
         Path arrow = tmp.resolve("audit.arrow");
-        Launcher.Result ar = run("audit", "export", graph, "--format", "arrow", "--out", arrow.toString());
+        Launcher.Result ar = inProcess("audit", "export", graph, "--format", "arrow", "--out", arrow.toString());
         assertThat(ar.code()).as(ar.toString()).isZero();
         long rows = 0;
         try (RootAllocator alloc = new RootAllocator();
@@ -244,11 +286,11 @@ class CliEndToEndTest {
     @Order(7)
     void branchesCreateListWriteMergeAndMergeConflict() throws Exception {
         assertThat(run("branch", graph, "create", "dev").code()).isZero();
-        Launcher.Result l = run("branch", graph, "list");
+        Launcher.Result l = inProcess("branch", graph, "list");
         assertThat(l.out()).contains("dev").contains("main");
         Launcher.Result w = withInput("{\"id\":\"zed\"}\n", "write", graph, "--table", "person", "--branch", "dev");
         assertThat(w.code()).as(w.toString()).isZero();
-        Launcher.Result s = run("scan", graph, "--table", "person", "--branch", "dev");
+        Launcher.Result s = inProcess("scan", graph, "--table", "person", "--branch", "dev");
         assertThat(s.out()).contains("zed");
         assertThat(scan()).extracting(n -> n.get("id").asText()).doesNotContain("zed");
         Launcher.Result m = run("branch", graph, "merge", "dev", "--into", "main");
@@ -258,18 +300,18 @@ class CliEndToEndTest {
         assertThat(scan()).extracting(n -> n.get("id").asText()).contains("zed");
 
         // a key changed on both sides since the fork: exit 3, keys named, nothing merged
-        assertThat(run("branch", graph, "create", "dev2").code()).isZero();
-        assertThat(withInput("{\"id\":\"zed\",\"age\":1}\n", "write", graph, "--table", "person", "--branch", "dev2",
+        assertThat(inProcess("branch", graph, "create", "dev2").code()).isZero();
+        assertThat(inProcessWithInput("{\"id\":\"zed\",\"age\":1}\n", "write", graph, "--table", "person", "--branch", "dev2",
                 "--mode", "upsert").code()).isZero();
-        assertThat(withInput("{\"id\":\"zed\",\"age\":2}\n", "write", graph, "--table", "person", "--mode", "upsert")
+        assertThat(inProcessWithInput("{\"id\":\"zed\",\"age\":2}\n", "write", graph, "--table", "person", "--mode", "upsert")
                 .code()).isZero();
         Launcher.Result c = run("branch", graph, "merge", "dev2", "--into", "main");
         assertThat(c.code()).as(c.toString()).isEqualTo(3);
         assertThat(c.err()).contains("zed").doesNotContain("\tat ");
         assertThat(scan()).filteredOn(n -> n.get("id").asText().equals("zed"))
                 .extracting(n -> n.get("age").asLong()).containsExactly(2L);
-        assertThat(run("branch", graph, "delete", "dev").code()).isZero();
-        assertThat(run("branch", graph, "delete", "dev2").code()).isZero();
+        assertThat(inProcess("branch", graph, "delete", "dev").code()).isZero();
+        assertThat(inProcess("branch", graph, "delete", "dev2").code()).isZero();
     }
 
     @Test
@@ -281,7 +323,7 @@ class CliEndToEndTest {
         assertThat(r.code()).as(r.toString()).isEqualTo(4);
         assertThat(r.err()).contains("write conflict").doesNotContain("\tat ");
         assertThat(scan()).hasSize(before).extracting(n -> n.get("id").asText()).doesNotContain("wanda");
-        Launcher.Result ok = withInput("{\"id\":\"wanda\",\"age\":3}\n", "write", graph, "--table", "person",
+        Launcher.Result ok = inProcessWithInput("{\"id\":\"wanda\",\"age\":3}\n", "write", graph, "--table", "person",
                 "--mode", "upsert");
         assertThat(ok.code()).as(ok.toString()).isZero();
     }
@@ -297,10 +339,10 @@ class CliEndToEndTest {
             Launcher.Result w = withInput("{\"id\":\"gina\"}\n", "write", graph, "--table", "person");
             assertThat(w.code()).as(w.toString()).isEqualTo(6);
             assertThat(w.err()).contains("held by another writer").doesNotContain("\tat ");
-            assertThat(run("branch", graph, "create", "x").code()).isEqualTo(6);
+            assertThat(inProcess("branch", graph, "create", "x").code()).isEqualTo(6);
             for (String[] args : new String[][]{{"heads", graph}, {"audit", "verify", graph},
                     {"scan", graph, "--table", "person"}, {"explain", graph, "--key", "alice"}}) {
-                Launcher.Result r = run(args);
+                Launcher.Result r = inProcess(args);
                 assertThat(r.code()).as(String.join(" ", args) + "\n" + r).isZero();
             }
         } finally {
@@ -317,7 +359,7 @@ class CliEndToEndTest {
         JsonNode rep = JSON.readTree(r.out());
         assertThat(rep.has("classifications")).isTrue();
         assertThat(rep.get("heads_digest").asText()).isNotEmpty();
-        Launcher.Result m = run("migrate", "pk", graph);
+        Launcher.Result m = inProcess("migrate", "pk", graph);
         assertThat(m.code()).as(m.toString()).isZero();
         assertThat(m.out()).contains("ALREADY_FENCING");
     }
@@ -325,10 +367,10 @@ class CliEndToEndTest {
     @Test
     @Order(10)
     void aTamperedJournalByteFailsVerificationWithExitSevenNamingTheSequence() throws Exception {
-        Launcher.Result v = run("audit", "verify", graph);
+        Launcher.Result v = inProcess("audit", "verify", graph);
         assertThat(v.code()).as(v.toString()).isZero();
         // the intent id of the first write appears first in its IntentRecorded record, mid-segment
-        Launcher.Result rec = run("audit", graph, "--type", "intent_recorded", "--intent", firstReceipt.get("intent").asText());
+        Launcher.Result rec = inProcess("audit", graph, "--type", "intent_recorded", "--intent", firstReceipt.get("intent").asText());
         long seq = JSON.readTree(rec.out().strip().split("\n")[0]).get("seq").asLong();
         byte[] needle = firstReceipt.get("intent").asText().getBytes(StandardCharsets.UTF_8);
         Path hit = null;
@@ -354,7 +396,7 @@ class CliEndToEndTest {
         Launcher.Result bad = run("audit", "verify", graph);
         assertThat(bad.code()).as(bad.toString()).isEqualTo(7);
         assertThat(bad.err()).contains("sequence " + seq).doesNotContain("\tat ");
-        assertThat(run("audit", graph).code()).isEqualTo(7);
+        assertThat(inProcess("audit", graph).code()).isEqualTo(7);
     }
 
     private static int indexOf(byte[] hay, byte[] needle) {

@@ -21,6 +21,12 @@ final class Launcher {
     static final String JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.io.tmpdir="
             + ROOT.resolve("integration-tests/target/jni-tmp");
 
+    /**
+     * The launched commands' class-data archive (ChildCds); JVM logging is off so that nothing but the command's own
+     * lines reaches the stdout and stderr the tests check.
+     */
+    static final io.palisade.it.ChildCds CDS = new io.palisade.it.ChildCds("launcher", List.of("-Xlog:disable"));
+
     record Result(int code, String out, String err) {
         @Override
         public String toString() {
@@ -43,13 +49,33 @@ final class Launcher {
     }
 
     static ProcessBuilder builder(List<String> cmd, String extraJavaOpts) {
+        return builder(cmd, extraJavaOpts, CDS.options(Launcher::trainingCommand));
+    }
+
+    /** The class-data archive's training command (ChildCds): {@code palisade init} of a scratch graph. */
+    private static ProcessBuilder trainingCommand(List<String> dumpOptions) {
+        Path dir = ROOT.resolve("integration-tests/target/cds-training-launcher-" + ProcessHandle.current().pid());
+        try {
+            Files.createDirectories(dir);
+            Path catalog = dir.resolve("catalog.json");
+            Files.writeString(catalog, """
+                    {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
+                      {"name": "age", "type": "int64", "nullable": true}]}]}""");
+            Path g = dir.resolve("g-" + System.nanoTime());
+            return builder(List.of(BIN.toString(), "init", g.toString(), "--catalog", catalog.toString()), "", dumpOptions);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static ProcessBuilder builder(List<String> cmd, String extraJavaOpts, List<String> cds) {
         try {
             Files.createDirectories(ROOT.resolve("integration-tests/target/jni-tmp"));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile());
-        pb.environment().put("PALISADE_JAVA_OPTS", (JAVA_OPTS + " " + extraJavaOpts).trim());
+        pb.environment().put("PALISADE_JAVA_OPTS", (JAVA_OPTS + " " + String.join(" ", cds) + " " + extraJavaOpts).trim());
         return pb;
     }
 

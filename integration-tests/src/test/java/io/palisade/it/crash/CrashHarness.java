@@ -42,6 +42,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class CrashHarness implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CrashHarness.class);
+    /** The children's class-data archive; the JVM's own warnings go to the child's stderr log, never to its stdout. */
+    private static final io.palisade.it.ChildCds CDS = new io.palisade.it.ChildCds("crash-child",
+            List.of("-Xlog:disable", "-Xlog:all=warning:stderr"));
 
     static final String CATALOG = """
             {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
@@ -390,15 +393,8 @@ final class CrashHarness implements AutoCloseable {
         }
         CHILDREN.incrementAndGet();
         List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-Dpalisade.crash")) {
-                cmd.add(a);
-            }
-        }
-        cmd.add("-Xmx384m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.addAll(childJvm(CDS.options(CrashHarness::trainingChild))); // with the class-data archive (ChildCds)
+        PowerLoss.deleteTree(trainingDir()); // the training child's scratch graph and Lance library, once trained
         cmd.add("-Dchronicle.analytics.disable=true");
         // Lance's JNI loader extracts its 180 MB library to java.io.tmpdir on every start and a killed JVM
         // never deletes it: give each child its own tmpdir (on tmpfs when there is one) and delete it after.
@@ -413,7 +409,7 @@ final class CrashHarness implements AutoCloseable {
             cmd.add("-Dpalisade.crash.holdAfterAcks=" + k.acks());
         }
         cmd.add("-cp");
-        cmd.add(nativeLibDir() + java.io.File.pathSeparator + System.getProperty("java.class.path"));
+        cmd.add(childClasspath());
         cmd.add(CrashWorkload.class.getName());
         cmd.add(graph.toString());
         cmd.add(childMode != null ? childMode : power ? "POWER" : "PROCESS");
@@ -611,42 +607,131 @@ final class CrashHarness implements AutoCloseable {
         return death + " plan=" + plan + " output=" + lines;
     }
 
-    private Path nativeLibDir;
-
     private long endSequence() {
         try (JournalReader r = JournalReader.open(graph.resolve("_palisade"))) {
             return r.endSequence();
         }
     }
 
+    /** {@code java}, this JVM's options (no heap, agent or crash point), a child's heap, GC and compiler, {@code extra}. */
+    private static List<String> childJvm(List<String> extra) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElseThrow());
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-Dpalisade.crash")) {
+                cmd.add(a);
+            }
+        }
+        cmd.add("-Xmx384m");
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.addAll(extra);
+        return cmd;
+    }
+
     /**
-     * A classpath directory holding Lance's JNI library already inflated: Lance's loader copies the
-     * library from its class loader's resource to a temp file on every start; found first on the
-     * classpath as a plain file, it is copied instead of inflated from the 65 MB jar entry (about a
-     * second of CPU per child on this machine). Same bytes, same loader code path.
+     * The class-data archive's training child: a workload child that opens a scratch graph (recovery runs), writes
+     * nothing and ends; it is part of no trial.
      */
-    private synchronized String nativeLibDir() throws IOException {
-        if (nativeLibDir == null) {
-            Path root = childTmpRoot.resolve("nativelib-cp");
-            for (String arch : List.of("linux-x86-64", "linux-aarch64")) {
-                String res = "/nativelib/" + arch + "/liblance_jni.so";
-                try (java.io.InputStream in = org.lance.Dataset.class.getResourceAsStream(res)) {
-                    String os = System.getProperty("os.arch", "");
-                    boolean mine = arch.equals("linux-x86-64") ? os.equals("amd64") || os.equals("x86_64") : os.equals("aarch64");
-                    Path target = root.resolve(res.substring(1));
-                    if (in != null && mine && Files.isRegularFile(target)) {
-                        break; // an earlier harness of this JVM inflated it
-                    }
-                    if (in != null && mine) {
-                        Files.createDirectories(target.getParent());
-                        Files.copy(in, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-                        break;
-                    }
+    private static Path trainingDir() {
+        return Path.of("target").toAbsolutePath().resolve("cds-training-" + ProcessHandle.current().pid());
+    }
+
+    private static ProcessBuilder trainingChild(List<String> dumpOptions) {
+        Path dir = trainingDir();
+        try {
+            PowerLoss.deleteTree(dir);
+            Files.createDirectories(dir.resolve("tmp"));
+            try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), Options.defaults())) {
+                g.branches(); // created: the child opens it
+            }
+            List<String> cmd = childJvm(dumpOptions);
+            cmd.add("-Dchronicle.analytics.disable=true");
+            cmd.add("-Djava.io.tmpdir=" + dir.resolve("tmp"));
+            cmd.add("-cp");
+            cmd.add(childClasspath());
+            cmd.add(CrashWorkload.class.getName());
+            cmd.add(dir.resolve("g").toString());
+            cmd.add("PROCESS");
+            cmd.add("2");
+            cmd.add(Plan.encode(List.of()));
+            return new ProcessBuilder(cmd);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static Path nativeLibJar;
+
+    /**
+     * A jar holding Lance's JNI library uncompressed (STORED): Lance's loader copies the library from its class
+     * loader's resource to a temp file on every start; found first on the classpath in this jar, it is copied instead
+     * of inflated from the 65 MB entry of Lance's jar (about a second of CPU per child on this machine). Same bytes,
+     * same loader code path. One per test JVM, at a path that stays put, so the children's class-data archive
+     * ({@link io.palisade.it.ChildCds}) stays valid for every harness of this JVM.
+     */
+    private static synchronized Path nativeLibJar() throws IOException {
+        if (nativeLibJar == null) {
+            Path jar = Path.of("target").toAbsolutePath().resolve("child-nativelib-" + ProcessHandle.current().pid() + ".jar");
+            jar.toFile().deleteOnExit();
+            String os = System.getProperty("os.arch", "");
+            String arch = os.equals("aarch64") ? "linux-aarch64" : "linux-x86-64";
+            String res = "nativelib/" + arch + "/liblance_jni.so";
+            try (java.io.InputStream in = org.lance.Dataset.class.getResourceAsStream("/" + res)) {
+                if (in == null) {
+                    throw new IllegalStateException("Lance's jar has no " + res);
+                }
+                byte[] bytes = in.readAllBytes();
+                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                crc.update(bytes);
+                try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+                    java.util.jar.JarEntry e = new java.util.jar.JarEntry(res);
+                    e.setMethod(java.util.jar.JarEntry.STORED);
+                    e.setSize(bytes.length);
+                    e.setCompressedSize(bytes.length);
+                    e.setCrc(crc.getValue());
+                    out.putNextEntry(e);
+                    out.write(bytes);
+                    out.closeEntry();
                 }
             }
-            nativeLibDir = root;
+            nativeLibJar = jar;
         }
-        return nativeLibDir.toString();
+        return nativeLibJar;
+    }
+
+    private static String childClasspath;
+
+    /**
+     * The children's classpath: the native-library jar, then this JVM's classpath with each directory (test classes)
+     * as a jar of its files, made once per test JVM: the JVM archives no class of a classpath that holds a non-empty
+     * directory (ChildCds). Same classes in the same order.
+     */
+    private static synchronized String childClasspath() throws IOException {
+        if (childClasspath == null) {
+            List<String> out = new ArrayList<>(List.of(nativeLibJar().toString()));
+            int n = 0;
+            for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+                Path p = Path.of(e);
+                out.add(Files.isDirectory(p) ? jarOf(p, n++).toString() : e);
+            }
+            childClasspath = String.join(java.io.File.pathSeparator, out);
+        }
+        return childClasspath;
+    }
+
+    private static Path jarOf(Path dir, int n) throws IOException {
+        Path jar = Path.of("target").toAbsolutePath().resolve("child-cp" + n + "-" + ProcessHandle.current().pid() + ".jar");
+        jar.toFile().deleteOnExit();
+        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
+             java.util.stream.Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+                out.putNextEntry(new java.util.jar.JarEntry(dir.relativize(f).toString().replace('\\', '/')));
+                Files.copy(f, out);
+                out.closeEntry();
+            }
+        }
+        return jar;
     }
 
     // ------------------------------------------------------------------ checks
