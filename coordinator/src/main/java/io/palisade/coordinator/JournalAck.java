@@ -1,15 +1,11 @@
 package io.palisade.coordinator;
 
 import io.palisade.fencing.KeyConflictException;
-import io.palisade.fencing.action.ActionCodec;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.Pin;
-import io.palisade.journal.ExpectedBase;
-import io.palisade.journal.HeadTransition;
 import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalEvent.IntentCompleted;
-import io.palisade.journal.JournalEvent.IntentRecorded;
 import io.palisade.journal.TableHead;
 
 import java.util.ArrayList;
@@ -98,11 +94,8 @@ final class JournalAck {
         } else {
             acked.addAll(accepted);
         }
-        ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), state.lastSequence());
         for (WriteOp op : acked) {
-            batch.add(new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), WriteActions.operation(op.kind),
-                    op.branch, op.table, base, ActionCodec.encode(WriteActions.of(op)), op.keys,
-                    new HeadTransition(op.branch, op.table, head, head)));
+            batch.add(journal.acknowledgedIntent(op, head));
             byte[] rows = op.kind == WriteOp.Kind.DELETE ? new byte[0] : JournaledRows.encode(op.rows);
             batch.add(new JournalEvent.RowsRecorded(op.intentId, op.branch, op.table,
                     op.kind == WriteOp.Kind.DELETE ? 0 : op.rows.getRowCount(), rows));

@@ -74,6 +74,11 @@ final class JournalPhases {
                 new IntentCompleted(op.intentId, IntentOutcome.WRITE_CONFLICT, message, null, List.of()));
     }
 
+    /** A journal-ack write's intent (docs/journal-ack.md): the head to itself, the table moves only at a fold. */
+    IntentRecorded acknowledgedIntent(WriteOp op, TableHead head) {
+        return rejectedIntent(op, head, op.keys);
+    }
+
     private IntentRecorded rejectedIntent(WriteOp op, TableHead head, KeyFilter keyFilter) {
         ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), graph.state().lastSequence());
         return new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), WriteActions.operation(op.kind), op.branch,

@@ -85,17 +85,8 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         }
         MergeInsertParams params = new MergeInsertParams(List.of(KeyedSchemas.ID)).withConflictRetries(0);
         params = strict ? params.withMatchedFail() : params.withMatchedUpdateAll();
-        try (Dataset w = store.openDataset(name, ref);
-             ArrowArrayStream stream = ArrowStreams.export(store.allocator(), schema, rows)) {
-            MergeInsertResult r = w.mergeInsert(params, stream);
-            Dataset after = r.dataset();
-            try {
-                return durable(after, r.stats().numInsertedRows(), r.stats().numUpdatedRows(), r.stats().numDeletedRows());
-            } finally {
-                if (after != w) {
-                    after.close();
-                }
-            }
+        try {
+            return mergeInsert(params, rows);
         } catch (PalisadeException e) {
             throw e;
         } catch (Exception e) {
@@ -133,8 +124,19 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         if (hasDeletes) {
             params = params.withNotMatchedBySourceDeleteIf(inPredicate(deletes, 0, deletes.size()));
         }
+        try {
+            return mergeInsert(params, upserts);
+        } catch (PalisadeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(name, "fold", e);
+        }
+    }
+
+    /** One merge-insert of {@code rows} at this handle's base, its files made durable before it returns. */
+    private CommitResult mergeInsert(MergeInsertParams params, VectorSchemaRoot rows) throws Exception {
         try (Dataset w = store.openDataset(name, ref);
-             ArrowArrayStream stream = ArrowStreams.export(store.allocator(), schema, upserts)) {
+             ArrowArrayStream stream = ArrowStreams.export(store.allocator(), schema, rows)) {
             MergeInsertResult r = w.mergeInsert(params, stream);
             Dataset after = r.dataset();
             try {
@@ -144,10 +146,6 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                     after.close();
                 }
             }
-        } catch (PalisadeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw LanceErrors.commitFailure(name, "fold", e);
         }
     }
 
