@@ -25,7 +25,7 @@ final class Launcher {
      * The launched commands' class-data archive (ChildCds); JVM logging is off so that nothing but the command's own
      * lines reaches the stdout and stderr the tests check.
      */
-    static final io.palisade.it.ChildCds CDS = new io.palisade.it.ChildCds("launcher", List.of("-Xlog:disable"));
+    static final io.palisade.coordinator.ChildCds CDS = new io.palisade.coordinator.ChildCds("launcher", List.of("-Xlog:disable"));
 
     record Result(int code, String out, String err) {
         @Override

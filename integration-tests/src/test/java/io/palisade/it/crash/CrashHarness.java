@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class CrashHarness implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CrashHarness.class);
     /** The children's class-data archive; the JVM's own warnings go to the child's stderr log, never to its stdout. */
-    private static final io.palisade.it.ChildCds CDS = new io.palisade.it.ChildCds("crash-child",
+    private static final io.palisade.coordinator.ChildCds CDS = new io.palisade.coordinator.ChildCds("crash-child",
             List.of("-Xlog:disable", "-Xlog:all=warning:stderr"));
 
     static final String CATALOG = """
@@ -661,77 +661,9 @@ final class CrashHarness implements AutoCloseable {
         }
     }
 
-    private static Path nativeLibJar;
-
-    /**
-     * A jar holding Lance's JNI library uncompressed (STORED): Lance's loader copies the library from its class
-     * loader's resource to a temp file on every start; found first on the classpath in this jar, it is copied instead
-     * of inflated from the 65 MB entry of Lance's jar (about a second of CPU per child on this machine). Same bytes,
-     * same loader code path. One per test JVM, at a path that stays put, so the children's class-data archive
-     * ({@link io.palisade.it.ChildCds}) stays valid for every harness of this JVM.
-     */
-    private static synchronized Path nativeLibJar() throws IOException {
-        if (nativeLibJar == null) {
-            Path jar = Path.of("target").toAbsolutePath().resolve("child-nativelib-" + ProcessHandle.current().pid() + ".jar");
-            jar.toFile().deleteOnExit();
-            String os = System.getProperty("os.arch", "");
-            String arch = os.equals("aarch64") ? "linux-aarch64" : "linux-x86-64";
-            String res = "nativelib/" + arch + "/liblance_jni.so";
-            try (java.io.InputStream in = org.lance.Dataset.class.getResourceAsStream("/" + res)) {
-                if (in == null) {
-                    throw new IllegalStateException("Lance's jar has no " + res);
-                }
-                byte[] bytes = in.readAllBytes();
-                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
-                crc.update(bytes);
-                try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
-                    java.util.jar.JarEntry e = new java.util.jar.JarEntry(res);
-                    e.setMethod(java.util.jar.JarEntry.STORED);
-                    e.setSize(bytes.length);
-                    e.setCompressedSize(bytes.length);
-                    e.setCrc(crc.getValue());
-                    out.putNextEntry(e);
-                    out.write(bytes);
-                    out.closeEntry();
-                }
-            }
-            nativeLibJar = jar;
-        }
-        return nativeLibJar;
-    }
-
-    private static String childClasspath;
-
-    /**
-     * The children's classpath: the native-library jar, then this JVM's classpath with each directory (test classes)
-     * as a jar of its files, made once per test JVM: the JVM archives no class of a classpath that holds a non-empty
-     * directory (ChildCds). Same classes in the same order.
-     */
-    private static synchronized String childClasspath() throws IOException {
-        if (childClasspath == null) {
-            List<String> out = new ArrayList<>(List.of(nativeLibJar().toString()));
-            int n = 0;
-            for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-                Path p = Path.of(e);
-                out.add(Files.isDirectory(p) ? jarOf(p, n++).toString() : e);
-            }
-            childClasspath = String.join(java.io.File.pathSeparator, out);
-        }
-        return childClasspath;
-    }
-
-    private static Path jarOf(Path dir, int n) throws IOException {
-        Path jar = Path.of("target").toAbsolutePath().resolve("child-cp" + n + "-" + ProcessHandle.current().pid() + ".jar");
-        jar.toFile().deleteOnExit();
-        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
-             java.util.stream.Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
-                out.putNextEntry(new java.util.jar.JarEntry(dir.relativize(f).toString().replace('\\', '/')));
-                Files.copy(f, out);
-                out.closeEntry();
-            }
-        }
-        return jar;
+    /** The children's classpath ({@link io.palisade.coordinator.ChildClasspath}): the class-data archive needs jars. */
+    private static String childClasspath() throws IOException {
+        return io.palisade.coordinator.ChildClasspath.get();
     }
 
     // ------------------------------------------------------------------ checks

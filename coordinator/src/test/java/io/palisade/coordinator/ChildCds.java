@@ -1,4 +1,4 @@
-package io.palisade.it;
+package io.palisade.coordinator;
 
 import java.io.IOException;
 import java.nio.file.Files;
