@@ -22,8 +22,8 @@ import java.util.concurrent.Callable;
                         + "conflicts, retries and aborted intents per time bucket; crashes and the recoveries after "
                         + "them are annotated bands across every table. The header states the window's span and "
                         + "event count; tables list the crashes and the busiest conflicting keys with the intents "
-                        + "that committed them. A conflict and a retry are defined in docs/journal.md (\"Conflicts "
-                        + "and retries\"). On a terminal, progress is drawn on stderr."},
+                        + "that committed them. A conflict and a retry are defined in docs/conflict-resolution.md (\"Conflicts "
+                        + "and retries: definitions\"). On a terminal, progress is drawn on stderr."},
         footer = {"%nExample:%n  palisade report GRAPH --html incident.html --from '2h ago'"})
 final class ReportCommand implements Callable<Integer>, ReadOnly {
     /** How many keys the busiest-keys table lists. */

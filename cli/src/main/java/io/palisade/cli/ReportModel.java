@@ -1,8 +1,6 @@
 package io.palisade.cli;
 
 import io.palisade.journal.IntentOutcome;
-import io.palisade.journal.JournalEvent;
-import io.palisade.journal.JournalEvent.IntentCompleted;
 import io.palisade.journal.JournalEvent.IntentRecorded;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.LogicalOperation;
@@ -11,7 +9,6 @@ import io.palisade.journal.RecoveryClassification;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +23,8 @@ import java.util.TreeSet;
  * <p>Invariants: every {@link Activity} and every counted conflict lies in the window {@code [first, last]}; an
  * {@link Incident} is listed when its crash or its end lies in the window; {@link #times} never decreases along the
  * sequence (a record's wall time is raised to its predecessor's when a clock stepped back, so the time axis keeps the
- * journal's order); a conflict and a retry are the ones of docs/journal.md "Conflicts and retries".
+ * journal's order); conflicts, retries, writer sessions and recoveries are {@link IncidentModel}'s, the definitions
+ * of docs/conflict-resolution.md "Conflicts and retries: definitions", shared with {@code explain}.
  */
 final class ReportModel {
     /** What one intent contributes to a table's lane. */
@@ -115,257 +113,120 @@ final class ReportModel {
         return activity.stream().filter(a -> a.kind() == k).count();
     }
 
-    /** A session of one writer: its pid and epoch, whether it wrote, and how it ended. */
-    private static final class Session {
-        long pid;
-        long epoch;
-        boolean wrote;
-        JournalRecord lastRecord;
-    }
-
-    /** An incident being built: the crash is known, the end comes with the next session's recovery. */
-    private static final class Open {
-        long crashSeq;
-        Instant crashTime;
-        long endSeq;
-        Instant endTime;
-        long pid;
-        long epoch;
-        long restartPid;
-        String cause;
-        final Map<RecoveryClassification.Kind, Integer> recovery = new EnumMap<>(RecoveryClassification.Kind.class);
-
-        Incident done() {
-            return new Incident(crashSeq, crashTime, endSeq, endTime, pid, epoch, cause, Map.copyOf(recovery), restartPid);
-        }
-    }
-
-    /** Per-key conflict statistics of the window. */
-    private static final class KeyStat {
-        int conflicts;
-        final Set<String> committers = new TreeSet<>();
-        long lastSeq;
-    }
-
     /**
-     * Gathers the facts of the window {@code [lo, hi]} from {@code records} (the whole journal in sequence order).
+     * Gathers the facts of the window {@code [lo, hi]} from {@code records} (the whole journal in sequence order) in
+     * one pass, through the shared {@link IncidentModel}: its conflicts (with their attributed keys), retries, writer
+     * sessions and recoveries are the report's.
      *
      * @param catalogTables the catalog's tables (every one gets a lane, active or not)
      * @param progress      advanced once per record
      */
     static ReportModel of(Iterable<JournalRecord> records, long lo, long hi, List<String> catalogTables, int topKeys,
                           Cli.Progress progress) {
-        Map<String, IntentRecorded> intents = new HashMap<>();
-        Map<String, String> notApplied = new HashMap<>(); // idempotency key -> the intent that did not apply
-        // graph branch + table + key -> "intent@seq" of the last intent that applied a write holding the key
-        Map<String, String> lastWriter = new HashMap<>();
-        Map<String, KeyStat> keys = new LinkedHashMap<>();
+        Clock clock = new Clock();
+        int[] window = new int[1];
+        long[] firstLast = {-1, -1};
+        TreeMap<Instant, Long> times = new TreeMap<>();
+        IncidentModel im = IncidentModel.of(() -> new java.util.Iterator<>() {
+            final java.util.Iterator<JournalRecord> it = records.iterator();
+
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public JournalRecord next() {
+                JournalRecord r = it.next();
+                Instant t = clock.add(r.sequence(), r.time());
+                progress.at(clock.size());
+                if (r.sequence() >= lo && r.sequence() <= hi) {
+                    window[0]++;
+                    firstLast[0] = firstLast[0] < 0 ? r.sequence() : firstLast[0];
+                    firstLast[1] = r.sequence();
+                    times.putIfAbsent(t, r.sequence());
+                }
+                return r;
+            }
+        });
+        long first = firstLast[0];
+        long last = firstLast[1];
         Set<String> tables = new TreeSet<>(catalogTables);
         List<Activity> activity = new ArrayList<>();
-        List<Incident> incidents = new ArrayList<>();
-        TreeMap<Instant, Long> times = new TreeMap<>();
-        Session session = null;
-        Open open = null;
-        int cleanRestarts = 0;
-        int journalEvents = 0;
-        int events = 0;
-        long first = -1;
-        long last = -1;
-        Instant clock = Instant.MIN;
-        Instant start = null;
-        Instant end = null;
-        for (JournalRecord r : records) {
-            journalEvents++;
-            progress.at(journalEvents);
-            clock = r.time().isAfter(clock) ? r.time() : clock;
-            Instant t = clock;
-            long seq = r.sequence();
-            boolean in = seq >= lo && seq <= hi;
-            if (in) {
-                events++;
-                first = first < 0 ? seq : first;
-                last = seq;
-                start = start == null ? t : start;
-                end = t;
-                times.putIfAbsent(t, seq);
+        Map<String, KeyStat> keys = new LinkedHashMap<>();
+        for (IncidentModel.Intent i : im.intents().values()) {
+            IntentRecorded x = i.recorded;
+            if (x.operation() == LogicalOperation.CREATE_TABLE) {
+                continue;
             }
-            JournalEvent e = r.event();
-            switch (e) {
-                case JournalEvent.WriterStarted w -> {
-                    if (open != null) { // a crash whose session never recovered (killed again): it ends here
-                        incidents.add(open.done());
-                        open = null;
-                    }
-                    if (session != null) {
-                        boolean closed = session.lastRecord != null
-                                && session.lastRecord.event() instanceof JournalEvent.CheckpointWritten;
-                        if (session.wrote && !closed) {
-                            open = crash(session, "ended without closing the graph (no closing checkpoint)");
-                        } else {
-                            cleanRestarts++;
-                        }
-                    }
-                    if (open != null) {
-                        open.endSeq = seq;
-                        open.endTime = t;
-                        open.restartPid = w.pid();
-                    }
-                    session = new Session();
-                    session.pid = w.pid();
-                    session.epoch = w.epoch();
-                }
-                case JournalEvent.TornTailCut cut -> {
-                    if (open == null && session != null) {
-                        // the restart was counted clean (its last record was a checkpoint) but its tail was torn
-                        Open o = new Open();
-                        o.crashSeq = cut.lastGoodSequence();
-                        o.crashTime = t;
-                        o.pid = -1;
-                        o.epoch = cut.previousEpoch();
-                        o.endSeq = seq;
-                        o.endTime = t;
-                        o.restartPid = session.pid;
-                        open = o;
-                        cleanRestarts = Math.max(0, cleanRestarts - 1);
-                    }
-                    if (open != null) {
-                        open.cause = "died mid-append: torn tail after seq " + cut.lastGoodSequence() + " cut ("
-                                + cut.reason() + ")";
-                        open.endSeq = seq;
-                        open.endTime = t;
-                    }
-                }
-                case JournalEvent.RecoveryStarted s -> {
-                }
-                case JournalEvent.RecoveryFinished f -> {
-                    if (open == null && !f.classifications().isEmpty() && session != null) {
-                        open = new Open(); // work left open by a writer the restart did not flag
-                        open.crashSeq = seq;
-                        open.crashTime = t;
-                        open.pid = -1;
-                        open.restartPid = session.pid;
-                        open.cause = "left work open (recovery needed)";
-                    }
-                    if (open != null) {
-                        for (RecoveryClassification c : f.classifications()) {
-                            open.recovery.merge(c.kind(), 1, Integer::sum);
-                        }
-                        open.endSeq = seq;
-                        open.endTime = t;
-                        incidents.add(open.done());
-                        open = null;
-                    }
-                }
-                case IntentRecorded x -> {
-                    intents.put(x.intentId(), x);
-                    if (x.operation() != LogicalOperation.CREATE_TABLE) {
-                        tables.add(x.table());
-                        String loser = x.idempotencyKey() == null ? null : notApplied.get(x.idempotencyKey());
-                        if (loser != null && in) {
-                            activity.add(new Activity(x.table(), Kind.RETRY, seq, t, x.intentId(), "retry "
-                                    + x.intentId() + " of " + loser + " (idempotency key " + x.idempotencyKey() + ")"));
-                        }
-                    }
-                }
-                case IntentCompleted c -> {
-                    IntentRecorded x = intents.get(c.intentId());
-                    if (x == null || x.operation() == LogicalOperation.CREATE_TABLE) {
-                        break;
-                    }
-                    String op = x.operation().name().toLowerCase(java.util.Locale.ROOT);
-                    List<String> own = x.keyFilter() == null ? List.of() : x.keyFilter().keys();
-                    switch (c.outcome()) {
-                        case COMMITTED, ROLLED_FORWARD, JOURNALED -> {
-                            for (String k : own) {
-                                lastWriter.put(x.graphBranch() + "\u0000" + x.table() + "\u0000" + k, c.intentId() + "@" + seq);
-                            }
-                            if (in) {
-                                activity.add(new Activity(x.table(), Kind.COMMIT, seq, t, c.intentId(), c.outcome()
-                                        + " " + c.intentId() + " (" + op + ", " + own.size() + " key(s))"));
-                            }
-                        }
-                        case KEY_CONFLICT, WRITE_CONFLICT -> {
-                            remember(notApplied, x);
-                            List<String> named = c.conflictingKeys().stream().filter(own::contains).toList();
-                            List<String> ks = named.isEmpty() ? own : named;
-                            if (in) {
-                                activity.add(new Activity(x.table(), Kind.CONFLICT, seq, t, c.intentId(), c.outcome()
-                                        + " " + c.intentId() + " (" + op + ") keys " + abbrev(ks)));
-                                for (String k : ks) {
-                                    KeyStat s = keys.computeIfAbsent(x.table() + "\u0000" + k, z -> new KeyStat());
-                                    s.conflicts++;
-                                    String w = lastWriter.get(x.graphBranch() + "\u0000" + x.table() + "\u0000" + k);
-                                    s.committers.add(w != null ? w : c.conflictingIntent() != null
-                                            ? c.conflictingIntent() : "not journaled (bulk load or adopted commit)");
-                                    s.lastSeq = seq;
-                                }
-                            }
-                        }
-                        case ABORTED, ROLLED_BACK -> {
-                            remember(notApplied, x);
-                            if (in) {
-                                activity.add(new Activity(x.table(), Kind.ABORTED, seq, t, c.intentId(), c.outcome()
-                                        + " " + c.intentId() + " (" + op + "): " + c.reason()));
-                            }
-                        }
-                        case VALIDATION_FAILED, FOREIGN_COMMIT -> remember(notApplied, x);
-                    }
-                    if (x.idempotencyKey() != null && (c.outcome() == IntentOutcome.COMMITTED
-                            || c.outcome() == IntentOutcome.ROLLED_FORWARD || c.outcome() == IntentOutcome.JOURNALED)) {
-                        notApplied.remove(x.idempotencyKey());
-                    }
-                }
-                case JournalEvent.TableCommitted x -> {
-                }
-                case JournalEvent.HeadPublished x -> {
-                }
-                case JournalEvent.LoadProgress x -> {
-                }
-                case JournalEvent.GraphBranchCreated x -> {
-                }
-                case JournalEvent.GraphBranchDeleted x -> {
-                }
-                case JournalEvent.CheckpointWritten x -> {
-                }
-                case JournalEvent.MigrationClaimed x -> {
-                }
-                case JournalEvent.MigrationUnitPlanned x -> {
-                }
-                case JournalEvent.MigrationUnitForked x -> {
-                }
-                case JournalEvent.MigrationPkInstalled x -> {
-                }
-                case JournalEvent.MigrationUnitPublished x -> {
-                }
-                case JournalEvent.MigrationBranchVerified x -> {
-                }
-                case JournalEvent.MigrationStampWritten x -> {
-                }
-                case JournalEvent.MigrationRefused x -> {
-                }
-                case JournalEvent.TableVersionSetAside x -> {
-                }
-                case JournalEvent.DuplicatesRepaired x -> {
-                }
-                case JournalEvent.ForeignCommitFound x -> {
-                }
-                case JournalEvent.RowsRecorded x -> {
-                }
-                case JournalEvent.FoldPlanned x -> {
-                }
+            tables.add(x.table());
+            String op = x.operation().name().toLowerCase(java.util.Locale.ROOT);
+            if (i.retryOf != null && i.sequence >= first && i.sequence <= last) {
+                activity.add(new Activity(x.table(), Kind.RETRY, i.sequence, clock.at(i.sequence), i.id, "retry "
+                        + i.id + " (" + op + ") of " + i.retryOf + ", idempotency key " + x.idempotencyKey()));
             }
-            if (session != null) {
-                // a session that wrote through the graph closes with a CheckpointWritten (Graph.close); creating
-                // tables or recovering alone does not
-                if ((e instanceof IntentRecorded ir && ir.operation() != LogicalOperation.CREATE_TABLE)
-                        || e instanceof JournalEvent.GraphBranchCreated || e instanceof JournalEvent.GraphBranchDeleted) {
-                    session.wrote = true;
+            long done = i.completionSequence;
+            if (i.completion == null || done < first || done > last) {
+                continue;
+            }
+            Instant t = clock.at(done);
+            IntentOutcome o = i.completion.outcome();
+            if (IncidentModel.applied(o)) {
+                activity.add(new Activity(x.table(), Kind.COMMIT, done, t, i.id, o + " " + i.id + " (" + op + ", "
+                        + i.ownKeys.size() + " key(s))"));
+            } else if (IncidentModel.conflict(o)) {
+                activity.add(new Activity(x.table(), Kind.CONFLICT, done, t, i.id, o + " " + i.id + " (" + op
+                        + ") keys " + abbrev(i.conflictKeys())));
+                for (IncidentModel.Attribution a : i.conflicts) {
+                    KeyStat st = keys.computeIfAbsent(x.table() + "\u0000" + a.key(), z -> new KeyStat());
+                    st.conflicts++;
+                    st.committers.add(a.intentId() != null ? a.intentId() + "@" + a.sequence() : a.note());
+                    st.lastSeq = Math.max(st.lastSeq, done);
                 }
-                session.lastRecord = r;
+            } else if (o == IntentOutcome.ABORTED || o == IntentOutcome.ROLLED_BACK) {
+                activity.add(new Activity(x.table(), Kind.ABORTED, done, t, i.id, o + " " + i.id + " (" + op + "): "
+                        + i.completion.reason()));
             }
         }
-        if (open != null) {
-            incidents.add(open.done());
+        activity.sort(java.util.Comparator.comparingLong(Activity::seq));
+        List<Incident> incidents = new ArrayList<>();
+        int cleanRestarts = 0;
+        List<IncidentModel.Session> sessions = im.sessions();
+        for (int k = 0; k < sessions.size(); k++) {
+            IncidentModel.Session s = sessions.get(k);
+            IncidentModel.Session next = k + 1 < sessions.size() ? sessions.get(k + 1) : null;
+            switch (s.ending) {
+                case LAST -> {
+                }
+                case CLOSED -> {
+                    if (next != null && next.startSequence >= first && next.startSequence <= last) {
+                        cleanRestarts++;
+                    }
+                }
+                case DIED, TORN_TAIL -> {
+                    long endSeq = s.recoveredBy != null && s.recoveredBy.finishSequence >= 0 ? s.recoveredBy.finishSequence
+                            : next != null ? next.startSequence : s.lastSequence;
+                    if (s.tornTail != null && next != null) {
+                        endSeq = Math.max(endSeq, next.startSequence);
+                    }
+                    Map<RecoveryClassification.Kind, Integer> rec = new EnumMap<>(RecoveryClassification.Kind.class);
+                    if (s.recoveredBy != null) {
+                        for (RecoveryClassification c : s.recoveredBy.decisions) {
+                            rec.merge(c.kind(), 1, Integer::sum);
+                        }
+                    }
+                    String cause = s.tornTail != null ? "died mid-append: torn tail after seq "
+                            + s.tornTail.lastGoodSequence() + " cut (" + s.tornTail.reason() + ")"
+                            : "died with intents open (killed or crashed)";
+                    long crash = s.lastSequence;
+                    boolean inWindow = (crash >= first && crash <= last) || (endSeq >= first && endSeq <= last)
+                            || (crash < first && endSeq > last);
+                    if (inWindow) {
+                        incidents.add(new Incident(crash, clock.at(crash), endSeq, clock.at(endSeq), s.pid, s.epoch,
+                                cause, Map.copyOf(rec), next == null ? -1 : next.pid));
+                    }
+                }
+            }
         }
         List<Map.Entry<String, KeyStat>> ranked = new ArrayList<>(keys.entrySet());
         ranked.sort((a, b) -> a.getValue().conflicts != b.getValue().conflicts
@@ -376,35 +237,61 @@ final class ReportModel {
             busiest.add(new KeyRow(tk[0], tk[1], en.getValue().conflicts, List.copyOf(en.getValue().committers),
                     en.getValue().lastSeq));
         }
-        ReportModel m = new ReportModel(first, last, events, journalEvents, start, end, List.copyOf(tables), busiest,
-                cleanRestarts);
+        ReportModel m = new ReportModel(first, last, window[0], clock.size(), first < 0 ? null : clock.at(first),
+                first < 0 ? null : clock.at(last), List.copyOf(tables), busiest, cleanRestarts);
         m.activity.addAll(activity);
-        final long f = first;
-        final long l = last;
-        for (Incident i : incidents) {
-            if ((i.crashSeq() >= f && i.crashSeq() <= l) || (i.endSeq() >= f && i.endSeq() <= l)
-                    || (i.crashSeq() < f && i.endSeq() > l)) {
-                m.incidents.add(i);
-            }
-        }
+        m.incidents.addAll(incidents);
         m.times.putAll(times);
         return m;
     }
 
-    private static Open crash(Session s, String cause) {
-        Open o = new Open();
-        o.crashSeq = s.lastRecord.sequence();
-        o.crashTime = s.lastRecord.time();
-        o.pid = s.pid;
-        o.epoch = s.epoch;
-        o.cause = cause;
-        return o;
+    /**
+     * The journal's wall times by sequence, made monotone: a record's time is raised to its predecessor's when a
+     * clock stepped back (another process, an NTP step), so the axis keeps the journal's order.
+     */
+    private static final class Clock {
+        private long[] seqs = new long[1024];
+        private long[] nanos = new long[1024];
+        private int n;
+
+        Instant add(long seq, Instant t) {
+            long v = t.getEpochSecond() * 1_000_000_000L + t.getNano();
+            if (n > 0 && v < nanos[n - 1]) {
+                v = nanos[n - 1];
+            }
+            if (n == seqs.length) {
+                seqs = java.util.Arrays.copyOf(seqs, n * 2);
+                nanos = java.util.Arrays.copyOf(nanos, n * 2);
+            }
+            seqs[n] = seq;
+            nanos[n] = v;
+            n++;
+            return instant(v);
+        }
+
+        int size() {
+            return n;
+        }
+
+        /** The time of the record at {@code seq}, or of the last record before it when the journal has none there. */
+        Instant at(long seq) {
+            int i = java.util.Arrays.binarySearch(seqs, 0, n, seq);
+            if (i < 0) {
+                i = Math.max(0, -i - 2);
+            }
+            return instant(nanos[i]);
+        }
+
+        private static Instant instant(long v) {
+            return Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000_000L), Math.floorMod(v, 1_000_000_000L));
+        }
     }
 
-    private static void remember(Map<String, String> notApplied, IntentRecorded x) {
-        if (x.idempotencyKey() != null) {
-            notApplied.put(x.idempotencyKey(), x.intentId());
-        }
+    /** Per-key conflict statistics of the window. */
+    private static final class KeyStat {
+        int conflicts;
+        final Set<String> committers = new TreeSet<>();
+        long lastSeq;
     }
 
     private static String abbrev(List<String> ks) {
