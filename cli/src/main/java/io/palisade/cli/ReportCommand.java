@@ -56,7 +56,7 @@ final class ReportCommand implements Callable<Integer>, ReadOnly {
             Seek.Span.ordered(lo, "--from", fromPoint, hi, "--to", toPoint);
         }
         List<String> tables = Cli.catalog(graph).tables().stream().map(t -> t.name()).toList();
-        Cli.Progress progress = new Cli.Progress("report", reader.endSequence());
+        Cli.Progress progress = new Cli.Progress("report: reading the journal", reader.endSequence(), "records");
         ReportModel model;
         try (JournalCursor c = reader.read(0)) {
             model = ReportModel.of(() -> records(c), lo, hi, tables, TOP_KEYS, progress);
