@@ -79,7 +79,7 @@ final class Html {
                 .append(".band{fill:#111;fill-opacity:.13;stroke:#111;stroke-opacity:.55;stroke-width:1}.band-label{font-size:")
                 .append(BAND_FONT).append("px;fill:#111}.leader{stroke:#111;stroke-opacity:.45;stroke-width:1}\n")
                 .append("table{border-collapse:collapse;background:#fff;font-size:13px;max-width:100%}th,td{border:1px solid #d8dde6;padding:4px 8px;text-align:left;vertical-align:top}")
-                .append("th{background:#eef1f6}td.n{text-align:right;font-variant-numeric:tabular-nums}td code{white-space:nowrap}td.committers code{white-space:normal;word-break:break-all}\n")
+                .append("th{background:#eef1f6}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td code{white-space:nowrap}td.committers code{white-space:normal;word-break:break-all}\n")
                 .append(".legend span{display:inline-block;margin-right:16px;font-size:13px}.sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px;vertical-align:-1px}\n")
                 .append("</style></head><body>\n");
         // header: the window, not the whole journal

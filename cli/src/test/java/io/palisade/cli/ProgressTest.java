@@ -24,7 +24,7 @@ class ProgressTest {
         assertThat(Cli.terminal()).as("the test's streams are not a terminal").isFalse();
         String graph = CliRun.graph(tmp, 0);
         StringBuilder rows = new StringBuilder();
-        for (int i = 0; i < 2_500; i++) {
+        for (int i = 0; i < 250; i++) {
             rows.append("{\"id\":\"p").append(i).append("\",\"age\":").append(i % 90).append("}\n");
         }
         Path file = tmp.resolve("rows.jsonl");
@@ -36,7 +36,7 @@ class ProgressTest {
 
         String more = rows.toString().replace("\"p", "\"q");
         CliRun.Result load = CliRun.runWithInput(more, "write", graph, "--table", "person", "--mode", "insert",
-                "--batch-rows", "1000");
+                "--batch-rows", "100");
         assertThat(load.code()).as(load.toString()).isZero();
         assertThat(ReportLayoutTest.own(load.err())).isEmpty();
         assertThat(load.out().strip().lines()).hasSize(1);
@@ -50,9 +50,9 @@ class ProgressTest {
                 committed.add(n.get("rows").asLong());
             }
         }
-        assertThat(committed).containsExactly(1_000L, 2_000L, 2_500L);
+        assertThat(committed).containsExactly(100L, 200L, 250L);
         CliRun.Result table = CliRun.run("audit", graph, "--type", "load_progress", "--format", "table");
-        assertThat(table.out()).contains("batch_index=2").contains("rows=2500");
+        assertThat(table.out()).contains("batch_index=2").contains("rows=250");
 
         CliRun.Result report = CliRun.run("report", graph, "--html", tmp.resolve("r.html").toString());
         assertThat(report.code()).as(report.toString()).isZero();

@@ -15,8 +15,9 @@ import java.util.regex.Pattern;
 
 /**
  * Checks a {@code palisade report} page in a real headless Chromium (Debian package {@code chromium}): a copy of the
- * page gets a script that measures every label of the visible timeline with {@code getBoundingClientRect} and writes
- * its verdict into the DOM, which {@code chromium --headless --dump-dom} prints. Loopback only: the page is a local
+ * page gets a script that measures every label of the visible timeline with {@code getBoundingClientRect}; one
+ * probe page holds a copy per viewport width in an iframe of that width, collects their verdicts and writes them into
+ * the DOM, which {@code chromium --headless --dump-dom} prints (one Chromium run checks every width). Loopback only: the page is a local
  * file and Chromium runs with networking features off.
  *
  * <p>The verdict lists problems: labels that overlap, labels outside their SVG (clipped), a page wider than the
@@ -79,10 +80,7 @@ public final class ReportLayoutCheck {
                   if (r.getBoundingClientRect().width < %MIN_BAND% * scale - 0.1) problems.push('a crash band is narrower than its minimum');
                 }
               }
-              const out = document.createElement('pre');
-              out.id = 'layout-verdict';
-              out.textContent = JSON.stringify({width: innerWidth, ticks, texts, bands, problems: problems.slice(0, 40), count: problems.length});
-              document.body.appendChild(out);
+              parent.postMessage(JSON.stringify({width: innerWidth, ticks, texts, bands, problems: problems.slice(0, 40), count: problems.length}), '*');
             })();
             </script>
             """.replace("%MIN_BAND%", Double.toString(Html.MIN_BAND));
@@ -112,6 +110,14 @@ public final class ReportLayoutCheck {
 
     /** Renders {@code html} in headless Chromium at {@code viewport} px and returns what the measuring script found. */
     public static Verdict check(Path html, int viewport) throws Exception {
+        return check(html, new int[]{viewport}).get(0);
+    }
+
+    /**
+     * Renders {@code html} at each of {@code viewports} px in one headless Chromium run (one iframe per width, so each
+     * copy of the page sees its own viewport and media queries) and returns the verdicts in the order of the widths.
+     */
+    public static List<Verdict> check(Path html, int... viewports) throws Exception {
         Path dir = Files.createTempDirectory("report-layout");
         try {
             String page = Files.readString(html, StandardCharsets.UTF_8);
@@ -119,24 +125,52 @@ public final class ReportLayoutCheck {
             if (body < 0) {
                 throw new AssertionError("the report has no </body>");
             }
-            Path probe = dir.resolve("probe.html");
-            Files.writeString(probe, page.substring(0, body) + SCRIPT + page.substring(body), StandardCharsets.UTF_8);
-            String dom = chromium(dir.resolve("profile"), viewport, "--dump-dom", probe.toUri().toString());
+            Files.writeString(dir.resolve("page.html"), page.substring(0, body) + SCRIPT + page.substring(body),
+                    StandardCharsets.UTF_8);
+            StringBuilder probe = new StringBuilder("<!DOCTYPE html><html><body style=\"margin:0\">");
+            int widest = 0;
+            for (int w : viewports) {
+                probe.append("<iframe src=\"page.html\" style=\"display:block;border:0;width:").append(w)
+                        .append("px;height:1000px\"></iframe>");
+                widest = Math.max(widest, w);
+            }
+            probe.append("<script>const got = {}; window.addEventListener('message', e => { const v = JSON.parse(e.data); ")
+                    .append("got[v.width] = v; if (Object.keys(got).length === ").append(viewports.length).append(") { ")
+                    .append("const out = document.createElement('pre'); out.id = 'layout-verdict'; ")
+                    .append("out.textContent = JSON.stringify(Object.values(got)); document.body.appendChild(out); } });")
+                    .append("</script></body></html>");
+            Path probeFile = dir.resolve("probe.html");
+            Files.writeString(probeFile, probe, StandardCharsets.UTF_8);
+            String dom = chromium(dir.resolve("profile"), widest + 40, "--virtual-time-budget=30000", "--dump-dom",
+                    probeFile.toUri().toString());
             Matcher m = Pattern.compile("<pre id=\"layout-verdict\">(.*?)</pre>", Pattern.DOTALL).matcher(dom);
             if (!m.find()) {
-                throw new AssertionError("Chromium printed no verdict at " + viewport + " px; its DOM began: "
-                        + dom.substring(0, Math.min(500, dom.length())));
+                throw new AssertionError("Chromium printed no verdict for " + java.util.Arrays.toString(viewports)
+                        + " px; its DOM began: " + dom.substring(0, Math.min(500, dom.length())));
             }
-            com.fasterxml.jackson.databind.JsonNode v = new com.fasterxml.jackson.databind.ObjectMapper()
+            com.fasterxml.jackson.databind.JsonNode all = new com.fasterxml.jackson.databind.ObjectMapper()
                     .readTree(m.group(1).replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">")
                             .replace("&amp;", "&"));
-            List<String> problems = new ArrayList<>();
-            v.get("problems").forEach(p -> problems.add(p.asText()));
-            if (v.get("count").asInt() > problems.size()) {
-                problems.add("and " + (v.get("count").asInt() - problems.size()) + " more");
+            List<Verdict> out = new ArrayList<>();
+            for (int w : viewports) {
+                com.fasterxml.jackson.databind.JsonNode v = null;
+                for (com.fasterxml.jackson.databind.JsonNode x : all) {
+                    if (x.get("width").asInt() == w) {
+                        v = x;
+                    }
+                }
+                if (v == null) {
+                    throw new AssertionError("no verdict at " + w + " px: " + all);
+                }
+                List<String> problems = new ArrayList<>();
+                v.get("problems").forEach(p -> problems.add(p.asText()));
+                if (v.get("count").asInt() > problems.size()) {
+                    problems.add("and " + (v.get("count").asInt() - problems.size()) + " more");
+                }
+                out.add(new Verdict(w, v.get("ticks").asInt(), v.get("texts").asInt(), v.get("bands").asInt(),
+                        problems, v.toString()));
             }
-            return new Verdict(v.get("width").asInt(), v.get("ticks").asInt(), v.get("texts").asInt(),
-                    v.get("bands").asInt(), problems, v.toString());
+            return out;
         } finally {
             deleteTree(dir);
         }

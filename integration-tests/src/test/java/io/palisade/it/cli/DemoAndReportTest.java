@@ -83,9 +83,8 @@ class DemoAndReportTest {
         assertThat(png).exists();
         assertThat(Files.size(png)).isGreaterThan(10_000);
         // the demo's story (crash -> abort -> recovery at the end) stays readable at every width
-        for (int width : ReportLayoutCheck.VIEWPORTS) {
-            ReportLayoutCheck.Verdict v = ReportLayoutCheck.check(html, width);
-            assertThat(v.problems()).as("demo report at " + width + " px: " + v.json()).isEmpty();
+        for (ReportLayoutCheck.Verdict v : ReportLayoutCheck.check(html, ReportLayoutCheck.VIEWPORTS)) {
+            assertThat(v.problems()).as("demo report at " + v.width() + " px: " + v.json()).isEmpty();
             assertThat(v.ticks()).isGreaterThanOrEqualTo(3);
             assertThat(v.bands()).isEqualTo(recoveries);
         }
