@@ -154,6 +154,11 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
                 doc.put("current_value", current);
                 doc.put("legend", legendJson());
                 doc.put("definitions", "docs/conflict-resolution.md#conflicts-and-retries-definitions");
+                Map<String, Object> journal = new LinkedHashMap<>();
+                journal.put("records_read", model.records()); // one pass: each record decoded once
+                journal.put("first_seq", model.firstSequence());
+                journal.put("last_seq", model.lastSequence());
+                doc.put("journal", journal);
                 doc.put("summary", summary(touched));
                 doc.put("intents", touched.stream().map(i -> intentJson(model, i)).toList());
                 Cli.printJson(out, doc);
@@ -345,7 +350,12 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
         if (i.conflicted()) {
             out.println(indent + "  conflict: " + lossLine(i));
         }
+        int shown = 0;
         for (Map.Entry<String, List<String>> b : i.beat.entrySet()) {
+            if (++shown > 10) {
+                out.println(indent + "  ... and " + (i.beat.size() - 10) + " more intent(s) lost to this one (--format json lists all)");
+                break;
+            }
             Intent l = model.intent(b.getKey()).orElseThrow();
             out.println(indent + "  seq " + l.completionSequence + ": intent " + l.id + " lost to this one ("
                     + l.completion.outcome() + ") on keys " + b.getValue());
