@@ -280,7 +280,7 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
         }
         Map<String, Object> sum = summary(touched);
         out.println("summary: " + sum.get("applied") + " applied, " + sum.get("conflicts") + " conflict(s) of this key, "
-                + sum.get("retries") + " retr" + (((Number) sum.get("retries")).intValue() == 1 ? "y" : "ies")
+                + sum.get("conflicts_on_other_keys") + " lost on other keys of theirs, " + sum.get("retries") + " retr" + (((Number) sum.get("retries")).intValue() == 1 ? "y" : "ies")
                 + ", " + sum.get("other") + " other");
         boolean compact = !all && touched.size() > COMPACT_ABOVE;
         if (compact) {
@@ -317,16 +317,22 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
                 .collect(Collectors.joining(","));
     }
 
-    private static Map<String, Object> summary(List<Intent> touched) {
+    /**
+     * The counts of a key's intents: "conflicts" is "conflicts of key K" of the definitions (conflicted intents whose
+     * conflict keys hold K); a conflicted intent that touched K but lost on other keys of its own is counted apart.
+     */
+    private Map<String, Object> summary(List<Intent> touched) {
         long applied = touched.stream().filter(Intent::applied).count();
-        long conflicts = touched.stream().filter(Intent::conflicted).count();
+        long conflicts = touched.stream().filter(i -> i.conflicted() && i.conflictKeys().contains(key)).count();
+        long elsewhere = touched.stream().filter(i -> i.conflicted() && !i.conflictKeys().contains(key)).count();
         long retries = touched.stream().filter(i -> i.retryOf != null).count();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("intents", touched.size());
         m.put("applied", applied);
         m.put("conflicts", conflicts);
+        m.put("conflicts_on_other_keys", elsewhere);
         m.put("retries", retries);
-        m.put("other", touched.size() - applied - conflicts);
+        m.put("other", touched.size() - applied - conflicts - elsewhere);
         return m;
     }
 

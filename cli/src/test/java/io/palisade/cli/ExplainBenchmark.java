@@ -54,6 +54,30 @@ public final class ExplainBenchmark {
                 System.out.println("output lines: " + sink.toString(StandardCharsets.UTF_8).lines().count());
             }
         }
+        List<String> modelWarm = new ArrayList<>();
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int r = 0; r < runs; r++) {
+            long s = System.nanoTime();
+            long c = cpu.getCurrentThreadCpuTime();
+            ExplainCommand.model(i.graph());
+            modelWarm.add(String.format(Locale.ROOT, "%.0f (cpu %.0f)", (System.nanoTime() - s) / 1e6,
+                    (cpu.getCurrentThreadCpuTime() - c) / 1e6));
+        }
+        List<String> cmdCpu = new ArrayList<>();
+        for (int r = 0; r < runs; r++) {
+            PrintStream out = System.out;
+            long s = System.nanoTime();
+            long c = cpu.getCurrentThreadCpuTime();
+            try {
+                System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+                Main.run(new String[] {"explain", g, "--key", key, "--table", "person"});
+            } finally {
+                System.setOut(out);
+            }
+            cmdCpu.add(String.format(Locale.ROOT, "%.0f (cpu %.0f)", (System.nanoTime() - s) / 1e6,
+                    (cpu.getCurrentThreadCpuTime() - c) / 1e6));
+        }
+        System.out.println("model warm ms: " + modelWarm + "; explain --key warm ms: " + cmdCpu);
         System.out.printf(Locale.ROOT, "journal %d records; key %s of person: %d intents; model (first, cold) %.0f ms%n",
                 model.records(), key, most, modelMs);
         System.out.printf(Locale.ROOT, "explain --key: cold %.0f ms; warm %s ms%n", ms.get(0),

@@ -141,7 +141,10 @@ class ExplainIncidentTest {
         // intents the key has (the former explain decoded the journal once per intent)
         assertThat(doc.path("journal").path("records_read").asLong()).isEqualTo(incident.events());
         assertThat(doc.path("summary").path("conflicts").asLong())
+                .isEqualTo(model.conflictsOf("person", key).size());
+        assertThat(doc.path("summary").path("conflicts").asLong() + doc.path("summary").path("conflicts_on_other_keys").asLong())
                 .isEqualTo(model.intentsOf("person", key).stream().filter(Intent::conflicted).count());
+        assertThat(table.out()).contains("summary: ", doc.path("summary").path("conflicts").asLong() + " conflict(s) of this key");
     }
 
     @Test
