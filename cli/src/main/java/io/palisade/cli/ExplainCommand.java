@@ -116,7 +116,7 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
         IncidentModel model = model(graph);
         PrintStream out = System.out;
         if (intent != null) {
-            Intent i = model.intent(intent).orElseThrow(() -> new CliException(Main.USAGE, "no intent '" + intent
+            Intent i = model.intent(intent).orElseThrow(() -> new CliException(Main.INVALID_INPUT, "no intent '" + intent
                     + "' in the journal of " + graph + " (sequences " + model.firstSequence() + ".."
                     + model.lastSequence() + ")"));
             switch (format) {
@@ -140,7 +140,7 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
                 .filter(i -> wanted == null || wanted.contains(outcomeName(i)))
                 .toList();
         if (touched.isEmpty() && model.intentsOf(table, key).isEmpty()) {
-            throw new CliException(Main.USAGE, "no intent in the journal of " + graph + " touched key '" + key + "'"
+            throw new CliException(Main.INVALID_INPUT, "no intent in the journal of " + graph + " touched key '" + key + "'"
                     + (table == null ? "" : " of table '" + table + "'"));
         }
         Map<String, Object> current = currentValues(model, catalog, state, readBranch);
