@@ -392,7 +392,9 @@ final class IncidentModel {
         Intent i = new Intent(e.intentId(), r.sequence(), r.time(), e, current);
         intents.put(i.id, i);
         bySequence.put(r.sequence(), i);
-        if (e.keyFilter() != null) {
+        // a fold re-commits journaled writes (each already applied, JOURNALED): it is shown as their F steps, and is
+        // neither a writer of their keys nor an intent of the key index
+        if (e.keyFilter() != null && e.operation() != io.palisade.journal.LogicalOperation.FOLD) {
             for (String k : e.keyFilter().keys()) {
                 ownKey(i, k);
             }

@@ -57,7 +57,7 @@ import java.util.stream.Stream;
  */
 public final class IncidentJournals {
     public static final int DEFAULT_EVENTS = 16_000;
-    public static final int SMALL_EVENTS = 700;
+    public static final int SMALL_EVENTS = 450;
     static final int THREADS = 8;
     static final int KEYS = 300;
     /** The idempotency key of the conflicting strict insert and of its retry (an upsert). */
@@ -295,8 +295,8 @@ public final class IncidentJournals {
     }
 
     /**
-     * Runs the demo's writer child ({@code demo-writer}, 3 threads of 20-row upserts) on {@code graph}, SIGKILLs it
-     * once it has acknowledged 6 batches (it is then inside further writes), and repeats (at most 5 times) until the
+     * Runs the demo's writer child ({@code demo-writer}, 3 threads of 10-row upserts) on {@code graph}, SIGKILLs it
+     * once it has acknowledged 3 batches (its threads are then inside further writes), and repeats (at most 5 times) until the
      * next open has something to recover. Returns the killed pid and its acknowledged batches.
      */
     private static long[] killWriterChild(Path dir, Path graph) throws IOException, InterruptedException {
@@ -312,9 +312,9 @@ public final class IncidentJournals {
             }
             Path tmp = Files.createDirectories(dir.resolve("child-tmp"));
             cmd.addAll(List.of("-Xmx512m", "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
-                    Main.class.getName(), "demo-writer", graph.toString(), "--threads", "3", "--rows", "20"));
+                    Main.class.getName(), "demo-writer", graph.toString(), "--threads", "3", "--rows", "10"));
             Process child = new ProcessBuilder(cmd).redirectError(dir.resolve("writer-child.stderr").toFile()).start();
-            CountDownLatch acked = new CountDownLatch(6);
+            CountDownLatch acked = new CountDownLatch(3);
             int[] acks = new int[1];
             Thread reader = Thread.ofPlatform().daemon().start(() -> {
                 try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(),
