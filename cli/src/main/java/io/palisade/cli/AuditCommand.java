@@ -159,11 +159,15 @@ final class AuditCommand implements Callable<Integer>, ReadOnly {
     static String summary(JsonNode n) {
         StringBuilder sb = new StringBuilder();
         for (String f : List.of("intent_id", "operation", "graph_branch", "branch", "table", "outcome", "achieved_version",
-                "conflicting_intent", "reason", "writer_epoch", "pid", "from_branch", "covered_sequence")) {
+                "conflicting_intent", "reason", "writer_epoch", "pid", "from_branch", "covered_sequence", "batch_index",
+                "row_count")) {
             JsonNode v = n.get(f);
             if (v != null && !v.isNull() && !(v.isTextual() && v.asText().isEmpty())) {
                 sb.append(f).append('=').append(v.isTextual() ? v.asText() : v.toString()).append(' ');
             }
+        }
+        if (n.path("type").asText().equals("load_progress")) {
+            sb.append("rows=").append(n.path("rows").asLong()).append(' '); // the rows the load has committed so far
         }
         JsonNode kf = n.get("key_filter");
         if (kf != null && kf.isObject()) {

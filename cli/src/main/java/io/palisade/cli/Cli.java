@@ -209,16 +209,35 @@ final class Cli {
         }
     }
 
-    /** A progress line on stderr, drawn only on a terminal. */
+    /**
+     * A progress line on stderr, drawn only on a terminal ({@link #terminal()}): what, a bar when the total is known,
+     * done/total, the rate and the time left. Redrawn at most every 100 ms; {@link #done()} clears it. Off the terminal
+     * it prints nothing, so pipes and logs see only the command's own output.
+     */
     static final class Progress {
         private final String what;
         private final long total;
-        private final boolean on = terminal();
+        private final String unit;
+        private final boolean on;
+        private final long started = System.nanoTime();
         private long last;
+        private volatile String note = "";
 
         Progress(String what, long total) {
+            this(what, total, "");
+        }
+
+        /** {@code unit}: "" (plain counts), "rows", "batches", or "bytes" (drawn in MB). */
+        Progress(String what, long total, String unit) {
             this.what = what;
             this.total = total;
+            this.unit = unit;
+            this.on = terminal();
+        }
+
+        /** An extra text after the counts (for example the rows a load has committed). */
+        void note(String note) {
+            this.note = note;
         }
 
         void at(long n) {
@@ -230,17 +249,77 @@ final class Cli {
                 return;
             }
             last = now;
-            int width = 30;
-            int filled = total <= 0 ? 0 : (int) Math.min(width, n * width / total);
-            System.err.print("\r" + what + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + n
-                    + (total > 0 ? "/" + total : ""));
+            System.err.print("\r" + line(what, n, total, unit, now - started, note) + "\u001b[K");
         }
 
         void done() {
             if (on) {
-                System.err.print("\r" + " ".repeat(what.length() + 60) + "\r");
+                System.err.print("\r\u001b[K");
             }
         }
+
+        /** The line drawn for {@code n} of {@code total} after {@code elapsedNanos}; total &lt;= 0 is unknown. */
+        static String line(String what, long n, long total, String unit, long elapsedNanos, String note) {
+            StringBuilder sb = new StringBuilder(what).append(' ');
+            if (total > 0) {
+                int width = 24;
+                int filled = (int) Math.min(width, n * width / total);
+                sb.append('[').append("#".repeat(filled)).append(" ".repeat(width - filled)).append("] ");
+            }
+            boolean bytes = unit.equals("bytes");
+            sb.append(bytes ? mb(n) : Long.toString(n));
+            if (total > 0) {
+                sb.append('/').append(bytes ? mb(total) : Long.toString(total));
+            }
+            sb.append(bytes ? " MB" : unit.isEmpty() ? "" : " " + unit);
+            if (!note.isEmpty()) {
+                sb.append(", ").append(note);
+            }
+            double secs = elapsedNanos / 1e9;
+            if (secs >= 0.5 && n > 0) {
+                double rate = n / secs;
+                sb.append(", ").append(bytes ? String.format(java.util.Locale.ROOT, "%.1f MB/s", rate / 1e6)
+                        : String.format(java.util.Locale.ROOT, rate < 10 ? "%.1f%s/s" : "%,.0f%s/s", rate,
+                        unit.isEmpty() ? "" : " " + unit));
+                if (total > n) {
+                    sb.append(", ETA ").append(Html.span(java.time.Duration.ofMillis((long) ((total - n) / rate * 1000))));
+                }
+            }
+            return sb.toString();
+        }
+
+        private static String mb(long b) {
+            return String.format(java.util.Locale.ROOT, "%.1f", b / 1e6);
+        }
+    }
+
+    /**
+     * Draws "{@code what} ... N s" on stderr every 200 ms on a daemon thread, for one long step whose progress cannot
+     * be counted (a single write's commit); only on a terminal. Close it when the step returns.
+     */
+    static AutoCloseable ticker(String what) {
+        if (!terminal()) {
+            return () -> { };
+        }
+        long started = System.nanoTime();
+        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            try {
+                while (!stop.await(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    System.err.print("\r" + what + " ... " + Html.span(java.time.Duration.ofNanos(System.nanoTime() - started))
+                            + "\u001b[K");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "palisade-ticker");
+        t.setDaemon(true);
+        t.start();
+        return () -> {
+            stop.countDown();
+            t.join(1_000);
+            System.err.print("\r\u001b[K");
+        };
     }
 
     /**
@@ -250,10 +329,20 @@ final class Cli {
      */
     static AutoCloseable journalProgress(Path graph, String what, long total,
                                          java.util.function.Predicate<io.palisade.journal.JournalEvent> counts) {
+        return journalProgress(graph, what, total, "", counts, e -> null);
+    }
+
+    /**
+     * As above, counting {@code unit}s, with a note taken from each counted event ({@code note} answers null to keep
+     * the last one): a bulk load's rows committed so far.
+     */
+    static AutoCloseable journalProgress(Path graph, String what, long total, String unit,
+                                         java.util.function.Predicate<io.palisade.journal.JournalEvent> counts,
+                                         java.util.function.Function<io.palisade.journal.JournalEvent, String> note) {
         if (!terminal()) {
             return () -> { };
         }
-        Progress p = new Progress(what, total);
+        Progress p = new Progress(what, total, unit);
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         Thread t = new Thread(() -> {
             try (io.palisade.journal.JournalReader r = io.palisade.journal.JournalReader.open(graph.resolve("_palisade"));
@@ -262,6 +351,10 @@ final class Cli {
                 while (!stop.get()) {
                     io.palisade.journal.JournalRecord rec = c.take(java.time.Duration.ofMillis(200));
                     if (rec != null && counts.test(rec.event())) {
+                        String text = note.apply(rec.event());
+                        if (text != null) {
+                            p.note(text);
+                        }
                         p.at(++n);
                     }
                 }

@@ -173,8 +173,29 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                     m.put("recovery_finished_seq", r.sequence());
                     cls.addAll(classifications(f.classifications()));
                 }
-                default -> {
-                }
+                // every other event is not part of what a recovery run reports (an exhaustive switch: a new event
+                // type must be judged here)
+                case JournalEvent.IntentRecorded e -> { }
+                case JournalEvent.TableCommitted e -> { }
+                case JournalEvent.HeadPublished e -> { }
+                case JournalEvent.IntentCompleted e -> { }
+                case JournalEvent.LoadProgress e -> { }
+                case JournalEvent.GraphBranchCreated e -> { }
+                case JournalEvent.GraphBranchDeleted e -> { }
+                case JournalEvent.CheckpointWritten e -> { }
+                case JournalEvent.MigrationClaimed e -> { }
+                case JournalEvent.MigrationUnitPlanned e -> { }
+                case JournalEvent.MigrationUnitForked e -> { }
+                case JournalEvent.MigrationPkInstalled e -> { }
+                case JournalEvent.MigrationUnitPublished e -> { }
+                case JournalEvent.MigrationBranchVerified e -> { }
+                case JournalEvent.MigrationStampWritten e -> { }
+                case JournalEvent.MigrationRefused e -> { }
+                case JournalEvent.TableVersionSetAside e -> { }
+                case JournalEvent.DuplicatesRepaired e -> { }
+                case JournalEvent.ForeignCommitFound e -> { }
+                case JournalEvent.RowsRecorded e -> { }
+                case JournalEvent.FoldPlanned e -> { }
             }
         }
         m.put("torn_tails_cut", tails);

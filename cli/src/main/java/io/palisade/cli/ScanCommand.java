@@ -56,20 +56,7 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
         TableHead head = s.head(branch, table).orElseThrow(() -> new CliException(Main.USAGE, "table '" + table
                 + "' has no head on graph branch '" + branch + "'" + (atSeq == null ? "" : " at sequence " + atSeq)
                 + " (it was not created yet)"));
-        List<Map<String, Object>> rows;
-        try (LanceTableStore store = new LanceTableStore(Cli.tablesDir(graph).toString(), java.util.Map.of(), false) /* read-only */) {
-            TableRef ref = new TableRef(head.tableBranch(), head.version());
-            try (TableSnapshot t = def.kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
-                rows = t.scan();
-            } catch (io.palisade.fencing.TableCorruptedException e) {
-                // name the graph branch and the intents that wrote the damaged version (the journal knows them)
-                throw e.withJournal(branch, io.palisade.recovery.PublishedHeads.intentsOf(() -> Cli.reader(graph), s,
-                        branch, table));
-            }
-        }
-        // a journal-ack table: the acknowledged writes not yet folded into it are part of the graph
-        rows = io.palisade.coordinator.UnfoldedReads.overlay(Cli.palisadeDir(graph), catalog, s, s.lastSequence(), branch,
-                table, rows);
+        List<Map<String, Object>> rows = rows(graph, catalog, def, s, branch, head);
         List<Map<String, Object>> plain = new ArrayList<>();
         for (Map<String, Object> r : rows) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -98,5 +85,30 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
                     + "@" + head.version() + ")");
         }
         return Main.OK;
+    }
+
+    /**
+     * The rows of {@code def} on {@code branch} at {@code head} of state {@code s}, as every read through Palisade sees
+     * them: the table version's rows with, for a journal-ack table, the acknowledged writes not yet folded into it
+     * overlaid (docs/journal-ack.md). {@code explain} reads a key's current value through here too.
+     */
+    static List<Map<String, Object>> rows(Path graph, Catalog catalog, Catalog.TableDef def, HeadsState s, String branch,
+                                          TableHead head) {
+        String table = def.name();
+        List<Map<String, Object>> rows;
+        try (LanceTableStore store = new LanceTableStore(Cli.tablesDir(graph).toString(), java.util.Map.of(), false) /* read-only */) {
+            TableRef ref = new TableRef(head.tableBranch(), head.version());
+            try (TableSnapshot t = def.kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
+                rows = t.scan();
+            } catch (io.palisade.fencing.TableCorruptedException e) {
+                // name the graph branch and the intents that wrote the damaged version (the journal knows them)
+                throw e.withJournal(branch, io.palisade.recovery.PublishedHeads.intentsOf(() -> Cli.reader(graph), s,
+                        branch, table));
+            }
+        }
+        // a journal-ack table: the acknowledged writes not yet folded into it are part of the graph
+        rows = io.palisade.coordinator.UnfoldedReads.overlay(Cli.palisadeDir(graph), catalog, s, s.lastSequence(), branch,
+                table, rows);
+        return rows;
     }
 }

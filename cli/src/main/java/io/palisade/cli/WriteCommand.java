@@ -64,7 +64,8 @@ final class WriteCommand implements Callable<Integer> {
         WriteOptions opts = idempotencyKey == null ? WriteOptions.NONE : WriteOptions.idempotencyKey(idempotencyKey);
         List<JsonLines.Row> rows = null;
         List<String> keys = null;
-        try (BufferedReader in = open()) {
+        Cli.Progress parse = new Cli.Progress("parse", file.equals("-") ? 0 : Files.size(Path.of(file)), "bytes");
+        try (BufferedReader in = counting(open(), parse)) {
             if (mode == Mode.delete) {
                 keys = JsonLines.readKeys(in, def);
                 if (keys.isEmpty()) {
@@ -76,9 +77,14 @@ final class WriteCommand implements Callable<Integer> {
                     throw new CliException(Main.INVALID_INPUT, "no rows in the input");
                 }
             }
+        } finally {
+            parse.done();
         }
         Receipt receipt;
-        try (Graph g = Cli.openForWrite(graph)) {
+        int count = rows != null ? rows.size() : keys.size();
+        try (Graph g = Cli.openForWrite(graph);
+             AutoCloseable ticker = batchRows != null ? () -> { } : Cli.ticker("write: " + count + " "
+                     + (mode == Mode.delete ? "keys" : "rows") + " to " + table + " as one intent, committing")) {
             if (mode == Mode.delete) {
                 receipt = join(g.deleteAsync(branch, table, keys, opts));
             } else {
@@ -98,8 +104,14 @@ final class WriteCommand implements Callable<Integer> {
                             throw new CliException(Main.USAGE, "--idempotency-key is not supported with --batch-rows");
                         }
                         long batches = (root.getRowCount() + batchRows - 1) / batchRows;
-                        try (AutoCloseable progress = Cli.journalProgress(graph, "load", batches,
-                                e -> e instanceof io.palisade.journal.JournalEvent.LoadProgress lp && lp.batchIndex() >= 0)) {
+                        // a batch journals a progress record with its keys, then one without keys once the id index
+                        // covers it: count the first
+                        long total = root.getRowCount();
+                        try (AutoCloseable progress = Cli.journalProgress(graph, "load: batches committed", batches,
+                                "batches", e -> e instanceof io.palisade.journal.JournalEvent.LoadProgress lp
+                                        && lp.batchIndex() >= 0 && lp.batchKeys() != null,
+                                e -> e instanceof io.palisade.journal.JournalEvent.LoadProgress lp
+                                        ? lp.rows() + "/" + total + " rows" : null)) {
                             receipt = load(g, root, alloc);
                         }
                     } else if (mode == Mode.insert) {
@@ -149,6 +161,28 @@ final class WriteCommand implements Callable<Integer> {
             }
             throw e;
         }
+    }
+
+    /** {@code in}, advancing {@code p} by the characters read (about the bytes of an ASCII file) and noting the lines. */
+    private static BufferedReader counting(BufferedReader in, Cli.Progress p) {
+        return new BufferedReader(in) {
+            private long chars;
+            private long lines;
+
+            @Override
+            public String readLine() throws IOException {
+                String s = super.readLine();
+                if (s != null) {
+                    chars += s.length() + 1;
+                    lines++;
+                    if ((lines & 1023) == 0) {
+                        p.note(lines + " rows parsed");
+                        p.at(chars);
+                    }
+                }
+                return s;
+            }
+        };
     }
 
     private BufferedReader open() throws IOException {

@@ -221,6 +221,14 @@ class MalformedArgumentSweepTest {
                 check(chain, args(chain, missing, List.of(), none), false, missing);
             }
         }
+        // explain's list-valued --outcome (issue 18): an unknown outcome is a usage error listing the valid ones
+        List<CommandSpec> explain = all.stream().filter(c -> c.get(c.size() - 1).qualifiedName().equals("palisade explain"))
+                .findFirst().orElseThrow();
+        check(explain, List.of("explain", graph, "--key", "alice0", "--outcome", "committed,bogus"), true, "bogus",
+                "key_conflict", "open");
+        check(explain, List.of("explain", graph, "--key", "alice0", "--outcome", "key_confict"), true,
+                "did you mean key_conflict");
+        check(explain, List.of("explain", graph, "--key", "alice0", "--format", "table", "--json"), true, "contradict");
         assertThat(cases).as("cases run").isGreaterThan(60);
     }
 }

@@ -191,11 +191,18 @@ final class SubstrateCommit {
                     losers = List.copyOf(live); // not attributable: every strict op of the group loses
                 }
                 for (WriteOp op : losers) {
+                    // each loser names its OWN keys only, in its reason as in its conflicting keys (issue 18;
+                    // docs/conflict-resolution.md "Conflicts and retries: definitions"): never a key of another
+                    // op of the group. Not attributable (no op owns a named key): the loser names its own keys.
                     List<String> mine = op.keys == null ? List.of() : op.keys.keys().stream().filter(named::contains).toList();
-                    phaseCD.add(journal.keyConflictLoss(op, e.getMessage(), e.winningIntent().orElse(null), mine));
+                    List<String> own = !mine.isEmpty() || op.keys == null ? mine
+                            : op.keys.keys().subList(0, Math.min(20, op.keys.keys().size()));
+                    KeyConflictException lost = new KeyConflictException(op.table, own.isEmpty() ? e.keys() : own,
+                            own.isEmpty() ? e.conflictingKeyCount() : mine.isEmpty() ? op.keys.keys().size() : mine.size(),
+                            e.winningIntent().orElse(null));
+                    phaseCD.add(journal.keyConflictLoss(op, lost.getMessage(), e.winningIntent().orElse(null), mine));
                     graph.metrics().keyConflicts.increment();
-                    op.failure = new KeyConflictException(op.table, mine.isEmpty() ? e.keys() : mine,
-                            Math.max(1, mine.size()), e.winningIntent().orElse(null));
+                    op.failure = lost;
                 }
                 live.removeAll(losers);
                 if (!live.isEmpty()) {

@@ -136,6 +136,35 @@ class SubstrateCommitTest {
         assertNotDone(loser);
     }
 
+    /**
+     * Issue 18: a grouped strict insert whose commit finds keys of several of its ops present fails each loser naming
+     * only its OWN keys, in its reason as in its conflicting keys (docs/conflict-resolution.md "Conflicts and retries:
+     * definitions"); the group's other keys are never attributed to it.
+     */
+    @Test
+    void eachLoserOfAGroupNamesOnlyItsOwnKeysInItsReasonAndConflictingKeys() {
+        try (VectorSchemaRoot existing = Rows.people(allocator, "k8", 2)) {
+            g.upsert("main", "person", existing);
+        }
+        WriteOp a = insert("k6", "k7");
+        WriteOp b = insert("k8", "k9");
+        SubstrateCommit.Result result = commit(a, b);
+
+        assertThat(result).isInstanceOfSatisfying(SubstrateCommit.Result.NothingCommitted.class, n -> {
+            assertThat(n.losers()).containsExactlyInAnyOrder(a, b);
+            assertThat(n.records()).hasSize(2).allSatisfy(r -> assertThat(r).isInstanceOfSatisfying(IntentCompleted.class, ic -> {
+                boolean isA = ic.intentId().equals(a.intentId);
+                String own = isA ? "k6" : "k8";
+                String other = isA ? "k8" : "k6";
+                assertThat(ic.outcome()).isEqualTo(IntentOutcome.KEY_CONFLICT);
+                assertThat(ic.conflictingKeys()).containsExactly(own);
+                assertThat(ic.reason()).contains("1 key already present [" + own + "]").doesNotContain(other);
+            }));
+        });
+        assertThat(a.failure).isInstanceOfSatisfying(KeyConflictException.class,
+                e -> assertThat(e.getMessage()).doesNotContain("k8"));
+    }
+
     @Test
     void aCommitRebasedOverAForeignVersionIsRacedNotCommittedAndRefusesTheTable() {
         long base = head().version();
