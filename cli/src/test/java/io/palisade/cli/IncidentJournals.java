@@ -9,6 +9,7 @@ import io.palisade.coordinator.WriteOptions;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.MergeConflictException;
 import io.palisade.fencing.PalisadeException;
+import io.palisade.heads.PhaseCrashPoints;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalRecord;
 import io.palisade.substrate.ArrowRows;
@@ -42,7 +43,7 @@ import java.util.stream.Stream;
  * strict inserts (single and grouped: several inserts submitted at once, so the committer commits them as one group),
  * upserts and deletes over {@value #KEYS} keys ({@code e0} .. {@code e299}) per table, on three tables ({@code person}
  * and {@code knows} acknowledged at the table commit, {@code tag} acknowledged from the journal); then a writer child
- * JVM (the demo's {@code demo-writer}) SIGKILLed while it writes and the recovery at the next open; a graph branch
+ * JVM (the demo's {@code demo-writer}) halted like SIGKILL at a Lance commit while it writes and the recovery at the next open; a graph branch
  * {@code feature}; a strict insert that conflicts and its retry with the same idempotency key ({@value #RETRY_KEY});
  * a merge of {@code feature} into {@code main} that conflicts on {@value #MERGE_KEY}; and more random writes on both
  * branches until the journal holds about the requested number of events.
@@ -84,8 +85,8 @@ public final class IncidentJournals {
      *
      * @param graph        the graph directory
      * @param events       the journal's record count
-     * @param killedPid    the pid of the writer child that was SIGKILLed
-     * @param killedAcks   how many batches the child acknowledged before the kill
+     * @param killedPid    the pid of the writer child that died at its crash point
+     * @param killedAcks   how many batches the child acknowledged before it died at its crash point
      */
     public record Incident(Path graph, long events, long killedPid, int killedAcks) {
     }
@@ -295,64 +296,56 @@ public final class IncidentJournals {
     }
 
     /**
-     * Runs the demo's writer child ({@code demo-writer}, 3 threads of 10-row upserts) on {@code graph}, SIGKILLs it
-     * once it has acknowledged 3 batches (its threads are then inside further writes), and repeats (at most 5 times) until the
-     * next open has something to recover. Returns the killed pid and its acknowledged batches.
+     * Runs the demo's writer child ({@code demo-writer}, 3 threads of 10-row upserts) on {@code graph} armed with the
+     * crash point {@code after-substrate-commit:4}: at its fourth Lance commit it halts like SIGKILL (no shutdown hook,
+     * nothing flushed), with that write committed in Lance but not published and its other threads inside further
+     * writes, so the next open always has something to recover — whatever the machine's speed. Returns the dead
+     * child's pid and its acknowledged batches.
      */
     private static long[] killWriterChild(Path dir, Path graph) throws IOException, InterruptedException {
-        for (int attempt = 0; attempt < 5; attempt++) {
-            long before = lastSequence(graph);
-            List<String> cmd = new ArrayList<>();
-            cmd.add(ProcessHandle.current().info().command().orElseThrow());
-            for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-                if (a.startsWith("--add-") || a.startsWith("--enable-native-access") || a.startsWith("--sun-misc")
-                        || a.startsWith("-Dchronicle")) {
-                    cmd.add(a);
-                }
+        long before = lastSequence(graph);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElseThrow());
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (a.startsWith("--add-") || a.startsWith("--enable-native-access") || a.startsWith("--sun-misc")
+                    || a.startsWith("-Dchronicle")) {
+                cmd.add(a);
             }
-            Path tmp = Files.createDirectories(dir.resolve("child-tmp"));
-            cmd.addAll(List.of("-Xmx512m", "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
-                    Main.class.getName(), "demo-writer", graph.toString(), "--threads", "3", "--rows", "10"));
-            Process child = new ProcessBuilder(cmd).redirectError(dir.resolve("writer-child.stderr").toFile()).start();
-            CountDownLatch acked = new CountDownLatch(3);
-            int[] acks = new int[1];
-            Thread reader = Thread.ofPlatform().daemon().start(() -> {
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    for (String line; (line = in.readLine()) != null; ) {
-                        if (line.startsWith("ACK ")) {
-                            synchronized (acks) {
-                                acks[0]++;
-                            }
-                            acked.countDown();
-                        }
-                    }
-                } catch (IOException killed) {
-                    // the child was killed
-                }
-            });
-            boolean got = acked.await(120, TimeUnit.SECONDS);
-            child.destroyForcibly(); // SIGKILL
-            child.waitFor(60, TimeUnit.SECONDS);
-            reader.join(10_000);
-            deleteTree(tmp);
-            if (!got) {
-                throw new IllegalStateException("the writer child acknowledged nothing; see " + dir.resolve("writer-child.stderr"));
-            }
-            try (Graph g = Palisade.open(graph, Options.defaults())) {
-                // recovery runs at the open
-            }
-            boolean recovered = false;
-            for (JournalRecord r : Cli.records(graph, before + 1)) {
-                recovered |= r.event() instanceof JournalEvent.RecoveryStarted;
-            }
-            if (recovered) {
-                synchronized (acks) {
-                    return new long[] {child.pid(), acks[0]};
+        }
+        Path tmp = Files.createDirectories(dir.resolve("child-tmp"));
+        cmd.addAll(List.of("-Xmx512m", "-Djava.io.tmpdir=" + tmp, "-Dpalisade.crash.at=after-substrate-commit:4",
+                "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "demo-writer", graph.toString(), "--threads", "3", "--rows", "10"));
+        Process child = new ProcessBuilder(cmd).redirectError(dir.resolve("writer-child.stderr").toFile()).start();
+        int acks = 0;
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) {
+                if (line.startsWith("ACK ")) {
+                    acks++;
                 }
             }
         }
-        throw new IllegalStateException("five killed writer children left nothing to recover");
+        if (!child.waitFor(300, TimeUnit.SECONDS)) {
+            child.destroyForcibly();
+            throw new IllegalStateException("the writer child did not reach its crash point in 300 s; see "
+                    + dir.resolve("writer-child.stderr"));
+        }
+        deleteTree(tmp);
+        if (child.exitValue() != PhaseCrashPoints.HALT_STATUS) {
+            throw new IllegalStateException("the writer child exited " + child.exitValue() + ", not at its crash point; see "
+                    + dir.resolve("writer-child.stderr"));
+        }
+        try (Graph g = Palisade.open(graph, Options.defaults())) {
+            // recovery runs at the open
+        }
+        boolean recovered = false;
+        for (JournalRecord r : Cli.records(graph, before + 1)) {
+            recovered |= r.event() instanceof JournalEvent.RecoveryStarted;
+        }
+        if (!recovered) {
+            throw new IllegalStateException("the writer child died at a Lance commit but the next open recovered nothing");
+        }
+        return new long[] {child.pid(), acks};
     }
 
     private static long lastSequence(Path graph) {

@@ -39,7 +39,8 @@ class IncidentJournalsTest {
         assertThat(groups).as("group commits").isPositive();
         assertThat(keyConflicts).as("key conflicts").isGreaterThan(1);
         assertThat(idem).as("intents with the reused idempotency key").isEqualTo(2);
-        assertThat(i.killedAcks()).isGreaterThanOrEqualTo(3);
+        // the writer child that died at its crash point started a session of its own, and the next open recovered it
+        assertThat(all).anyMatch(r -> r.event() instanceof JournalEvent.WriterStarted w && w.pid() == i.killedPid());
         // the build is reused within the JVM
         assertThat(IncidentJournals.of(IncidentJournals.SMALL_EVENTS)).isSameAs(i);
     }
