@@ -195,6 +195,11 @@ public final class Journal implements AutoCloseable {
         }
     }
 
+    /** Whether a newer writer fenced this one (every append now fails with {@link WriterFencedException}). */
+    public synchronized boolean fenced() {
+        return fenced != null;
+    }
+
     /** One past the last appended sequence. */
     public synchronized long endSequence() {
         return nextSequence;

@@ -59,7 +59,7 @@ final class KafkaRecordStream implements RecordStream {
         this.follow = follow;
         this.target = fromSequence;
         this.tp = new TopicPartition(config.topic(), 0);
-        this.consumer = new KafkaConsumer<>(config.consumerProperties());
+        this.consumer = known.borrow(config);
         try {
             consumer.assign(List.of(tp));
             Map<TopicPartition, Long> end = consumer.endOffsets(List.of(tp));
@@ -81,7 +81,7 @@ final class KafkaRecordStream implements RecordStream {
                 position();
             }
         } catch (RuntimeException e) {
-            consumer.close(Duration.ZERO);
+            known.giveBack(consumer, false);
             throw e;
         }
     }
@@ -131,6 +131,7 @@ final class KafkaRecordStream implements RecordStream {
         try {
             got = consumer.poll(wait);
         } catch (KafkaException e) {
+            healthy = false;
             throw new CommitStateUnknownException("journal topic " + config.topic() + " cannot be read: " + e, e);
         }
         batch = got.records(tp).iterator();
@@ -232,8 +233,15 @@ final class KafkaRecordStream implements RecordStream {
         return null;
     }
 
+    private boolean closed;
+    private boolean healthy = true;
+
+    /** Returns the consumer for reuse. Idempotent. */
     @Override
     public void close() {
-        consumer.close(Duration.ZERO);
+        if (!closed) {
+            closed = true;
+            known.giveBack(consumer, healthy);
+        }
     }
 }

@@ -35,7 +35,9 @@ final class KafkaSource implements RecordSource {
     public long endSequence() {
         TopicPartition tp = new TopicPartition(config.topic(), 0);
         RecordCodec codec = new RecordCodec();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config.consumerProperties())) {
+        KafkaConsumer<byte[], byte[]> c = known.borrow(config);
+        boolean healthy = false;
+        try {
             c.assign(List.of(tp));
             long end = Math.max(c.endOffsets(List.of(tp)).getOrDefault(tp, 0L), known.committedEnd.get());
             long begin = c.beginningOffsets(List.of(tp)).getOrDefault(tp, 0L);
@@ -55,13 +57,13 @@ final class KafkaSource implements RecordSource {
                                 + ": committed records up to offset " + end + " are not readable", null);
                     }
                 }
-                if (last >= 0) {
+                if (last >= 0 || start == begin) {
+                    healthy = true;
                     return last + 1;
                 }
-                if (start == begin) {
-                    return 0;
-                }
             }
+        } finally {
+            known.giveBack(c, healthy);
         }
     }
 

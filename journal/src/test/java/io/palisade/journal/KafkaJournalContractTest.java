@@ -52,7 +52,7 @@ class KafkaJournalContractTest extends JournalContractTest {
 
     @Override
     int followRecordsPerSession() {
-        return 300;
+        return 150;
     }
 
     @Test
