@@ -57,6 +57,8 @@ public final class JournalStorageHarness {
                 .setConfigProp("offsets.topic.replication.factor", Integer.toString(rf))
                 .setConfigProp("transaction.state.log.replication.factor", Integer.toString(rf))
                 .setConfigProp("transaction.state.log.min.isr", Integer.toString(rf >= 3 ? 2 : 1))
+                .setConfigProp("transaction.state.log.num.partitions", "1")
+                .setConfigProp("offsets.topic.num.partitions", "1")
                 .build()) {
             kit.format();
             kit.startup();

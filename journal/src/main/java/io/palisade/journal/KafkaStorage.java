@@ -93,7 +93,7 @@ final class KafkaStorage implements JournalStorage {
             LeaseOwner owner = new LeaseOwner(ProcessHandle.current().pid(), WriterLease.hostName(), clock.instant(),
                     epoch, UUID.randomUUID().toString());
             if (previous != null) {
-                LOG.info("journal topic {}: writer of epoch {} ({}) fenced; new epoch {}", config.topic(),
+                LOG.info("journal topic {}: previous writer epoch {} ({}) fenced; new epoch {}", config.topic(),
                         previous.epoch(), previous.describe(), epoch);
             }
             return new KafkaStorage(config, known, producer, owner, previous, state);

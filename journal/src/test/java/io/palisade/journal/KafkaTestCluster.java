@@ -31,6 +31,9 @@ public final class KafkaTestCluster implements AutoCloseable {
                     .setConfigProp("transaction.state.log.replication.factor", Integer.toString(rf))
                     .setConfigProp("transaction.state.log.min.isr", Integer.toString(isr))
                     .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                    // one partition each: the default 50 make the first transactional producer wait for 50 leaders
+                    .setConfigProp("transaction.state.log.num.partitions", "1")
+                    .setConfigProp("offsets.topic.num.partitions", "1")
                     .setConfigProp("auto.create.topics.enable", "false")
                     .build();
             kit.format();
