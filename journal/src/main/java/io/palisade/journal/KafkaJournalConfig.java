@@ -193,6 +193,9 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
         p.put("isolation.level", "read_committed");
         p.put("enable.auto.commit", "false");
         p.put("auto.offset.reset", "earliest");
+        // a fetch at the end is parked by the broker this long; a reused consumer (KafkaTopics) repositioned by a
+        // lookup would otherwise wait out its last parked fetch (default 500 ms) before reading
+        p.put("fetch.max.wait.ms", "10");
         p.put("key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
         p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
         p.putAll(clientProperties);
