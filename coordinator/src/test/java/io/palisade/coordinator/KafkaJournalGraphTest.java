@@ -18,6 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The coordinator's main flows with the journal on Kafka (one in-process KRaft node for the class). */
+@org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
+        disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
 class KafkaJournalGraphTest extends GraphTestSupport {
     private static KafkaTestCluster cluster;
 

@@ -25,6 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The journal contract on Kafka (one in-process KRaft node for the class), and what is Kafka's own: a writer killed
  * mid-transaction leaves an open transaction, which the next writer's start aborts (the Kafka form of a torn tail).
  */
+@org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
+        disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
 class KafkaJournalContractTest extends JournalContractTest {
     private static KafkaTestCluster cluster;
 

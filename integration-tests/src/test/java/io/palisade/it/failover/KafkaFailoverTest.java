@@ -50,6 +50,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * verifies. {@code -Dpalisade.failover.seed=S} replays a run.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
+        disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
 class KafkaFailoverTest {
     static final String CATALOG = """
             {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
