@@ -812,7 +812,7 @@ public final class Graph implements AutoCloseable {
             }
             // an Error out of the fold (a simulated crash, an OOM) still releases the journal below
             committer.failPending(new GraphRefusedException("graph " + layout.root() + " was closed"));
-            if (recordsSinceCheckpoint > 0) {
+            if (recordsSinceCheckpoint > 0 && !journal.fenced()) { // a fenced writer leaves the graph to the new one
                 checkpoint();
             }
         } finally {

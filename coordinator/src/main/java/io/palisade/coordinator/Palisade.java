@@ -62,7 +62,17 @@ public final class Palisade {
      * @param stores          the table store of one opened graph; {@link Graph#close()} closes it
      * @param manualCommitter no committer thread: the caller steps it; blocking writes step it until done
      */
-    record Wiring(java.util.function.Function<Path, TableStore> stores, boolean manualCommitter) {
+    record Wiring(java.util.function.Function<Path, TableStore> stores, boolean manualCommitter,
+                  java.util.Optional<io.palisade.journal.KafkaJournalConfig> kafkaJournal) {
+        Wiring(java.util.function.Function<Path, TableStore> stores, boolean manualCommitter) {
+            this(stores, manualCommitter, java.util.Optional.empty());
+        }
+
+        /** At create: the new graph's journal goes to this Kafka topic instead of Chronicle. */
+        Wiring withKafkaJournal(io.palisade.journal.KafkaJournalConfig journal) {
+            return new Wiring(stores, manualCommitter, java.util.Optional.of(journal));
+        }
+
         /**
          * Production wiring: a Lance store that fsyncs every commit's files before it returns when the graph
          * is at {@code POWER_LOSS} durability (Lance 7.0.0 never syncs them itself), so no write is
@@ -78,6 +88,15 @@ public final class Palisade {
     /** Creates a new graph at the fencing format, every keyed table with its PK from creation. */
     public static Graph create(Path root, Catalog catalog, Options options) {
         return create(root, catalog, options, Wiring.standard(options));
+    }
+
+    /**
+     * Creates a new graph whose journal is on Kafka: {@code journal} is written to {@code _palisade/journal.properties}
+     * (docs/journal.md "Kafka"), and every later {@link #open} of the graph, in this process or another, writes that
+     * topic. There is no local writer lease then: a writer's open fences the previous one (docs/scale-out.md).
+     */
+    public static Graph create(Path root, Catalog catalog, Options options, io.palisade.journal.KafkaJournalConfig journal) {
+        return create(root, catalog, options, Wiring.standard(options).withKafkaJournal(journal));
     }
 
     /**
@@ -112,6 +131,7 @@ public final class Palisade {
         CrashPoints.hit("create-after-format");
         layout.writeCatalog(catalog);
         CrashPoints.hit("create-after-catalog");
+        wiring.kafkaJournal().ifPresent(k -> k.write(layout.palisade()));
         Journal journal = Journal.open(layout.palisade(), journalOptions(options));
         TableStore store = wiring.stores().apply(layout.tables());
         try {

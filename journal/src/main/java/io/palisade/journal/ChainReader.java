@@ -30,7 +30,7 @@ import java.util.List;
  *
  * <p>Not thread-safe; one per reading thread.
  */
-final class ChainReader implements AutoCloseable {
+final class ChainReader implements RecordStream {
     static {
         ChronicleSupport.disableAnalytics();
     }
@@ -150,7 +150,7 @@ final class ChainReader implements AutoCloseable {
     // ------------------------------------------------------------------ reading
 
     /** The next record, or {@code null} when none is available now. */
-    JournalRecord poll() {
+    public JournalRecord poll() {
         while (true) {
             if (reader == null) {
                 if (segment >= epochs.length) {
@@ -366,12 +366,12 @@ final class ChainReader implements AutoCloseable {
     // ------------------------------------------------------------------ state after reading
 
     /** The sequence the next good record must hold. */
-    long expectedSequence() {
+    public long expectedSequence() {
         return expectedSequence;
     }
 
     /** SHA-256 of the last record returned (all zero before sequence 0); null if unknown. */
-    byte[] lastHash() {
+    public byte[] lastHash() {
         return previousHash == null ? null : previousHash.clone();
     }
 
@@ -384,12 +384,12 @@ final class ChainReader implements AutoCloseable {
     }
 
     /** Torn tails skipped because a later writer cut them. */
-    List<TornTail> cutTails() {
+    public List<TornTail> cutTails() {
         return List.copyOf(cutTails);
     }
 
     /** The torn tail at the end of the journal that no writer has cut yet, or null. */
-    TornTail openTail() {
+    public TornTail openTail() {
         return openTail;
     }
 

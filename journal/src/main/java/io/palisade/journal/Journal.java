@@ -2,38 +2,40 @@ package io.palisade.journal;
 
 import io.palisade.fencing.CommitStateUnknownException;
 import io.palisade.fencing.ValidationException;
+import io.palisade.fencing.WriterFencedException;
 import io.palisade.journal.codec.RecordCodec;
-import net.openhft.chronicle.queue.ExcerptAppender;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
-import net.openhft.chronicle.wire.DocumentContext;
 import org.agrona.ExpandableArrayBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The journal writer of one graph: the only appender, holding the writer lease.
+ * The journal writer of one graph: the only appender. The records' bytes (framing, CRC32C, SHA-256 chain, dense
+ * sequences, writer epoch) are made here, the same for every storage; where they go is a {@link JournalStorage}:
  *
- * <p>Layout: {@code <graph>/_palisade/writer.lease} and {@code <graph>/_palisade/journal/}, which holds
- * one Chronicle queue per writer session (see {@link Segments}).
+ * <ul>
+ *   <li>Chronicle (the embedded default): {@code <graph>/_palisade/writer.lease} and {@code <graph>/_palisade/journal/},
+ *       one Chronicle queue per writer session (see {@link Segments});</li>
+ *   <li>Kafka, when {@code <graph>/_palisade/journal.properties} names a topic ({@link KafkaJournalConfig}): one
+ *       single-partition replicated topic per graph, written by a transactional producer that fences the previous
+ *       writer (docs/journal.md "Kafka").</li>
+ * </ul>
  *
  * <p>Invariants:
  * <ul>
  *   <li>Sequences are dense: 0, 1, 2, ... across sessions; each record carries the SHA-256 of the one
- *       before it and the writer's lease epoch.</li>
+ *       before it and the writer's epoch (its fencing token).</li>
  *   <li>{@link #open} verifies the whole journal first. Mid-log corruption refuses the open with
- *       {@link io.palisade.fencing.JournalCorruptedException}; a torn tail is cut back: the new session
+ *       {@link io.palisade.fencing.JournalCorruptedException}; a torn tail (Chronicle) is cut back: the new session
  *       continues after the last good record in its own segment, and journals {@link JournalEvent.TornTailCut}.</li>
  *   <li>An append returns only when the record is durable in the requested {@link Durability}. If an
  *       append fails part-way the journal refuses further appends ({@link CommitStateUnknownException}):
- *       reopen it, which re-verifies the tail.</li>
+ *       reopen it, which re-verifies the tail. A writer fenced by a newer one fails this and every later append
+ *       with {@link WriterFencedException}.</li>
  * </ul>
  * Appends are serialised by this object's monitor; readers use their own cursors.
  */
@@ -48,15 +50,8 @@ public final class Journal implements AutoCloseable {
     public static final String DIRECTORY = "journal";
 
     private final Path palisadeDir;
-    private final Path journalDir;
     private final JournalOptions options;
-    private final WriterLease lease;
-    private final SingleChronicleQueue queue;
-    private final ExcerptAppender appender;
-    /** This writer's segment directory (one Chronicle queue). */
-    private final Path segmentDir;
-    /** The cycle whose file and queue metadata were last synced with the segment directory. */
-    private int metadataSyncedForCycle = Integer.MIN_VALUE;
+    private final JournalStorage storage;
     private final RecordCodec codec = new RecordCodec();
     private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64 * 1024);
     private int[] offsets = new int[65];
@@ -67,89 +62,60 @@ public final class Journal implements AutoCloseable {
     private final byte[] lastHash;
     private long lastTimestamp;
     private boolean failed;
+    private WriterFencedException fenced;
     private boolean closed;
 
-    private Journal(Path palisadeDir, JournalOptions options, WriterLease lease, SingleChronicleQueue queue,
-                    ChainReader scan) {
+    private Journal(Path palisadeDir, JournalOptions options, JournalStorage storage) {
         this.palisadeDir = palisadeDir;
-        this.journalDir = palisadeDir.resolve(DIRECTORY);
         this.options = options;
-        this.lease = lease;
-        this.queue = queue;
-        this.appender = queue.createAppender();
-        this.segmentDir = Segments.dir(journalDir, lease.owner().epoch());
-        this.appender.singleThreadedCheckDisabled(true);
-        this.nextSequence = scan.expectedSequence();
-        this.lastHash = scan.lastHash();
+        this.storage = storage;
+        ChainState scan = storage.scan();
+        this.nextSequence = scan.nextSequence();
+        this.lastHash = scan.lastHash().clone();
         this.lastTimestamp = scan.lastTimestamp();
         this.cutTails = scan.cutTails();
         this.cutAtOpen = scan.openTail();
     }
 
     /**
-     * Opens the journal of the graph whose {@code _palisade/} directory is {@code palisadeDir} for writing:
-     * takes the writer lease, verifies the journal, cuts a torn tail, starts a segment for this session
-     * and appends {@link JournalEvent.WriterStarted} (and {@link JournalEvent.TornTailCut} when a tail was cut).
+     * Opens the journal of the graph whose {@code _palisade/} directory is {@code palisadeDir} for writing, on the
+     * storage {@code _palisade/journal.properties} names (Chronicle when there is none): takes the writer lease
+     * (Chronicle) or fences the previous writer (Kafka), verifies the journal, cuts a torn tail, and appends
+     * {@link JournalEvent.WriterStarted} (and {@link JournalEvent.TornTailCut} when a tail was cut).
      *
-     * @throws io.palisade.fencing.GraphRefusedException     when another live writer holds the lease
+     * @throws io.palisade.fencing.GraphRefusedException     when another live writer holds the lease (Chronicle)
      * @throws io.palisade.fencing.JournalCorruptedException on mid-log corruption (the lease is released)
+     * @throws WriterFencedException                         when a newer writer fenced this one while it opened
      */
     public static Journal open(Path palisadeDir, JournalOptions options) {
-        Path journalDir = palisadeDir.resolve(DIRECTORY);
+        Optional<KafkaJournalConfig> kafka = KafkaJournalConfig.read(palisadeDir);
+        JournalStorage storage = kafka.isPresent()
+                ? KafkaStorage.open(kafka.get(), options.clock())
+                : ChronicleStorage.open(palisadeDir, options.clock());
         try {
-            if (!Files.isDirectory(journalDir)) {
-                Files.createDirectories(journalDir);
-                // the new directory's entry, and its parent's, must survive a power cut like the records in it
-                Segments.fsyncDirectory(palisadeDir);
-                if (palisadeDir.toAbsolutePath().getParent() != null) {
-                    Segments.fsyncDirectory(palisadeDir.toAbsolutePath().getParent());
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + journalDir, e);
-        }
-        WriterLease lease = WriterLease.acquire(palisadeDir, Segments.maxEpoch(journalDir), options.clock());
-        SingleChronicleQueue queue = null;
-        try {
-            Journal journal;
-            try (ChainReader scan = new ChainReader(journalDir, 0, false)) {
-                while (scan.poll() != null) {
-                    // verifying every record
-                }
-                scan.checkLastSegmentClosed();
-                int leftovers = Segments.deleteAllUnready(journalDir);
-                if (leftovers > 0) {
-                    LOG.info("journal {}: removed {} unready segment(s) left by writers that died while opening",
-                            journalDir, leftovers);
-                }
-                queue = ChronicleSupport.open(Segments.dir(journalDir, lease.owner().epoch()), false);
-                journal = new Journal(palisadeDir, options, lease, queue, scan);
-            }
+            Journal journal = new Journal(palisadeDir, options, storage);
             journal.start();
             return journal;
         } catch (RuntimeException e) {
-            if (queue != null) {
-                queue.close();
-            }
-            lease.close();
+            storage.close(false);
             throw e;
         }
     }
 
     private void start() {
-        LeaseOwner o = lease.owner();
+        LeaseOwner o = storage.owner();
         List<JournalEvent> first = new ArrayList<>(2);
         first.add(new JournalEvent.WriterStarted(o.epoch(), o.token(), o.pid(), o.host(), options.binaryVersion(),
                 options.formatStamp()));
         if (cutAtOpen != null) {
             LOG.warn("journal {}: torn tail cut back to sequence {}: {} excerpt(s) of segment {} failed their check ({})",
-                    journalDir, cutAtOpen.lastGoodSequence(), cutAtOpen.excerpts(), cutAtOpen.segmentEpoch(),
+                    storage.describe(), cutAtOpen.lastGoodSequence(), cutAtOpen.excerpts(), cutAtOpen.segmentEpoch(),
                     cutAtOpen.reason());
             first.add(new JournalEvent.TornTailCut(cutAtOpen.segmentEpoch(), cutAtOpen.lastGoodSequence(),
                     cutAtOpen.excerpts(), cutAtOpen.reason()));
         }
         appendBatch(first, Durability.POWER_LOSS);
-        Segments.markReady(journalDir, o.epoch());
+        storage.started();
     }
 
     /** Appends with the default durability; returns the record's sequence. */
@@ -181,7 +147,7 @@ public final class Journal implements AutoCloseable {
         // 1. Encode the whole batch (sequences, timestamps, hash chain) without touching the queue.
         byte[] hash = lastHash.clone();
         long ts = lastTimestamp;
-        long epoch = lease.owner().epoch();
+        long epoch = storage.owner().epoch();
         int pos = 0;
         try {
             for (int i = 0; i < n; i++) {
@@ -195,14 +161,16 @@ public final class Journal implements AutoCloseable {
             throw new ValidationException("event cannot be journaled: " + e.getMessage(), e);
         }
         offsets[n] = pos;
-        // 2. Write them, one Chronicle excerpt each; 3. sync once.
-        byte[] bytes = buffer.byteArray();
+        // 2. Write them as one group: one sync (Chronicle) or one transaction (Kafka) for all of them.
         try {
-            for (int i = 0; i < n; i++) {
-                try (DocumentContext dc = appender.writingDocument()) {
-                    dc.wire().bytes().write(bytes, offsets[i], offsets[i + 1] - offsets[i]);
-                }
-            }
+            storage.write(buffer.byteArray(), offsets, n, first, durability);
+        } catch (WriterFencedException e) {
+            failed = true;
+            fenced = e;
+            throw e;
+        } catch (CommitStateUnknownException e) {
+            failed = true;
+            throw e;
         } catch (RuntimeException e) {
             failed = true;
             throw new CommitStateUnknownException("journal append of sequences " + first + ".." + (first + n - 1)
@@ -211,42 +179,25 @@ public final class Journal implements AutoCloseable {
         System.arraycopy(hash, 0, lastHash, 0, hash.length);
         lastTimestamp = ts;
         nextSequence = first + n;
-        if (durability == Durability.POWER_LOSS) {
-            sync();
-        }
         return first;
-    }
-
-    private void sync() {
-        try {
-            appender.sync();
-            int cycle = appender.cycle();
-            if (cycle != metadataSyncedForCycle) {
-                // Chronicle writes its metadata.cq4t through a mapping it never syncs: a power cut leaves it
-                // empty, and every later read-only open of the segment then waits 1 s for it to be
-                // initialised before falling back. It is synced (with the segment directory, which names a
-                // new cycle file) at the segment's first sync — before its ready marker — and on every roll.
-                Segments.syncQueueMetadata(segmentDir);
-                metadataSyncedForCycle = cycle;
-            }
-        } catch (IOException e) {
-            failed = true;
-            throw new CommitStateUnknownException("journal sync failed; records up to sequence " + (nextSequence - 1)
-                    + " may not be durable", e);
-        } catch (RuntimeException e) {
-            failed = true;
-            throw new CommitStateUnknownException("journal sync failed; records up to sequence " + (nextSequence - 1)
-                    + " may not be durable", e);
-        }
     }
 
     private void checkWritable() {
         if (closed) {
-            throw new IllegalStateException("journal " + journalDir + " is closed");
+            throw new IllegalStateException("journal " + storage.describe() + " is closed");
+        }
+        if (fenced != null) {
+            throw new WriterFencedException("journal " + storage.describe() + ": this writer (epoch " + epoch()
+                    + ") was fenced by a newer writer; it can append nothing more", fenced);
         }
         if (failed) {
-            throw new CommitStateUnknownException("journal " + journalDir + " failed earlier; reopen it", null);
+            throw new CommitStateUnknownException("journal " + storage.describe() + " failed earlier; reopen it", null);
         }
+    }
+
+    /** Whether a newer writer fenced this one (every append now fails with {@link WriterFencedException}). */
+    public synchronized boolean fenced() {
+        return fenced != null;
     }
 
     /** One past the last appended sequence. */
@@ -254,18 +205,26 @@ public final class Journal implements AutoCloseable {
         return nextSequence;
     }
 
-    /** This writer's lease epoch, stamped on every record it appends. */
+    /** This writer's epoch (fencing token), stamped on every record it appends. */
     public long epoch() {
-        return lease.owner().epoch();
+        return storage.owner().epoch();
     }
 
     public LeaseOwner owner() {
-        return lease.owner();
+        return storage.owner();
     }
 
-    /** The owner this writer took the lease over from, if any. */
+    /** The owner this writer took the graph over from, if any. */
     public Optional<LeaseOwner> previousOwner() {
-        return lease.previousOwner();
+        return storage.previousOwner();
+    }
+
+    /** Whether the journal is on Kafka (else on Chronicle, with the local writer lease). */
+    public boolean onKafka() {
+        return switch (storage) {
+            case ChronicleStorage c -> false;
+            case KafkaStorage k -> true;
+        };
     }
 
     /** The torn tail this open cut back, if any. */
@@ -283,40 +242,38 @@ public final class Journal implements AutoCloseable {
         return java.util.HexFormat.of().formatHex(lastHash);
     }
 
-    /** Chronicle index of the last record appended (tests: durability bookkeeping). */
+    /** Chronicle index of the last record appended (tests: durability bookkeeping); -1 on Kafka. */
     synchronized long lastChronicleIndexAppended() {
-        return appender.lastIndexAppended();
+        return switch (storage) {
+            case ChronicleStorage c -> c.lastIndexAppended();
+            case KafkaStorage k -> -1;
+        };
     }
 
-    /** Chronicle's record of the last index covered by an msync (tests: durability bookkeeping). */
+    /** Chronicle's record of the last index covered by an msync (tests: durability bookkeeping); -1 on Kafka. */
     synchronized long lastChronicleIndexMSynced() {
-        return queue.lastIndexMSynced();
+        return switch (storage) {
+            case ChronicleStorage c -> c.lastIndexMSynced();
+            case KafkaStorage k -> -1;
+        };
     }
 
-    /** A read-only view of this journal (its own Chronicle handles; safe while appending). */
+    /** A read-only view of this journal (its own storage handles; safe while appending). */
     public JournalReader reader() {
-        return JournalReader.open(palisadeDir);
+        return new JournalReader(storage.source());
     }
 
     public Path palisadeDirectory() {
         return palisadeDir;
     }
 
-    /** Syncs, closes the queue and releases the lease. Idempotent. */
+    /** Syncs and closes the storage (releasing the lease on Chronicle). Idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        try {
-            if (!failed) {
-                appender.sync();
-            }
-        } finally {
-            appender.close();
-            queue.close();
-            lease.close();
-        }
+        storage.close(!failed);
     }
 }

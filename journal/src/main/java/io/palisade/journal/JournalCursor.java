@@ -12,9 +12,9 @@ import java.util.concurrent.locks.LockSupport;
  * records and segments appended later. Not thread-safe; close it when done.
  */
 public final class JournalCursor implements AutoCloseable {
-    private final ChainReader chain;
+    private final RecordStream chain;
 
-    JournalCursor(ChainReader chain) {
+    JournalCursor(RecordStream chain) {
         this.chain = chain;
     }
 

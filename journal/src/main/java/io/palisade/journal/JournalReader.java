@@ -1,9 +1,6 @@
 package io.palisade.journal;
 
 import io.palisade.fencing.JournalCorruptedException;
-import io.palisade.journal.codec.RecordCodec;
-import net.openhft.chronicle.queue.ExcerptTailer;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 
 import java.nio.file.Path;
 import java.time.Instant;
@@ -21,25 +18,30 @@ public final class JournalReader implements AutoCloseable {
         ChronicleSupport.disableAnalytics();
     }
 
-    private final Path journalDir;
+    private final RecordSource source;
 
-    private JournalReader(Path journalDir) {
-        this.journalDir = journalDir;
+    JournalReader(RecordSource source) {
+        this.source = source;
     }
 
-    /** A reader of the journal of the graph whose {@code _palisade/} directory is {@code palisadeDir}. */
+    /**
+     * A reader of the journal of the graph whose {@code _palisade/} directory is {@code palisadeDir}: its Chronicle
+     * segments, or its Kafka topic when {@code _palisade/journal.properties} names one ({@link KafkaJournalConfig}).
+     */
     public static JournalReader open(Path palisadeDir) {
-        return new JournalReader(palisadeDir.resolve(Journal.DIRECTORY));
+        return KafkaJournalConfig.read(palisadeDir)
+                .map(c -> new JournalReader(KafkaSource.of(c)))
+                .orElseGet(() -> new JournalReader(new ChronicleSource(palisadeDir.resolve(Journal.DIRECTORY))));
     }
 
     /** Reads from {@code fromSequence} to the current end. */
     public JournalCursor read(long fromSequence) {
-        return new JournalCursor(new ChainReader(journalDir, fromSequence, false));
+        return new JournalCursor(source.open(fromSequence, false));
     }
 
     /** Reads from {@code fromSequence} and keeps following records appended later. */
     public JournalCursor follow(long fromSequence) {
-        return new JournalCursor(new ChainReader(journalDir, fromSequence, true));
+        return new JournalCursor(source.open(fromSequence, true));
     }
 
     /** Reads from the first record appended at or after {@code time}, to the current end. */
@@ -61,7 +63,7 @@ public final class JournalReader implements AutoCloseable {
     }
 
     private Optional<JournalRecord> recordAt(long sequence) {
-        try (ChainReader r = new ChainReader(journalDir, sequence, false)) {
+        try (RecordStream r = source.open(sequence, false)) {
             JournalRecord rec = r.poll();
             if (rec == null || rec.sequence() != sequence) {
                 return Optional.empty();
@@ -94,25 +96,7 @@ public final class JournalReader implements AutoCloseable {
 
     /** One past the last good record (0 for an empty journal). */
     public long endSequence() {
-        long[] epochs = Segments.ready(journalDir);
-        RecordCodec codec = new RecordCodec();
-        for (int i = epochs.length - 1; i >= 0; i--) {
-            try (SingleChronicleQueue q = ChronicleSupport.open(Segments.dir(journalDir, epochs[i]), true);
-                 ExcerptTailer t = q.createTailer()) {
-                long count = SegmentIndex.count(q, t);
-                ExcerptReader r = new ExcerptReader(t);
-                for (long j = count - 1; j >= 0; j--) {
-                    if (!SegmentIndex.moveTo(q, t, j)) {
-                        continue;
-                    }
-                    int n = r.next();
-                    if (n != ExcerptReader.NONE && codec.check(r.buffer(), 0, n) == null) {
-                        return RecordCodec.sequence(r.buffer(), 0) + 1;
-                    }
-                }
-            }
-        }
-        return 0;
+        return source.endSequence();
     }
 
     /**
@@ -121,7 +105,7 @@ public final class JournalReader implements AutoCloseable {
      */
     public VerificationReport verify() {
         long records = 0;
-        try (ChainReader r = new ChainReader(journalDir, 0, false)) {
+        try (RecordStream r = source.open(0, false)) {
             try {
                 while (r.poll() != null) {
                     records++;
@@ -144,7 +128,7 @@ public final class JournalReader implements AutoCloseable {
         if (sequence < 0 || sequence >= endSequence()) {
             return Optional.empty();
         }
-        try (ChainReader r = new ChainReader(journalDir, sequence, false)) {
+        try (RecordStream r = source.open(sequence, false)) {
             JournalRecord rec = r.poll();
             if (rec == null || rec.sequence() != sequence) {
                 return Optional.empty();
@@ -159,6 +143,6 @@ public final class JournalReader implements AutoCloseable {
 
     @Override
     public void close() {
-        // Cursors own their Chronicle handles; nothing is held here.
+        // Cursors own their storage handles (Chronicle queues, Kafka consumers); nothing is held here.
     }
 }

@@ -174,7 +174,7 @@ public final class WriterLease implements AutoCloseable {
         ch.force(true);
     }
 
-    private static String hostName() {
+    static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {

@@ -1,0 +1,103 @@
+package io.palisade.it.failover;
+
+import io.palisade.coordinator.Graph;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Palisade;
+import io.palisade.fencing.WriterFencedException;
+import io.palisade.substrate.ArrowRows;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writer A of the failover test, a child JVM: opens the graph (its journal on Kafka), prints {@code OPENED}, then
+ * inserts person rows {@code <prefix>-0, <prefix>-1, ...} (age = the index), two per write, printing
+ * {@code ACK <index>} after each acknowledged write. Standard input steers it: {@code PAUSE} makes it finish its
+ * current write and print {@code PAUSED}; {@code WRITE} makes it try one more write. A write that fails with the typed
+ * fenced error prints {@code FENCED} and the child exits with status 3; any other failure prints {@code FAILED <error>}
+ * and exits with status 4.
+ *
+ * <p>Arguments: graph directory, id prefix.
+ */
+public final class FailoverWriter {
+    static final int ROWS_PER_WRITE = 2;
+
+    private FailoverWriter() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path graph = Path.of(args[0]);
+        String prefix = args[1];
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        Object lock = new Object();
+        boolean[] paused = {false};
+        int[] extra = {0};
+        Thread commands = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    synchronized (lock) {
+                        if (line.equals("PAUSE")) {
+                            paused[0] = true;
+                        } else if (line.equals("WRITE")) {
+                            extra[0]++;
+                        }
+                        lock.notifyAll();
+                    }
+                }
+            } catch (java.io.IOException e) {
+                // the parent went away
+            }
+        });
+        commands.setDaemon(true);
+        commands.start();
+        try (BufferAllocator allocator = new RootAllocator(); Graph g = Palisade.open(graph, Options.defaults())) {
+            out.println("OPENED");
+            boolean announcedPause = false;
+            for (int i = 0; ; i++) {
+                synchronized (lock) {
+                    while (paused[0] && extra[0] == 0) {
+                        if (!announcedPause) {
+                            out.println("PAUSED");
+                            announcedPause = true;
+                        }
+                        lock.wait();
+                    }
+                    if (paused[0]) {
+                        extra[0]--;
+                    }
+                }
+                List<Map<String, Object>> rows = new ArrayList<>();
+                for (int k = 0; k < ROWS_PER_WRITE; k++) {
+                    Map<String, Object> r = new LinkedHashMap<>();
+                    r.put("id", prefix + "-" + (i * ROWS_PER_WRITE + k));
+                    r.put("age", (long) (i * ROWS_PER_WRITE + k));
+                    rows.add(r);
+                }
+                try (VectorSchemaRoot root = VectorSchemaRoot.create(g.catalog().require("person").arrowSchema(), allocator)) {
+                    ArrowRows.fill(root, rows);
+                    g.insert("main", "person", root);
+                } catch (WriterFencedException e) {
+                    out.println("FENCED");
+                    out.flush();
+                    Runtime.getRuntime().halt(3);
+                } catch (RuntimeException e) {
+                    out.println("FAILED " + e.getClass().getSimpleName() + ": " + e.getMessage());
+                    out.flush();
+                    Runtime.getRuntime().halt(4);
+                }
+                out.println("ACK " + i);
+            }
+        }
+    }
+}

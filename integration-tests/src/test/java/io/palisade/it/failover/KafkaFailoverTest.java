@@ -1,0 +1,247 @@
+package io.palisade.it.failover;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.Graph;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Palisade;
+import io.palisade.journal.JournalReader;
+import io.palisade.journal.KafkaTestCluster;
+import io.palisade.substrate.ArrowRows;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Writer failover on a Kafka journal (docs/scale-out.md "Writer failover"), on an in-process cluster of 3 brokers and
+ * 1 controller (replication 3, {@code min.insync.replicas} 2). Writer A is a child JVM ({@link FailoverWriter}); B is
+ * this test JVM, another process. Trial 1: A is SIGKILLed after a random number of acknowledged writes; B opens the
+ * graph, which fences A's transactional id, recovers from the replicated journal and continues. Trial 2: one broker is
+ * stopped after a random number of A's writes, A goes on writing on the remaining two, then B takes over while A is
+ * still alive; A's next write fails with the typed fenced error. Invariants after each: every write A acknowledged is
+ * present with its values, no id is duplicated, no write is partial (both rows of a write or neither), the journal
+ * verifies. {@code -Dpalisade.failover.seed=S} replays a run.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
+        disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
+class KafkaFailoverTest {
+    static final String CATALOG = """
+            {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
+              {"name": "age", "type": "int64", "nullable": true}]}]}
+            """;
+
+    private static KafkaTestCluster cluster;
+    private static final long SEED = Long.getLong("palisade.failover.seed", System.nanoTime());
+    private static final Random RANDOM = new Random(SEED);
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startCluster() {
+        System.out.println("[failover] seed=" + SEED);
+        cluster = KafkaTestCluster.start(3);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void aKilledWriterIsReplacedByAnotherProcessWithoutLosingAnAcknowledgedWrite() throws Exception {
+        Path g = createGraph("killed");
+        Child a = Child.start(g, "a", dir);
+        int acks = 1 + RANDOM.nextInt(12);
+        a.awaitAcks(acks);
+        a.process.destroyForcibly(); // SIGKILL
+        assertThat(a.process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        List<Integer> acked = a.acks();
+        assertThat(acked.size()).isGreaterThanOrEqualTo(acks);
+        takeOverAndContinue(g, "a", acked);
+    }
+
+    @Test
+    @Order(2)
+    void aLiveWriterIsFencedByTheTakeoverAfterABrokerStopped() throws Exception {
+        Path g = createGraph("broker");
+        Child a = Child.start(g, "a", dir);
+        a.awaitAcks(1 + RANDOM.nextInt(6));
+        List<Integer> brokers = new ArrayList<>(cluster.brokerIds());
+        cluster.stopBroker(brokers.get(RANDOM.nextInt(brokers.size())));
+        int before = a.acks().size();
+        a.awaitAcks(before + 1 + RANDOM.nextInt(4)); // A goes on writing on the two remaining replicas
+        a.send("PAUSE");
+        a.awaitLine("PAUSED");
+        List<Integer> acked = a.acks();
+        takeOverAndContinue(g, "a", acked);
+        // B's open fenced A: A's next operation fails with the typed fenced error
+        a.send("WRITE");
+        assertThat(a.process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(a.lines()).contains("FENCED");
+        assertThat(a.process.exitValue()).isEqualTo(3);
+        try (Graph b = Palisade.open(g, Options.defaults())) {
+            check(b, "a", acked, true);
+        }
+    }
+
+    private Path createGraph(String name) {
+        Path g = dir.resolve(name);
+        Palisade.create(g, Catalog.fromJson(CATALOG), Options.defaults(), cluster.newJournal(name)).close();
+        return g;
+    }
+
+    /** B: opens (fences A, recovers), checks the invariants, writes on. */
+    private static void takeOverAndContinue(Path g, String prefix, List<Integer> acked) {
+        try (Graph b = Palisade.open(g, Options.defaults()); BufferAllocator allocator = new RootAllocator()) {
+            check(b, prefix, acked, false);
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("id", "b-0");
+            row.put("age", 7L);
+            try (VectorSchemaRoot root = VectorSchemaRoot.create(b.catalog().require("person").arrowSchema(), allocator)) {
+                ArrowRows.fill(root, List.of(row));
+                b.insert("main", "person", root);
+            }
+            assertThat(b.scan("main", "person")).extracting(r -> r.get("id")).contains("b-0");
+        }
+        try (JournalReader r = JournalReader.open(g.resolve("_palisade"))) {
+            assertThat(r.verify().ok()).isTrue();
+        }
+    }
+
+    private static void check(Graph b, String prefix, List<Integer> acked, boolean afterB) {
+        List<Map<String, Object>> rows = b.scan("main", "person");
+        List<Object> ids = rows.stream().map(r -> r.get("id")).toList();
+        assertThat(new HashSet<>(ids)).as("no duplicate ids").hasSameSizeAs(ids);
+        Map<String, Object> age = new HashMap<>();
+        rows.forEach(r -> age.put((String) r.get("id"), r.get("age")));
+        for (int i : acked) {
+            for (int k = 0; k < FailoverWriter.ROWS_PER_WRITE; k++) {
+                int n = i * FailoverWriter.ROWS_PER_WRITE + k;
+                assertThat(age).as("acknowledged write %d", i).containsEntry(prefix + "-" + n, (long) n);
+            }
+        }
+        Set<Integer> writes = new HashSet<>();
+        for (Object id : ids) {
+            String s = (String) id;
+            if (s.startsWith(prefix + "-")) {
+                writes.add(Integer.parseInt(s.substring(prefix.length() + 1)) / FailoverWriter.ROWS_PER_WRITE);
+            }
+        }
+        for (int w : writes) {
+            for (int k = 0; k < FailoverWriter.ROWS_PER_WRITE; k++) {
+                assertThat(age).as("write %d is whole", w).containsKey(prefix + "-" + (w * FailoverWriter.ROWS_PER_WRITE + k));
+            }
+        }
+        assertThat(ids.size()).isEqualTo(writes.size() * FailoverWriter.ROWS_PER_WRITE + (afterB ? 1 : 0));
+    }
+
+    /** A running {@link FailoverWriter} and the lines it printed. */
+    static final class Child {
+        final Process process;
+        private final Writer in;
+        private final List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        private final LinkedBlockingQueue<String> events = new LinkedBlockingQueue<>();
+        private final Thread reader;
+
+        private Child(Process process) {
+            this.process = process;
+            this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            this.reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        lines.add(line);
+                        events.add(line);
+                    }
+                } catch (java.io.IOException e) {
+                    // the child died
+                }
+                events.add("<end>");
+            });
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        static Child start(Path graph, String prefix, Path dir) throws Exception {
+            Path tmp = Files.createTempDirectory(dir, "child-tmp");
+            List<String> cmd = new ArrayList<>();
+            cmd.add(ProcessHandle.current().info().command().orElseThrow());
+            for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-Djava.io.tmpdir")) {
+                    cmd.add(a);
+                }
+            }
+            cmd.addAll(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                    "-Dchronicle.analytics.disable=true", "-Djava.io.tmpdir=" + tmp,
+                    "-cp", System.getProperty("java.class.path"), FailoverWriter.class.getName(), graph.toString(), prefix));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(dir.resolve("child-" + prefix + "-"
+                    + graph.getFileName() + ".err").toFile());
+            return new Child(pb.start());
+        }
+
+        void send(String command) throws java.io.IOException {
+            in.write(command + "\n");
+            in.flush();
+        }
+
+        /** Waits for the child's {@code n}th acknowledgement (it fails the test if the child ends first). */
+        void awaitAcks(int n) throws InterruptedException {
+            while (acks().size() < n) {
+                String e = events.poll(120, TimeUnit.SECONDS);
+                assertThat(e).as("child line (it printed %s)", lines).isNotNull().isNotEqualTo("<end>")
+                        .doesNotStartWith("FAILED").isNotEqualTo("FENCED");
+            }
+        }
+
+        void awaitLine(String wanted) throws InterruptedException {
+            while (!lines.contains(wanted)) {
+                String e = events.poll(120, TimeUnit.SECONDS);
+                assertThat(e).as("child line (it printed %s)", lines).isNotNull().isNotEqualTo("<end>");
+            }
+        }
+
+        List<String> lines() throws InterruptedException {
+            reader.join(TimeUnit.SECONDS.toMillis(60));
+            return List.copyOf(lines);
+        }
+
+        List<Integer> acks() {
+            synchronized (lines) {
+                return lines.stream().filter(l -> l.startsWith("ACK ")).map(l -> Integer.parseInt(l.substring(4))).toList();
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package io.palisade.journal;
+
+import io.palisade.fencing.CommitStateUnknownException;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
+
+/**
+ * The embedded journal storage: {@code <graph>/_palisade/journal/}, one Chronicle queue per writer session
+ * (see {@link Segments}), the session holding the local {@link WriterLease}.
+ */
+final class ChronicleStorage implements JournalStorage {
+    static {
+        ChronicleSupport.disableAnalytics();
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChronicleStorage.class);
+
+    private final Path journalDir;
+    private final WriterLease lease;
+    private final SingleChronicleQueue queue;
+    private final ExcerptAppender appender;
+    /** This writer's segment directory (one Chronicle queue). */
+    private final Path segmentDir;
+    private final ChainState scan;
+    /** The cycle whose file and queue metadata were last synced with the segment directory. */
+    private int metadataSyncedForCycle = Integer.MIN_VALUE;
+
+    private ChronicleStorage(Path journalDir, WriterLease lease, SingleChronicleQueue queue, ChainState scan) {
+        this.journalDir = journalDir;
+        this.lease = lease;
+        this.queue = queue;
+        this.appender = queue.createAppender();
+        this.appender.singleThreadedCheckDisabled(true);
+        this.segmentDir = Segments.dir(journalDir, lease.owner().epoch());
+        this.scan = scan;
+    }
+
+    /**
+     * Takes the writer lease, verifies the journal, removes unready segments and creates this session's segment.
+     *
+     * @throws io.palisade.fencing.GraphRefusedException     when another live writer holds the lease
+     * @throws io.palisade.fencing.JournalCorruptedException on mid-log corruption (the lease is released)
+     */
+    static ChronicleStorage open(Path palisadeDir, Clock clock) {
+        Path journalDir = palisadeDir.resolve(Journal.DIRECTORY);
+        try {
+            if (!Files.isDirectory(journalDir)) {
+                Files.createDirectories(journalDir);
+                // the new directory's entry, and its parent's, must survive a power cut like the records in it
+                Segments.fsyncDirectory(palisadeDir);
+                if (palisadeDir.toAbsolutePath().getParent() != null) {
+                    Segments.fsyncDirectory(palisadeDir.toAbsolutePath().getParent());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + journalDir, e);
+        }
+        WriterLease lease = WriterLease.acquire(palisadeDir, Segments.maxEpoch(journalDir), clock);
+        SingleChronicleQueue queue = null;
+        try {
+            ChainState state;
+            try (ChainReader scan = new ChainReader(journalDir, 0, false)) {
+                while (scan.poll() != null) {
+                    // verifying every record
+                }
+                scan.checkLastSegmentClosed();
+                state = ChainState.of(scan, scan.lastEpoch(), scan.lastTimestamp());
+            }
+            int leftovers = Segments.deleteAllUnready(journalDir);
+            if (leftovers > 0) {
+                LOG.info("journal {}: removed {} unready segment(s) left by writers that died while opening",
+                        journalDir, leftovers);
+            }
+            queue = ChronicleSupport.open(Segments.dir(journalDir, lease.owner().epoch()), false);
+            return new ChronicleStorage(journalDir, lease, queue, state);
+        } catch (RuntimeException e) {
+            if (queue != null) {
+                queue.close();
+            }
+            lease.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public LeaseOwner owner() {
+        return lease.owner();
+    }
+
+    @Override
+    public Optional<LeaseOwner> previousOwner() {
+        return lease.previousOwner();
+    }
+
+    @Override
+    public ChainState scan() {
+        return scan;
+    }
+
+    /** One Chronicle excerpt per record; one msync for the group when {@code POWER_LOSS}. */
+    @Override
+    public void write(byte[] bytes, int[] offsets, int n, long firstSequence, Durability durability) {
+        try {
+            for (int i = 0; i < n; i++) {
+                try (DocumentContext dc = appender.writingDocument()) {
+                    dc.wire().bytes().write(bytes, offsets[i], offsets[i + 1] - offsets[i]);
+                }
+            }
+        } catch (RuntimeException e) {
+            throw new CommitStateUnknownException("journal append of sequences " + firstSequence + ".."
+                    + (firstSequence + n - 1) + " failed part-way", e);
+        }
+        if (durability == Durability.POWER_LOSS) {
+            sync(firstSequence + n - 1);
+        }
+    }
+
+    private void sync(long lastSequence) {
+        try {
+            appender.sync();
+            int cycle = appender.cycle();
+            if (cycle != metadataSyncedForCycle) {
+                // Chronicle writes its metadata.cq4t through a mapping it never syncs: a power cut leaves it
+                // empty, and every later read-only open of the segment then waits 1 s for it to be
+                // initialised before falling back. It is synced (with the segment directory, which names a
+                // new cycle file) at the segment's first sync — before its ready marker — and on every roll.
+                Segments.syncQueueMetadata(segmentDir);
+                metadataSyncedForCycle = cycle;
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new CommitStateUnknownException("journal sync failed; records up to sequence " + lastSequence
+                    + " may not be durable", e);
+        }
+    }
+
+    @Override
+    public void started() {
+        Segments.markReady(journalDir, lease.owner().epoch());
+    }
+
+    @Override
+    public RecordSource source() {
+        return new ChronicleSource(journalDir);
+    }
+
+    @Override
+    public String describe() {
+        return journalDir.toString();
+    }
+
+    /** Chronicle index of the last record appended (tests: durability bookkeeping). */
+    long lastIndexAppended() {
+        return appender.lastIndexAppended();
+    }
+
+    /** Chronicle's record of the last index covered by an msync (tests: durability bookkeeping). */
+    long lastIndexMSynced() {
+        return queue.lastIndexMSynced();
+    }
+
+    @Override
+    public void close(boolean flush) {
+        try {
+            if (flush) {
+                appender.sync();
+            }
+        } finally {
+            appender.close();
+            queue.close();
+            lease.close();
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.palisade.journal;
+
+import java.util.Optional;
+
+/**
+ * The storage SPI below {@link Journal}: where one writer session's encoded records go. The record codec (framing,
+ * CRC32C, SHA-256 chain, sequences, timestamps) stays in {@link Journal}, so every storage carries identical bytes.
+ *
+ * <ul>
+ *   <li>{@link ChronicleStorage}: the embedded default. Exclusion by the local {@link WriterLease}; one Chronicle
+ *       queue (segment) per session; torn tails cut at open.</li>
+ *   <li>{@link KafkaStorage}: one single-partition, replicated topic per graph, written by a transactional producer
+ *       whose {@code transactional.id} is the graph's: a new writer's {@code initTransactions} fences the old one,
+ *       which then fails with {@link io.palisade.fencing.WriterFencedException}.</li>
+ * </ul>
+ * Invariant of both: {@link #write} returns only when every record of the batch is durable in the requested
+ * {@link Durability} and visible to readers of this process; when it throws, the journal refuses further appends.
+ */
+sealed interface JournalStorage permits ChronicleStorage, KafkaStorage {
+    /** This session's owner record; its epoch is stamped on every record. */
+    LeaseOwner owner();
+
+    /** The writer this session took the graph over from, if known. */
+    Optional<LeaseOwner> previousOwner();
+
+    /** What the verifying scan at open found. */
+    ChainState scan();
+
+    /**
+     * Writes records {@code [offsets[i], offsets[i+1])} of {@code bytes}, {@code i < n}, as one group, holding
+     * sequences {@code firstSequence ...}.
+     *
+     * @throws io.palisade.fencing.WriterFencedException        another writer took the journal over (nothing of
+     *                                                          the group is visible)
+     * @throws io.palisade.fencing.CommitStateUnknownException  the group may or may not be durable
+     */
+    void write(byte[] bytes, int[] offsets, int n, long firstSequence, Durability durability);
+
+    /** Called once the session's first records ({@code WriterStarted}, ...) are durable. */
+    void started();
+
+    /** A source reading this journal. */
+    RecordSource source();
+
+    /** Where the journal is, for messages. */
+    String describe();
+
+    /** Releases the storage (and the lease); {@code flush} when no write failed. */
+    void close(boolean flush);
+}

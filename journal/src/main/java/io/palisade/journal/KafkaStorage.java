@@ -1,0 +1,250 @@
+package io.palisade.journal;
+
+import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.WriterFencedException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The journal on Kafka: one single-partition topic per graph, replicated ({@code acks=all} against the topic's
+ * {@code min.insync.replicas}), written by a transactional producer with the graph's {@code transactional.id}.
+ *
+ * <p>Fencing replaces the lease: {@code initTransactions()} bumps the producer epoch of the graph's transactional id,
+ * which fences every older producer of it and completes or aborts its open transaction. Only then is the topic read
+ * (so every record the previous writer committed is visible) and this session's writer epoch allocated as the last
+ * journaled epoch + 1. A fenced producer's next transactional call fails with {@link ProducerFencedException} (idle)
+ * or {@link InvalidProducerEpochException} (mid-transaction): both become {@link WriterFencedException}.
+ *
+ * <p>One {@link #write} is one transaction (group commit): it returns once the commit is acknowledged, i.e. every
+ * record is on {@code min.insync.replicas} brokers. Both {@link Durability} modes mean the same here.
+ */
+final class KafkaStorage implements JournalStorage {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaStorage.class);
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
+
+    private final KafkaJournalConfig config;
+    private final KafkaTopics.Topic known;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final LeaseOwner owner;
+    private final LeaseOwner previous;
+    private final ChainState scan;
+
+    private KafkaStorage(KafkaJournalConfig config, KafkaTopics.Topic known, KafkaProducer<byte[], byte[]> producer,
+                         LeaseOwner owner, LeaseOwner previous, ChainState scan) {
+        this.config = config;
+        this.known = known;
+        this.producer = producer;
+        this.owner = owner;
+        this.previous = previous;
+        this.scan = scan;
+    }
+
+    /**
+     * Creates the topic if absent, fences the previous writer, reads and verifies the whole journal.
+     *
+     * @throws WriterFencedException  a newer writer started while this one opened
+     * @throws GraphRefusedException  Kafka is unreachable, or the topic is not a journal topic (more than one partition)
+     */
+    static KafkaStorage open(KafkaJournalConfig config, Clock clock) {
+        ensureTopic(config);
+        KafkaTopics.Topic known = KafkaTopics.of(config);
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config.producerProperties());
+        try {
+            try {
+                producer.initTransactions();
+            } catch (RuntimeException e) {
+                throw mapOpen(config, e);
+            }
+            ChainState state;
+            LeaseOwner previous = null;
+            try (KafkaRecordStream s = new KafkaRecordStream(config, known, 0, false)) {
+                JournalRecord r;
+                while ((r = s.poll()) != null) {
+                    if (r.event() instanceof JournalEvent.WriterStarted w) {
+                        previous = new LeaseOwner(w.pid(), w.host(), r.time(), w.epoch(), w.ownerToken());
+                    }
+                }
+                state = ChainState.of(s, s.lastEpoch(), s.lastTimestamp());
+            }
+            long epoch = state.lastEpoch() + 1;
+            LeaseOwner owner = new LeaseOwner(ProcessHandle.current().pid(), WriterLease.hostName(), clock.instant(),
+                    epoch, UUID.randomUUID().toString());
+            if (previous != null) {
+                LOG.info("journal topic {}: previous writer epoch {} ({}) fenced; new epoch {}", config.topic(),
+                        previous.epoch(), previous.describe(), epoch);
+            }
+            return new KafkaStorage(config, known, producer, owner, previous, state);
+        } catch (RuntimeException e) {
+            producer.close(Duration.ZERO);
+            throw e;
+        }
+    }
+
+    private static RuntimeException mapOpen(KafkaJournalConfig config, RuntimeException e) {
+        if (isFenced(e)) {
+            return new WriterFencedException("journal topic " + config.topic() + ": a newer writer started while this"
+                    + " one was opening", e);
+        }
+        return new GraphRefusedException("journal topic " + config.topic() + " at " + config.bootstrapServers()
+                + " cannot be opened for writing: " + e.getMessage(), e);
+    }
+
+    private static void ensureTopic(KafkaJournalConfig config) {
+        try (Admin admin = Admin.create(config.adminProperties())) {
+            TopicDescription d = null;
+            try {
+                d = admin.describeTopics(List.of(config.topic())).allTopicNames()
+                        .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(config.topic());
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+            }
+            if (d == null) {
+                NewTopic t = new NewTopic(config.topic(), 1, (short) config.replicationFactor()).configs(Map.of(
+                        "min.insync.replicas", Integer.toString(config.minInsyncReplicas()),
+                        "unclean.leader.election.enable", "false",
+                        "retention.ms", "-1",
+                        "retention.bytes", "-1",
+                        "cleanup.policy", "delete",
+                        "max.message.bytes", Integer.toString(KafkaJournalConfig.MAX_RECORD_BYTES + (1 << 20))));
+                try {
+                    admin.createTopics(List.of(t)).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    LOG.info("journal topic {} created ({} replicas, min.insync.replicas {})", config.topic(),
+                            config.replicationFactor(), config.minInsyncReplicas());
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            } else if (d.partitions().size() != 1) {
+                throw new GraphRefusedException("journal topic " + config.topic() + " has " + d.partitions().size()
+                        + " partitions; a journal topic has exactly one");
+            }
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            Throwable c = e instanceof ExecutionException ? e.getCause() : e;
+            throw new GraphRefusedException("journal topic " + config.topic() + " at " + config.bootstrapServers()
+                    + " cannot be described or created: " + c, c);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GraphRefusedException("interrupted while opening journal topic " + config.topic(), e);
+        }
+    }
+
+    @Override
+    public LeaseOwner owner() {
+        return owner;
+    }
+
+    @Override
+    public Optional<LeaseOwner> previousOwner() {
+        return Optional.ofNullable(previous);
+    }
+
+    @Override
+    public ChainState scan() {
+        return scan;
+    }
+
+    /** One transaction for the whole group. */
+    @Override
+    public void write(byte[] bytes, int[] offsets, int n, long firstSequence, Durability durability) {
+        List<Future<RecordMetadata>> sent = new ArrayList<>(n);
+        try {
+            producer.beginTransaction();
+            for (int i = 0; i < n; i++) {
+                sent.add(producer.send(new ProducerRecord<>(config.topic(), 0, null,
+                        Arrays.copyOfRange(bytes, offsets[i], offsets[i + 1]))));
+            }
+            producer.commitTransaction();
+        } catch (RuntimeException e) {
+            throw failed(e, firstSequence, n);
+        }
+        long lastOffset = -1;
+        for (int i = 0; i < n; i++) {
+            long offset;
+            try {
+                offset = sent.get(i).get().offset(); // complete: the commit flushed every send
+            } catch (ExecutionException e) {
+                throw failed(e.getCause() instanceof RuntimeException r ? r : new RuntimeException(e.getCause()),
+                        firstSequence, n);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CommitStateUnknownException("interrupted after the journal commit of sequences "
+                        + firstSequence + ".." + (firstSequence + n - 1), e);
+            }
+            known.indexed(firstSequence + i, offset);
+            lastOffset = offset;
+        }
+        known.committed(lastOffset);
+    }
+
+    private RuntimeException failed(RuntimeException e, long first, long n) {
+        String range = first + ".." + (first + n - 1);
+        if (isFenced(e)) {
+            return new WriterFencedException("journal topic " + config.topic() + ": this writer (epoch " + owner.epoch()
+                    + ") was fenced by a newer writer of the graph; sequences " + range + " are not part of the journal", e);
+        }
+        boolean aborted = false;
+        try {
+            producer.abortTransaction();
+            aborted = true;
+        } catch (RuntimeException ignored) {
+            // the transaction's outcome stays unknown
+        }
+        return new CommitStateUnknownException("journal topic " + config.topic() + ": the transaction of sequences "
+                + range + (aborted ? " was aborted" : " may or may not have been committed") + ": " + e.getMessage(), e);
+    }
+
+    static boolean isFenced(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void started() {
+        // the topic needs no marker: WriterStarted is committed
+    }
+
+    @Override
+    public RecordSource source() {
+        return KafkaSource.of(config);
+    }
+
+    @Override
+    public String describe() {
+        return "Kafka topic " + config.topic();
+    }
+
+    @Override
+    public void close(boolean flush) {
+        producer.close(flush ? Duration.ofSeconds(10) : Duration.ZERO);
+    }
+}

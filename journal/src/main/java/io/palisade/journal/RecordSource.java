@@ -1,0 +1,19 @@
+package io.palisade.journal;
+
+/**
+ * The storage SPI below {@link JournalReader}: where a graph's records are read from. Everything else of the
+ * reader (lookups by sequence and time, verification) is written once over it.
+ */
+sealed interface RecordSource permits ChronicleSource, KafkaSource {
+    /**
+     * A stream from {@code fromSequence} (at most one past the last record); a following stream also returns
+     * records appended later.
+     */
+    RecordStream open(long fromSequence, boolean follow);
+
+    /** One past the last good record (0 for an empty journal). */
+    long endSequence();
+
+    /** Where the records are, for messages. */
+    String describe();
+}

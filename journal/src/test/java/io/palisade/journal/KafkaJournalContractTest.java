@@ -1,0 +1,103 @@
+package io.palisade.journal;
+
+import io.palisade.fencing.WriterFencedException;
+import io.palisade.journal.JournalEvent.GraphBranchCreated;
+import io.palisade.journal.codec.RecordCodec;
+import org.agrona.ExpandableArrayBuffer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.KafkaException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The journal contract on Kafka (one in-process KRaft node for the class), and what is Kafka's own: a writer killed
+ * mid-transaction leaves an open transaction, which the next writer's start aborts (the Kafka form of a torn tail).
+ */
+@org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
+        disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
+class KafkaJournalContractTest extends JournalContractTest {
+    private static KafkaTestCluster cluster;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = KafkaTestCluster.start(1);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Override
+    void prepare(Path palisade) {
+        cluster.newJournal(graph.getFileName().toString()).write(palisade);
+    }
+
+    @Override
+    Exclusion exclusion() {
+        return Exclusion.FIRST_FENCED;
+    }
+
+    @Override
+    int followRecordsPerSession() {
+        return 150;
+    }
+
+    @Test
+    void aTransactionLeftOpenByAKilledWriterIsAbortedByTheNextWriterAndNeverRead() throws Exception {
+        Path palisade = palisade();
+        KafkaJournalConfig config = KafkaJournalConfig.read(palisade).orElseThrow();
+        String head;
+        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+            j.append(new GraphBranchCreated("acknowledged", "main", 0));
+            head = j.chainHead();
+        }
+        // A writer of epoch 2 killed mid-group: its producer began a transaction and sent a well-formed next record.
+        KafkaProducer<byte[], byte[]> killed = new KafkaProducer<>(config.producerProperties());
+        killed.initTransactions();
+        killed.beginTransaction();
+        ExpandableArrayBuffer buf = new ExpandableArrayBuffer(256);
+        int len = new RecordCodec().encode(new JournalEvent.WriterStarted(2, "t", 1, "h", "dev", 0), 2,
+                System.currentTimeMillis() * 1_000_000L, 2, HexFormat.of().parseHex(head), buf);
+        killed.send(new ProducerRecord<>(config.topic(), 0, null, Arrays.copyOf(buf.byteArray(), len))).get();
+        killed.flush();
+        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+            assertThat(j.endSequence()).isEqualTo(3); // the open's WriterStarted took sequence 2
+            assertThat(j.epoch()).isEqualTo(2);
+            assertThat(j.tornTailCutAtOpen()).isEmpty();
+            j.append(new GraphBranchCreated("next", "main", 0));
+        } finally {
+            killed.close(Duration.ZERO);
+        }
+        try (JournalReader r = JournalReader.open(palisade); JournalCursor c = r.read(0)) {
+            List<JournalRecord> all = c.drain();
+            assertThat(all).extracting(JournalRecord::sequence).containsExactly(0L, 1L, 2L, 3L);
+            assertThat(all.get(2).event()).isInstanceOf(JournalEvent.WriterStarted.class);
+            assertThat(((JournalEvent.WriterStarted) all.get(2).event()).ownerToken()).isNotEqualTo("t");
+            assertThat(r.verify().ok()).isTrue();
+        }
+    }
+
+    @Test
+    void bothFormsOfAFencedProducerAreTheOneFencedError() {
+        assertThat(KafkaStorage.isFenced(new ProducerFencedException("idle"))).isTrue();
+        assertThat(KafkaStorage.isFenced(new KafkaException("commit failed", new InvalidProducerEpochException("mid"))))
+                .isTrue();
+        assertThat(KafkaStorage.isFenced(new KafkaException("broker down"))).isFalse();
+        assertThat(WriterFencedException.class).isAssignableTo(io.palisade.fencing.GraphRefusedException.class);
+    }
+}
