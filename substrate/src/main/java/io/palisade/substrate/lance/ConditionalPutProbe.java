@@ -13,6 +13,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -70,38 +71,61 @@ public final class ConditionalPutProbe {
         }
         String bucket = uri.getHost();
         String prefix = uri.getPath() == null ? "" : uri.getPath().replaceAll("^/+|/+$", "");
-        String key = (prefix.isEmpty() ? "" : prefix + "/") + "_palisade_probe/" + UUID.randomUUID();
-        byte[] body = "palisade conditional-put probe\n".getBytes(StandardCharsets.UTF_8);
         try (S3Client s3 = client(storageOptions)) {
-            PutObjectRequest put = PutObjectRequest.builder().bucket(bucket).key(key).ifNoneMatch("*").build();
-            try {
-                s3.putObject(put, RequestBody.fromBytes(body));
-            } catch (SdkException e) {
-                throw new ObjectStoreRefusedException("cannot write to the object store at " + root + " (the "
-                        + "conditional-put probe's first put of s3://" + bucket + "/" + key + " failed): "
-                        + e.getMessage(), e);
+            // the SDK does not retry (a retried conditional put whose first attempt landed would see its own 412);
+            // a first put that fails is tried again here, on a fresh key
+            for (int attempt = 1; ; attempt++) {
+                String key = (prefix.isEmpty() ? "" : prefix + "/") + "_palisade_probe/" + UUID.randomUUID();
+                PutObjectRequest put = PutObjectRequest.builder().bucket(bucket).key(key).ifNoneMatch("*").build();
+                try {
+                    s3.putObject(put, RequestBody.fromBytes(BODY));
+                } catch (SdkException e) {
+                    if (attempt < PUT_ATTEMPTS && !(e instanceof S3Exception s && s.statusCode() / 100 == 4)) {
+                        continue;
+                    }
+                    throw new ObjectStoreRefusedException("cannot write to the object store at " + root + " (the "
+                            + "conditional-put probe's first put of s3://" + bucket + "/" + key + " failed): "
+                            + e.getMessage(), e);
+                }
+                secondPut(s3, root, bucket, key, put);
+                return;
             }
-            try {
-                s3.putObject(put, RequestBody.fromBytes(body));
+        }
+    }
+
+    private static final byte[] BODY = "palisade conditional-put probe\n".getBytes(StandardCharsets.UTF_8);
+    private static final int PUT_ATTEMPTS = 3;
+
+    /** The second create-if-absent of {@code key}: safe to retry on a transport error (the key exists either way). */
+    private static void secondPut(S3Client s3, String root, String bucket, String key, PutObjectRequest put) {
+        try {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    s3.putObject(put, RequestBody.fromBytes(BODY));
+                } catch (S3Exception e) {
+                    if (e.statusCode() == 412 || e.statusCode() == 409) {
+                        return; // refused: the store honours conditional put
+                    }
+                    throw new ObjectStoreRefusedException("the object store at " + root + " answered the "
+                            + "conditional-put probe's second create-if-absent with HTTP " + e.statusCode()
+                            + " instead of 412: " + e.getMessage(), e);
+                } catch (SdkException e) {
+                    if (attempt < PUT_ATTEMPTS) {
+                        continue;
+                    }
+                    throw new ObjectStoreRefusedException("the object store at " + root + " did not answer the "
+                            + "conditional-put probe's second create-if-absent: " + e.getMessage(), e);
+                }
                 throw new ObjectStoreRefusedException("the object store at " + root + " does not honour conditional "
                         + "put: a second create-if-absent (If-None-Match: *) of s3://" + bucket + "/" + key + " was "
                         + "accepted, so two Lance commits of one table version would both succeed and one would be "
                         + "lost. Use a store that refuses it with 412 (AWS S3, MinIO, S3Proxy; docs/scale-out.md)");
-            } catch (S3Exception e) {
-                if (e.statusCode() != 412 && e.statusCode() != 409) {
-                    throw new ObjectStoreRefusedException("the object store at " + root + " answered the "
-                            + "conditional-put probe's second create-if-absent with HTTP " + e.statusCode()
-                            + " instead of 412: " + e.getMessage(), e);
-                }
-            } catch (SdkException e) {
-                throw new ObjectStoreRefusedException("the object store at " + root + " did not answer the "
-                        + "conditional-put probe's second create-if-absent: " + e.getMessage(), e);
-            } finally {
-                try {
-                    s3.deleteObject(b -> b.bucket(bucket).key(key));
-                } catch (SdkException ignored) {
-                    // a probe object left behind is harmless: a fresh key every time, never read
-                }
+            }
+        } finally {
+            try {
+                s3.deleteObject(b -> b.bucket(bucket).key(key));
+            } catch (SdkException ignored) {
+                // a probe object left behind is harmless: a fresh key every time, never read
             }
         }
     }
@@ -127,6 +151,7 @@ public final class ConditionalPutProbe {
                 .httpClient(UrlConnectionHttpClient.create())
                 .region(Region.of(region))
                 .credentialsProvider(credentials)
+                .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
         endpoint.ifPresent(e -> b.endpointOverride(URI.create(e)).forcePathStyle(!virtualHosted));
