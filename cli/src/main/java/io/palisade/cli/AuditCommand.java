@@ -284,7 +284,7 @@ final class AuditCommand implements Callable<Integer>, ReadOnly {
                 io.palisade.heads.HeadsState state = Cli.currentState(graph);
                 headsChecked = publishedHeads(state);
                 try (io.palisade.substrate.lance.LanceTableStore store =
-                             new io.palisade.substrate.lance.LanceTableStore(Cli.tablesDir(graph).toString())) {
+                             Cli.tables(graph).open(true)) {
                     damaged = io.palisade.recovery.PublishedHeads.damaged(state, store, () -> Cli.reader(graph));
                 }
             }

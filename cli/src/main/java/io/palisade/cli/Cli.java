@@ -29,8 +29,9 @@ final class Cli {
         return graph.resolve("_palisade");
     }
 
-    static Path tablesDir(Path graph) {
-        return graph.resolve("tables");
+    /** The graph's tables: its {@code tables/} directory or the object store it records (docs/scale-out.md). */
+    static io.palisade.coordinator.TableLocation tables(Path graph) {
+        return io.palisade.coordinator.TableLocation.of(graph);
     }
 
     /** Fails with exit 5 when {@code graph} holds no graph. */
@@ -70,8 +71,7 @@ final class Cli {
      */
     static List<io.palisade.recovery.ForeignVersions.Pending> warnForeign(Path graph) {
         List<io.palisade.recovery.ForeignVersions.Pending> pending;
-        try (io.palisade.substrate.lance.LanceTableStore store = new io.palisade.substrate.lance.LanceTableStore(
-                tablesDir(graph).toString(), java.util.Map.of(), false) /* read-only */) {
+        try (io.palisade.substrate.lance.LanceTableStore store = tables(graph).open(false) /* read-only */) {
             pending = io.palisade.recovery.ForeignVersions.find(() -> currentState(graph), store);
         }
         for (io.palisade.recovery.ForeignVersions.Pending p : pending) {

@@ -93,8 +93,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                     v.openTail().excerpts(), v.openTail().reason()));
         }
         io.palisade.recovery.Recovery.Report r;
-        try (io.palisade.substrate.lance.LanceTableStore store = new io.palisade.substrate.lance.LanceTableStore(
-                Cli.tablesDir(graph).toString(), java.util.Map.of(), false)) {
+        try (io.palisade.substrate.lance.LanceTableStore store = Cli.tables(graph).open(false)) {
             r = io.palisade.recovery.Recovery.plan(palisade, replay, opening, epoch, store, adoptForeign);
         }
         Map<String, Object> m = new LinkedHashMap<>();

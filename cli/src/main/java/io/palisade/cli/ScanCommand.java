@@ -96,7 +96,7 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
                                           TableHead head) {
         String table = def.name();
         List<Map<String, Object>> rows;
-        try (LanceTableStore store = new LanceTableStore(Cli.tablesDir(graph).toString(), java.util.Map.of(), false) /* read-only */) {
+        try (LanceTableStore store = Cli.tables(graph).open(false) /* read-only */) {
             TableRef ref = new TableRef(head.tableBranch(), head.version());
             try (TableSnapshot t = def.kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
                 rows = t.scan();

@@ -11,8 +11,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Where a graph keeps its parts: {@code <graph>/tables/} (the Lance tables) and
- * {@code <graph>/_palisade/} (journal, writer lease, checkpoints, {@code catalog.json}).
+ * Where a graph keeps its parts: {@code <graph>/tables/} (the Lance tables, unless {@code _palisade/tables.uri}
+ * names an object store: {@link TableLocation}) and {@code <graph>/_palisade/} (journal, writer lease, checkpoints,
+ * {@code catalog.json}).
  */
 record GraphLayout(Path root) {
     static final String PALISADE = "_palisade";
@@ -38,7 +39,9 @@ record GraphLayout(Path root) {
     void writeCatalog(Catalog catalog) {
         try {
             Files.createDirectories(palisade());
-            Files.createDirectories(tables());
+            if (!Files.exists(palisade().resolve(TableLocation.URI_FILE))) { // tables on an object store: no tables/
+                Files.createDirectories(tables());
+            }
             Path tmp = palisade().resolve(CATALOG + ".tmp");
             Files.writeString(tmp, catalog.toJson(), StandardCharsets.UTF_8);
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {

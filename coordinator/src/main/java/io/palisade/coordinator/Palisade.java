@@ -63,31 +63,55 @@ public final class Palisade {
      * @param manualCommitter no committer thread: the caller steps it; blocking writes step it until done
      */
     record Wiring(java.util.function.Function<Path, TableStore> stores, boolean manualCommitter,
+                  java.util.Map<String, String> storageOptions,
                   java.util.Optional<io.palisade.journal.KafkaJournalConfig> kafkaJournal) {
         Wiring(java.util.function.Function<Path, TableStore> stores, boolean manualCommitter) {
-            this(stores, manualCommitter, java.util.Optional.empty());
+            this(stores, manualCommitter, java.util.Map.of(), java.util.Optional.empty());
         }
 
         /** At create: the new graph's journal goes to this Kafka topic instead of Chronicle. */
         Wiring withKafkaJournal(io.palisade.journal.KafkaJournalConfig journal) {
-            return new Wiring(stores, manualCommitter, java.util.Optional.of(journal));
+            return new Wiring(stores, manualCommitter, storageOptions, java.util.Optional.of(journal));
         }
 
         /**
-         * Production wiring: a Lance store that fsyncs every commit's files before it returns when the graph
-         * is at {@code POWER_LOSS} durability (Lance 7.0.0 never syncs them itself), so no write is
-         * acknowledged while a table file it depends on is only in the page cache; at {@code PROCESS_CRASH}
-         * the page cache is enough and nothing is synced.
+         * Production wiring: a Lance store on the graph's {@link TableLocation} (its {@code tables/} directory or the
+         * object-store URI it records, with {@code storageOptions} over those of the file and environment) that, on
+         * local disk, fsyncs every commit's files before it returns when the graph is at {@code POWER_LOSS}
+         * durability (Lance 7.0.0 never syncs them itself), so no write is acknowledged while a table file it depends
+         * on is only in the page cache; at {@code PROCESS_CRASH} the page cache is enough and nothing is synced. An
+         * object store is durable per PUT.
          */
-        static Wiring standard(Options options) {
+        static Wiring standard(Options options, java.util.Map<String, String> storageOptions) {
             boolean sync = options.durability() == io.palisade.journal.Durability.POWER_LOSS;
-            return new Wiring(tables -> new LanceTableStore(tables.toString(), java.util.Map.of(), sync), false);
+            return new Wiring(tables -> TableLocation.of(tables.getParent(), storageOptions).open(sync), false,
+                    storageOptions, java.util.Optional.empty());
+        }
+
+        static Wiring standard(Options options) {
+            return standard(options, java.util.Map.of());
         }
     }
 
     /** Creates a new graph at the fencing format, every keyed table with its PK from creation. */
     public static Graph create(Path root, Catalog catalog, Options options) {
         return create(root, catalog, options, Wiring.standard(options));
+    }
+
+    /**
+     * Creates a new graph whose tables live on an object store at {@code tablesUri} ({@code s3://bucket/prefix}, which
+     * must hold none of the catalog's tables yet); the journal, lease and catalog stay under {@code root}, which
+     * records the URI and never the storage options (docs/scale-out.md). The store is first probed for conditional
+     * put ({@link TableLocation}); a store that does not refuse a second create-if-absent is refused with
+     * {@link io.palisade.fencing.ObjectStoreRefusedException} and nothing is written.
+     *
+     * @param storageOptions Lance storage options over those of {@code PALISADE_STORAGE_FILE} and
+     *                       {@code PALISADE_STORAGE_*}; pass them again to {@link #open(Path, Options, java.util.Map)}
+     */
+    public static Graph create(Path root, Catalog catalog, Options options, String tablesUri,
+                               java.util.Map<String, String> storageOptions) {
+        TableLocation location = TableLocation.objectStore(tablesUri, storageOptions);
+        return create(root, catalog, options, Wiring.standard(options, storageOptions), location);
     }
 
     /**
@@ -100,19 +124,49 @@ public final class Palisade {
     }
 
     /**
+     * Creates a new graph whose tables live on an object store at {@code tablesUri} and whose journal is on Kafka:
+     * both of the creates above at once (docs/scale-out.md).
+     */
+    public static Graph create(Path root, Catalog catalog, Options options, String tablesUri,
+                               java.util.Map<String, String> storageOptions, io.palisade.journal.KafkaJournalConfig journal) {
+        TableLocation location = TableLocation.objectStore(tablesUri, storageOptions);
+        return create(root, catalog, options, Wiring.standard(options, storageOptions).withKafkaJournal(journal), location);
+    }
+
+    /**
      * Builds the whole graph in a staging directory beside {@code root} ({@code .<name>.creating-<pid>-<uuid>}) and
      * renames it into place (one {@code rename(2)}, then an fsync of the parent directory): a create that fails or
      * is killed at any step leaves no graph at {@code root}, only a staging directory, which the next create of the
      * same path removes once its creator process is gone. {@code root} must not exist or be an empty directory.
      */
     static Graph create(Path root, Catalog catalog, Options options, Wiring wiring) {
+        return create(root, catalog, options, wiring, null);
+    }
+
+    /** {@code location} null: the tables in the graph's own {@code tables/} directory. */
+    static Graph create(Path root, Catalog catalog, Options options, Wiring wiring, TableLocation location) {
         JvmOptions.check();
         Path target = root.toAbsolutePath().normalize();
         if (new GraphLayout(target).exists()) {
             throw new ValidationException("a graph already exists at " + root);
         }
+        if (location != null) {
+            location.probe();
+            try (TableStore existing = location.open(false)) {
+                for (Catalog.TableDef t : catalog.tables()) {
+                    if (existing.exists(t.name())) {
+                        throw new ValidationException("the tables location " + location.uri() + " already holds table '"
+                                + t.name() + "' (of another graph, or of a create that did not finish): give the graph "
+                                + "a fresh prefix, or delete that prefix's objects first");
+                    }
+                }
+            }
+        }
         StagedCreate staged = StagedCreate.begin(target);
         try {
+            if (location != null) {
+                location.record(staged.staging());
+            }
             build(staged.staging(), catalog, options, wiring);
             CrashPoints.hit("create-before-rename");
             staged.commit();
@@ -189,6 +243,14 @@ public final class Palisade {
         return open(root, options, adoptForeign, Wiring.standard(options));
     }
 
+    /**
+     * Opens an existing graph for writing with Lance storage options for its object-store tables, over those of
+     * {@code PALISADE_STORAGE_FILE} and {@code PALISADE_STORAGE_*} (docs/scale-out.md).
+     */
+    public static Graph open(Path root, Options options, java.util.Map<String, String> storageOptions) {
+        return open(root, options, false, Wiring.standard(options, storageOptions));
+    }
+
     static Graph open(Path root, Options options, boolean adoptForeign, Wiring wiring) {
         JvmOptions.check();
         GraphLayout layout = new GraphLayout(root);
@@ -197,6 +259,7 @@ public final class Palisade {
         }
         GraphFormat.checkForNormalOpen(root); // RFC-023 §7.1: the graph-wide stamp, before anything else is opened
         Catalog catalog = Catalog.read(layout.catalogFile());
+        TableLocation.of(root, wiring.storageOptions()).probe(); // an object store must honour conditional put
         Journal journal = Journal.open(layout.palisade(), journalOptions(options));
         TableStore store = null;
         BufferAllocator allocator = null;

@@ -26,7 +26,6 @@ import io.palisade.substrate.PrimaryKeyInstall;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;
 import io.palisade.substrate.VersionInfo;
-import io.palisade.substrate.lance.LanceTableStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,8 +127,7 @@ public final class PkMigration {
                 .withFormatStamp(stampJournaled ? FormatStamp.FENCING.number() : FormatStamp.PRE_FENCING.number()));
         TableStore store = null;
         try {
-            store = new LanceTableStore(layout.tables().toString(), java.util.Map.of(),
-                    options.durability() == io.palisade.journal.Durability.POWER_LOSS);
+            store = TableLocation.of(root).open(options.durability() == io.palisade.journal.Durability.POWER_LOSS);
             HeadsState state = HeadsReplayer.of(layout.palisade()).replay().state();
             return new PkMigration(root, options, catalog, journal, store, state).execute();
         } finally {

@@ -30,7 +30,6 @@ import io.palisade.substrate.IdCensus;
 import io.palisade.substrate.KeyedSchemas;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;
-import io.palisade.substrate.lance.LanceTableStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -155,7 +154,7 @@ public final class Repair {
                 .withDefaultDurability(request.durability()).withBinaryVersion(Palisade.VERSION).withFormatStamp(stamp));
         TableStore store = null;
         try {
-            store = new LanceTableStore(layout.tables().toString(), Map.of(), request.durability() == Durability.POWER_LOSS);
+            store = TableLocation.of(root).open(request.durability() == Durability.POWER_LOSS);
             HeadsReplayer.Replay replay = HeadsReplayer.of(layout.palisade()).replay();
             HeadsState state = replay.state();
             String recovered = "";
