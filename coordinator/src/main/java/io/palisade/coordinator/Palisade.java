@@ -69,6 +69,11 @@ public final class Palisade {
             this(stores, manualCommitter, java.util.Map.of(), java.util.Optional.empty());
         }
 
+        Wiring(java.util.function.Function<Path, TableStore> stores, boolean manualCommitter,
+               java.util.Map<String, String> storageOptions) {
+            this(stores, manualCommitter, storageOptions, java.util.Optional.empty());
+        }
+
         /** At create: the new graph's journal goes to this Kafka topic instead of Chronicle. */
         Wiring withKafkaJournal(io.palisade.journal.KafkaJournalConfig journal) {
             return new Wiring(stores, manualCommitter, storageOptions, java.util.Optional.of(journal));
