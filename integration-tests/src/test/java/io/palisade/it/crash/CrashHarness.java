@@ -49,7 +49,9 @@ final class CrashHarness implements AutoCloseable {
     static final String CATALOG = """
             {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
               {"name": "age", "type": "int64", "nullable": true}]},
-             {"name": "log", "kind": "append-only", "columns": [{"name": "msg", "type": "string", "nullable": true}]}]}
+             {"name": "log", "kind": "append-only", "columns": [{"name": "msg", "type": "string", "nullable": true}]},
+             {"name": "note", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
+              {"name": "age", "type": "int64", "nullable": true}]}]}
             """;
 
     /** Counters printed by the suite. */
@@ -205,6 +207,7 @@ final class CrashHarness implements AutoCloseable {
             case LOAD -> load("main", m);
             case LOAD_STRICT -> failingStrictLoad("main", m);
             case MAINTAIN -> new Plan.Op(kind, "main", Map.of(random.nextBoolean() ? "compact" : "index", 0L));
+            case NOTE_INSERT, NOTE_UPSERT, NOTE_DELETE -> note(m);
             case MERGE -> {
                 List<String> sources = m.mergeSources();
                 if (sources.isEmpty()) {
@@ -273,7 +276,9 @@ final class CrashHarness implements AutoCloseable {
             int r = random.nextInt(100);
             List<String> branches = m.writableBranches();
             Plan.Op op;
-            if (r < 18) {
+            if (random.nextInt(5) == 0) {
+                op = note(m); // the journal-ack table
+            } else if (r < 18) {
                 op = op(Plan.Kind.INSERT, m);
             } else if (r < 21) {
                 op = op(Plan.Kind.LOAD, m); // an upsert-mode bulk load: three batches, one intent
@@ -300,6 +305,26 @@ final class CrashHarness implements AutoCloseable {
         return plan;
     }
 
+    /**
+     * A write of {@code note} (journal-ack, main): a strict insert of new keys, an upsert of a new and an existing key,
+     * or a delete of existing keys (an insert when there are none).
+     */
+    Plan.Op note(Model m) {
+        int r = random.nextInt(3);
+        List<String> keys = new ArrayList<>(m.notes.keySet());
+        if (r == 0 || keys.isEmpty()) {
+            return new Plan.Op(Plan.Kind.NOTE_INSERT, "main", freshRows(1 + random.nextInt(2)));
+        }
+        if (r == 1) {
+            Map<String, Long> rows = freshRows(1);
+            rows.put(keys.get(random.nextInt(keys.size())), (long) random.nextInt(1_000_000));
+            return new Plan.Op(Plan.Kind.NOTE_UPSERT, "main", rows);
+        }
+        Map<String, Long> rows = new TreeMap<>();
+        rows.put(keys.get(random.nextInt(keys.size())), 0L);
+        return new Plan.Op(Plan.Kind.NOTE_DELETE, "main", rows);
+    }
+
     private List<String> existing(Model m, String branch, int n) {
         List<String> keys = new ArrayList<>(m.people.get(branch).keySet());
         List<String> out = new ArrayList<>();
@@ -314,12 +339,22 @@ final class CrashHarness implements AutoCloseable {
     }
 
     /**
+     * The options of this JVM's own opens (setup and verification): the defaults without the lag bound of folds, so
+     * that no background fold of the journal-ack table runs while a check reads the state (a fold in flight is an
+     * open intent); the close folds what is left.
+     */
+    static Options checkingOptions() {
+        Options d = Options.defaults();
+        return d.withFolding(3_600_000, d.foldEvery(), d.maxUnfoldedBytes());
+    }
+
+    /**
      * Performs {@code ops} in this JVM (no crash), each of which must succeed, and moves the model: the
      * setup of a cell whose crash must fall in a later op (a merge's branch and its writes), without
      * spending a child JVM on it.
      */
     void applyNow(List<Plan.Op> ops) {
-        try (BufferAllocator a = new RootAllocator(); Graph g = Palisade.open(graph, Options.defaults())) {
+        try (BufferAllocator a = new RootAllocator(); Graph g = Palisade.open(graph, checkingOptions())) {
             for (Plan.Op op : ops) {
                 CrashWorkload.apply(g, a, op);
                 model.apply(op);
@@ -725,8 +760,8 @@ final class CrashHarness implements AutoCloseable {
         String ctx = label + " segments=" + segments.stream().map(s -> "exit=" + s.exit() + " acked=" + s.acked()
                 + " failed=" + s.failed() + " plan=" + s.plan()).toList();
         long endBefore;
-        String digest;
-        Options options = Options.defaults();
+        final String digest;
+        Options options = checkingOptions();
         try (Graph g = Palisade.open(graph, options)) {
             Recovery.Report report = g.recoveryReport();
             check("report-json", report.toJson().contains("\"headsDigest\""), "report JSON lacks its digest");
@@ -759,6 +794,12 @@ final class CrashHarness implements AutoCloseable {
             }
             check("2-no-duplicate-append", new java.util.HashSet<>(actual.log).size() == actual.log.size(),
                     "a log message appears twice: " + actual.log);
+            // the journal-ack table as readers see it: the unfolded tail over the folded Lance head
+            List<Map<String, Object>> noteRows = g.scan("main", "note");
+            for (Map<String, Object> r : noteRows) {
+                check("2-no-duplicate-id", actual.notes.put((String) r.get("id"), (Long) r.get("age")) == null,
+                        "duplicate note id " + r.get("id") + "; " + ctx);
+            }
             Model acknowledged = candidates.get(0);
             // 1: acknowledged writes present with their values (also implied by matching a candidate)
             for (Map.Entry<String, TreeMap<String, Long>> e : acknowledged.people.entrySet()) {
@@ -785,17 +826,33 @@ final class CrashHarness implements AutoCloseable {
                 VerificationReport v = jr.verify();
                 check("4-journal-verifies", v.ok(), "journal: " + v);
             }
-            digest = g.state().digest();
         }
+        // the state the first verifying session left: its close folded the journal-ack table's unfolded writes
+        digest = HeadsReplayer.of(graph.resolve("_palisade")).replay().state().digest();
         // 5: a second recovery changes nothing
         try (JournalReader jr = JournalReader.open(graph.resolve("_palisade"))) {
             endBefore = jr.endSequence();
         }
+        io.palisade.journal.TableHead noteHead;
         try (Graph g = Palisade.open(graph, options)) {
             check("5-second-recovery-noop", !g.recoveryReport().changedAnything(), "second recovery: "
                     + g.recoveryReport().toJson());
             check("5-second-recovery-noop", g.state().digest().equals(digest), "digest changed on reopen");
+            noteHead = g.state().head("main", "note").orElseThrow();
         }
+        // the first verifying open's close folded every journaled note: Lance alone holds them, each id once
+        TreeMap<String, Long> folded = new TreeMap<>();
+        try (io.palisade.substrate.lance.LanceTableStore s = new io.palisade.substrate.lance.LanceTableStore(
+                graph.resolve("tables").toString());
+             io.palisade.substrate.KeyedTable t = s.openKeyed("note", new io.palisade.substrate.TableRef(
+                     noteHead.tableBranch(), noteHead.version()))) {
+            for (Map<String, Object> r : t.scan()) {
+                check("2-no-duplicate-id", folded.put((String) r.get("id"), (Long) r.get("age")) == null,
+                        "the folded note table holds id " + r.get("id") + " twice; " + ctx);
+            }
+        }
+        check("1-acked-present", folded.equals(model.notes), "the folded note table " + folded + " != " + model.notes
+                + "; " + ctx);
         try (JournalReader jr = JournalReader.open(graph.resolve("_palisade"));
              JournalCursor c = jr.read(endBefore)) {
             JournalRecord r;

@@ -56,8 +56,7 @@ public final class CrashWorkload {
         }
         // DURABLE: journal durability POWER_LOSS without the simulated snapshots (a real power cut on LazyFS)
         boolean durable = power || args[1].equals("DURABLE");
-        Options options = Options.defaults().withCheckpointEvery(checkpointEvery)
-                .withDurability(durable ? Durability.POWER_LOSS : Durability.PROCESS_CRASH);
+        Options options = childOptions(checkpointEvery, durable);
         try (BufferAllocator allocator = new RootAllocator();
              Graph g = Palisade.open(graphDir, options)) {
             if (power) {
@@ -131,6 +130,20 @@ public final class CrashWorkload {
         }
     }
 
+    /**
+     * The child's options: {@code checkpointEvery}, the durability, and folds of the journal-ack table after every
+     * {@link #FOLD_EVERY} acknowledged writes (no lag bound: where a fold happens depends on the plan, never on the
+     * clock, so a named crash point lands in the same operation on every run), so that children die inside folds too.
+     */
+    static Options childOptions(int checkpointEvery, boolean durable) {
+        Options d = Options.defaults();
+        return d.withCheckpointEvery(checkpointEvery).withDurability(durable ? Durability.POWER_LOSS : Durability.PROCESS_CRASH)
+                .withFolding(3_600_000, FOLD_EVERY, d.maxUnfoldedBytes());
+    }
+
+    /** Journal-ack writes per fold in a child (count bound). */
+    static final int FOLD_EVERY = 3;
+
     static void apply(Graph g, BufferAllocator allocator, Plan.Op op) {
         switch (op.kind()) {
             case INSERT -> {
@@ -166,6 +179,17 @@ public final class CrashWorkload {
                     g.compact(op.branch(), "person");
                 }
             }
+            case NOTE_INSERT -> {
+                try (VectorSchemaRoot rows = rows(g, "note", allocator, op.rows())) {
+                    g.insert("main", "note", rows);
+                }
+            }
+            case NOTE_UPSERT -> {
+                try (VectorSchemaRoot rows = rows(g, "note", allocator, op.rows())) {
+                    g.upsert("main", "note", rows);
+                }
+            }
+            case NOTE_DELETE -> g.delete("main", "note", new ArrayList<>(op.rows().keySet()));
             case LOAD, LOAD_STRICT -> {
                 try (PeopleBatches in = new PeopleBatches(allocator, g.catalog().require("person").arrowSchema(), op.rows(),
                         Plan.LOAD_BATCH_ROWS)) {
@@ -177,6 +201,11 @@ public final class CrashWorkload {
     }
 
     static VectorSchemaRoot people(Graph g, BufferAllocator allocator, Map<String, Long> idAge) {
+        return rows(g, "person", allocator, idAge);
+    }
+
+    /** A batch of {@code table} (columns id, age) holding {@code idAge}. */
+    static VectorSchemaRoot rows(Graph g, String table, BufferAllocator allocator, Map<String, Long> idAge) {
         List<Map<String, Object>> rows = new ArrayList<>();
         idAge.forEach((id, age) -> {
             Map<String, Object> r = new LinkedHashMap<>();
@@ -184,7 +213,7 @@ public final class CrashWorkload {
             r.put("age", age);
             rows.add(r);
         });
-        VectorSchemaRoot root = VectorSchemaRoot.create(g.catalog().require("person").arrowSchema(), allocator);
+        VectorSchemaRoot root = VectorSchemaRoot.create(g.catalog().require(table).arrowSchema(), allocator);
         ArrowRows.fill(root, rows);
         return root;
     }

@@ -442,7 +442,7 @@ class LazyFsPowerLossTest {
     static String detail(Path graph, Model acked, String openFailure) {
         StringBuilder b = new StringBuilder();
         List<String> diffs = new ArrayList<>();
-        try (Graph g = openFailure != null ? null : Palisade.open(graph, Options.defaults())) {
+        try (Graph g = openFailure != null ? null : Palisade.open(graph, CrashHarness.checkingOptions())) {
             if (g == null) {
                 throw new IllegalStateException(openFailure); // the check's own open failed: not opened twice
             }

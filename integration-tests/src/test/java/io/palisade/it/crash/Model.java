@@ -9,9 +9,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * What the graph must hold: people (id → age) per graph branch, the main log's messages, and the
- * columns added to {@code person} (nullable; every row reads null). {@link #sameData} compares exactly
- * that, which is what a scan can observe.
+ * What the graph must hold: people (id → age) per graph branch, the main log's messages, the
+ * columns added to {@code person} (nullable; every row reads null), and main's notes (id → age: {@code note}, the
+ * journal-acknowledged table, written on main only, so every branch's copy is main's at its creation and merges
+ * carry none of it). {@link #sameData} compares exactly that, which is what a scan can observe.
  *
  * <p>Besides the data the model keeps what a branch merge needs, as the coordinator derives it from the
  * journal: a logical clock ticked by every applied write, per branch the clock and parent keys at its
@@ -24,6 +25,7 @@ final class Model {
     final TreeMap<String, TreeMap<String, Long>> people = new TreeMap<>();
     final List<String> log = new ArrayList<>();
     final List<String> columns = new ArrayList<>();
+    final TreeMap<String, Long> notes = new TreeMap<>();
     private long clock;
     private final TreeMap<String, Long> forkClock = new TreeMap<>();
     private final TreeMap<String, Set<String>> forkKeys = new TreeMap<>();
@@ -40,6 +42,7 @@ final class Model {
         people.forEach((b, rows) -> m.people.put(b, new TreeMap<>(rows)));
         m.log.addAll(log);
         m.columns.addAll(columns);
+        m.notes.putAll(notes);
         m.clock = clock;
         m.forkClock.putAll(forkClock);
         forkKeys.forEach((b, k) -> m.forkKeys.put(b, new TreeSet<>(k)));
@@ -57,6 +60,8 @@ final class Model {
         log.addAll(full.log);
         columns.clear();
         columns.addAll(full.columns);
+        notes.clear();
+        notes.putAll(full.notes);
         clock = full.clock;
         forkClock.clear();
         forkClock.putAll(full.forkClock);
@@ -115,6 +120,8 @@ final class Model {
             case MAINTAIN -> {
                 // compaction and index refresh change no row
             }
+            case NOTE_INSERT, NOTE_UPSERT -> m.notes.putAll(op.rows());
+            case NOTE_DELETE -> op.rows().keySet().forEach(m.notes::remove);
         }
         return List.of(m);
     }
@@ -187,9 +194,10 @@ final class Model {
         return people.keySet().stream().filter(b -> !b.equals("main")).toList();
     }
 
-    /** Equal observable data: rows per branch, the log as a multiset, the added columns. */
+    /** Equal observable data: rows per branch, the log as a multiset, the added columns, main's notes. */
     boolean sameData(Model o) {
-        return people.equals(o.people) && sortedLog().equals(o.sortedLog()) && new TreeSet<>(columns).equals(new TreeSet<>(o.columns));
+        return people.equals(o.people) && sortedLog().equals(o.sortedLog()) && new TreeSet<>(columns).equals(new TreeSet<>(o.columns))
+                && notes.equals(o.notes);
     }
 
     @Override
@@ -206,7 +214,7 @@ final class Model {
 
     @Override
     public int hashCode() {
-        return Objects.hash(people, sortedLog(), new TreeSet<>(columns), clock);
+        return Objects.hash(people, sortedLog(), new TreeSet<>(columns), notes, clock);
     }
 
     @Override
@@ -215,6 +223,7 @@ final class Model {
         for (Map.Entry<String, TreeMap<String, Long>> e : people.entrySet()) {
             b.append(e.getKey()).append('=').append(e.getValue()).append(' ');
         }
-        return b.append("log=").append(sortedLog()).append(" columns=").append(columns).toString();
+        return b.append("log=").append(sortedLog()).append(" columns=").append(columns).append(" notes=").append(notes)
+                .toString();
     }
 }

@@ -7,8 +7,14 @@ import java.util.Map;
 
 /** A workload plan the parent writes and the child performs, with a plain text encoding for the command line. */
 final class Plan {
-    /** {@code MAINTAIN}: compaction or index refresh of {@code person} (rows: key "compact" or "index"); no data change. */
-    enum Kind { INSERT, UPSERT, DELETE, APPEND, BRANCH, OVERWRITE, ADD_COLUMNS, MERGE, LOAD, LOAD_STRICT, MAINTAIN }
+    /**
+     * {@code MAINTAIN}: compaction or index refresh of {@code person} (rows: key "compact" or "index"); no data change.
+     * {@code NOTE_INSERT}, {@code NOTE_UPSERT}, {@code NOTE_DELETE}: a strict insert of new keys, an upsert, a delete of
+     * {@code note} on main, the journal-acknowledged table (docs/journal-ack.md): acknowledged once journaled, folded
+     * into Lance later.
+     */
+    enum Kind { INSERT, UPSERT, DELETE, APPEND, BRANCH, OVERWRITE, ADD_COLUMNS, MERGE, LOAD, LOAD_STRICT, MAINTAIN,
+        NOTE_INSERT, NOTE_UPSERT, NOTE_DELETE }
 
     /** Rows per substrate batch of a bulk load ({@link Kind#LOAD}, {@link Kind#LOAD_STRICT}). */
     static final int LOAD_BATCH_ROWS = 2;

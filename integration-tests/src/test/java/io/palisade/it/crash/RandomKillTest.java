@@ -113,6 +113,11 @@ class RandomKillTest {
                     points += 17;
                     records += 9;
                 }
+                case NOTE_INSERT, NOTE_UPSERT, NOTE_DELETE -> {
+                    // after-journal-ack and the return; every FOLD_EVERY-th write a fold's five points
+                    points += 2 + 5 / CrashWorkload.FOLD_EVERY;
+                    records += 1 + 4 / CrashWorkload.FOLD_EVERY;
+                }
                 default -> {
                     points += 5;
                     records += 4;
