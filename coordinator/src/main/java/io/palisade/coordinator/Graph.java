@@ -72,6 +72,7 @@ public final class Graph implements AutoCloseable {
     private final Object view = new Object();
     private volatile boolean closed;
     private long recordsSinceCheckpoint;
+    private final boolean steppedCommitter;
 
     /**
      * @param manualCommitter no committer thread: the caller steps the committer ({@link #stepCommitter()})
@@ -87,6 +88,7 @@ public final class Graph implements AutoCloseable {
         this.store = store;
         this.allocator = allocator;
         this.state = state;
+        this.steppedCommitter = manualCommitter;
         this.checkpoints = Checkpoints.of(layout.palisade());
         this.unfolded = rebuildUnfolded(layout.palisade(), catalog, state, state.lastSequence());
         this.committer = new Committer(this, queue);
@@ -704,6 +706,25 @@ public final class Graph implements AutoCloseable {
         return options;
     }
 
+    /** Whether the committer is stepped by the caller (the deterministic simulation): then folds run inline. */
+    boolean steppedCommitter() {
+        return steppedCommitter;
+    }
+
+    /**
+     * Waits until no fold is in flight: the fold whose Lance commit runs off the committer thread, if any, is
+     * published (a control task on the committer, which waits for it like every control task). For tests and the
+     * benchmark harness; a fold it does not start.
+     */
+    public void awaitFold() {
+        onCommitter(() -> null);
+    }
+
+    /** The fold agent (tests hold a fold's Lance commit through {@link Folder#beforeLanceCommit}). */
+    Folder folder() {
+        return committer.folder();
+    }
+
     TableStore store() {
         return store;
     }
@@ -817,6 +838,7 @@ public final class Graph implements AutoCloseable {
             }
         } finally {
             try {
+                committer.folder().close();
                 journal.close();
             } finally {
                 store.close();

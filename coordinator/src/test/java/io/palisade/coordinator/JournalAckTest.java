@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -196,11 +197,16 @@ class JournalAckTest extends GraphTestSupport {
             for (int i = 0; i < 3; i++) {
                 g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
             }
-            // the fold runs on the committer after the cycle that acknowledged the third write; a fourth write
-            // queued behind it is answered only after that fold
-            g.upsert("main", "person", List.of(Row.of("id", "k3", "age", 3)));
-            assertThat(g.metrics().folds()).isGreaterThanOrEqualTo(1);
-            assertThat(lanceAges(g)).containsKeys("k0", "k1", "k2");
+            // the fold is planned on the committer in the cycle that acknowledged the third write; a fourth write
+            // queued behind it is acknowledged while the fold's Lance commit runs, above its watermark
+            Receipt fourth = g.upsert("main", "person", List.of(Row.of("id", "k3", "age", 3)));
+            g.awaitFold();
+            assertThat(g.metrics().folds()).isEqualTo(1);
+            assertThat(lanceAges(g)).containsOnlyKeys("k0", "k1", "k2");
+            FoldMark m = g.state().foldMark("main", "person");
+            assertThat(m.unfolded()).isEqualTo(1);
+            assertThat(m.newestSequence()).isEqualTo(fourth.seq());
+            assertThat(m.foldedThrough()).isLessThan(fourth.seq());
             assertThat(ages(g.scan("main", "person"))).containsOnlyKeys("k0", "k1", "k2", "k3");
         }
     }
@@ -241,6 +247,97 @@ class JournalAckTest extends GraphTestSupport {
         try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
             assertThat(g.state().foldMark("main", "person").unfolded()).isZero();
             assertThat(lanceAges(g)).hasSize(keys); // no duplicate id after the folds (ages() asserts each id once)
+        }
+    }
+
+    @Test
+    void acknowledgementsGoOnWhileAFoldsLanceCommitIsHeld() throws Exception {
+        Options o = Options.defaults().withFolding(3_600_000, 3, 1L << 40);
+        CountDownLatch inLance = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
+            long v0 = g.state().head("main", "person").orElseThrow().version();
+            g.folder().beforeLanceCommit = () -> {
+                inLance.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            Receipt third = null;
+            for (int i = 0; i < 3; i++) {
+                third = g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
+            }
+            assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue(); // the fold's Lance commit is held
+            g.folder().beforeLanceCommit = null;
+
+            // while it is held: writes are acknowledged, fenced against every unfolded write, and read at once
+            Receipt up = g.upsert("main", "person", List.of(Row.of("id", "k0", "age", 100)));
+            Receipt del = g.delete("main", "person", List.of("k1"));
+            assertThat(List.of(up, del)).allSatisfy(r -> assertThat(r.folded()).isFalse());
+            assertThatThrownBy(() -> g.insert("main", "person", List.of(Row.of("id", "k2", "age", 9))))
+                    .isInstanceOf(KeyConflictException.class);
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("k0", 100L, "k2", 2L));
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(v0);
+            assertThat(g.state().foldMark("main", "person").unfolded()).isEqualTo(5);
+            assertThat(g.metrics().folds()).isZero();
+            // an operation on the table that is not a journal-ack write waits for the fold, then folds the rest
+            // (the committer itself now waits for the held fold: nothing else is submitted before the release)
+            CompletableFuture<Receipt> index = CompletableFuture.supplyAsync(() -> g.optimizeIndex("main", "person"));
+
+            release.countDown();
+            index.get(5, TimeUnit.MINUTES);
+            g.awaitFold();
+            // the held fold folded exactly the three writes of its plan; the writes acknowledged meanwhile were
+            // folded by the next fold (the one the index maintenance waits for), none twice
+            List<JournalRecord> records = journal(g);
+            List<JournalEvent.FoldPlanned> plans = records.stream()
+                    .filter(r -> r.event() instanceof JournalEvent.FoldPlanned).map(r -> (JournalEvent.FoldPlanned) r.event())
+                    .toList();
+            assertThat(plans).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(plans.get(0).throughSequence()).isEqualTo(third.seq());
+            assertThat(plans.get(0).writes()).isEqualTo(3);
+            assertThat(plans.get(1).throughSequence()).isGreaterThanOrEqualTo(del.seq());
+            assertThat(plans.stream().mapToLong(JournalEvent.FoldPlanned::writes).sum()).isEqualTo(5);
+            assertThat(g.state().foldMark("main", "person").unfolded()).isZero();
+            assertThat(lanceAges(g)).containsExactlyInAnyOrderEntriesOf(Map.of("k0", 100L, "k2", 2L));
+            long firstFoldDone = records.stream().filter(r -> r.event() instanceof JournalEvent.IntentCompleted c
+                    && c.intentId().equals(plans.get(0).intentId())).findFirst().orElseThrow().sequence();
+            long indexRecorded = records.stream().filter(r -> r.event() instanceof JournalEvent.IntentRecorded i
+                    && i.operation() == LogicalOperation.INDEX_MAINTENANCE).findFirst().orElseThrow().sequence();
+            assertThat(indexRecorded).isGreaterThan(firstFoldDone);
+        } finally {
+            release.countDown();
+        }
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(lanceAges(g)).containsExactlyInAnyOrderEntriesOf(Map.of("k0", 100L, "k2", 2L));
+        }
+    }
+
+    @Test
+    void idempotencyKeysDedupeAcrossCheckpointsAndReopens() {
+        Options o = noAutoFold().withCheckpointEvery(7);
+        Map<String, Receipt> first = new TreeMap<>();
+        int n = 0;
+        for (int round = 0; round < 3; round++) {
+            try (Graph g = round == 0 ? Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)
+                    : Palisade.open(dir.resolve("g"), o)) {
+                for (int i = 0; i < 12; i++, n++) {
+                    String key = "txn-" + n;
+                    first.put(key, g.upsert("main", "person", List.of(Row.of("id", "p" + (n % 5), "age", n)),
+                            WriteOptions.idempotencyKey(key)));
+                }
+                // every key ever used, in this process and the ones before, returns its first receipt
+                for (Map.Entry<String, Receipt> e : first.entrySet()) {
+                    Receipt again = g.upsert("main", "person", List.of(Row.of("id", "other", "age", -1)),
+                            WriteOptions.idempotencyKey(e.getKey()));
+                    assertThat(again.intent()).isEqualTo(e.getValue().intent());
+                    assertThat(again.seq()).isEqualTo(e.getValue().seq());
+                }
+                assertThat(g.get("main", "person", List.of("other"))).isEmpty(); // no repeat wrote anything
+            }
+            assertThat(io.palisade.heads.Checkpoints.of(dir.resolve("g").resolve("_palisade")).list()).isNotEmpty();
         }
     }
 }
