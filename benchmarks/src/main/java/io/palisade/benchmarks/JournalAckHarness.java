@@ -71,8 +71,9 @@ import java.util.concurrent.atomic.LongAdder;
  *                   [--checkpoint-every 10000] [--dir PATH] [--seed 42]
  * </pre>
  * {@code --checkpoint-every} sets {@link Options#checkpointEvery()} (default: the default options' 10,000 records):
- * a heads checkpoint encodes every completed intent of the graph's history, so its cost grows with the writes
- * (docs/benchmarks.md "Journal-ack tables"); a large value shows what the rest of the pipeline sustains.
+ * before checkpoint format 3 a heads checkpoint encoded every completed intent of the graph's history, so its cost
+ * grew with the writes (docs/benchmarks.md "Journal-ack tables"); since, a checkpoint is mostly a delta of what
+ * changed, and a large value shows what checkpoints still cost.
  * <pre>
  * </pre>
  */
