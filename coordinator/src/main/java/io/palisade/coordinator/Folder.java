@@ -113,6 +113,9 @@ final class Folder implements AutoCloseable {
             boolean due = t.writes() >= o.foldEvery() || t.bytes() >= o.maxUnfoldedBytes()
                     || now - t.oldestNanos() >= o.foldLagMillis() * 1_000_000L;
             if (due && start(t.branch(), t.table())) {
+                if (lance == null) {
+                    finish(); // inline (a stepped committer): published in the same cycle, as before
+                }
                 return work + 1; // one fold in flight at a time
             }
         }
