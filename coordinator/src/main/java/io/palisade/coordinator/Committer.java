@@ -234,11 +234,17 @@ final class Committer implements Agent {
     private void runGroup(List<WriteOp> ops) {
         WriteOp first = ops.get(0);
         Optional<Catalog.TableDef> ackTable = graph.catalog().table(first.table).filter(Catalog.TableDef::journalAck);
-        if (ackTable.isPresent() && first.kind != WriteOp.Kind.FOLD
-                && (!first.kind.journalable() || graph.unfoldedBytes() >= graph.options().maxUnfoldedBytes())) {
-            // every other operation on a journal-ack table follows a fold of its tail; past the memory bound the
-            // acknowledgement waits for one (back-pressure: the writers wait, they are not failed)
-            folder.fold(first.branch, first.table);
+        if (ackTable.isPresent() && first.kind != WriteOp.Kind.FOLD) {
+            if (!first.kind.journalable()) {
+                folder.fold(first.branch, first.table); // every other operation on a journal-ack table follows a fold
+            } else if (backPressured(first)) {
+                // past the memory or the lag bound the acknowledgement waits for the fold in flight to publish and
+                // for a fold of the rest of the table's tail (back-pressure: the writers wait, they are not failed)
+                long t = System.nanoTime();
+                folder.fold(first.branch, first.table);
+                graph.metrics().backPressureWaits.increment();
+                graph.metrics().backPressureNanos.add(System.nanoTime() - t);
+            }
         }
         HeadsState state = graph.state();
         Optional<PalisadeException> refusal = substrate.refusal(first.branch, first.table);
@@ -310,6 +316,20 @@ final class Committer implements Agent {
             fence.remember(first.where(), def.kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
         }
         publisher.publish(first, def, head, result, t0, t1, t2);
+    }
+
+    /**
+     * Whether a journal-ack acknowledgement must wait for a fold of its table first: the unfolded rows of the graph
+     * are at {@link Options#maxUnfoldedBytes()}, or the table's oldest unfolded write is
+     * {@link Options#maxFoldLagMillis()} old.
+     */
+    private boolean backPressured(WriteOp w) {
+        Options o = graph.options();
+        if (graph.unfoldedBytes() >= o.maxUnfoldedBytes()) {
+            return true;
+        }
+        long lag = graph.foldLagMillis(w.branch, w.table);
+        return lag >= 0 && lag >= o.maxFoldLagMillis();
     }
 
     private static void fail(List<WriteOp> ops, PalisadeException e) {

@@ -34,8 +34,9 @@ import java.util.concurrent.CompletionException;
  *
  * <p>When it folds: {@link #duty} after each committer cycle folds a table whose tail has reached
  * {@link Options#foldEvery()} writes or whose oldest unfolded write is older than {@link Options#foldLagMillis()};
- * before an acknowledgement that would pass {@link Options#maxUnfoldedBytes()} the committer folds first, so the
- * writer waits (back-pressure) rather than fails; and before any other operation on the table, a branch created
+ * before an acknowledgement that would pass {@link Options#maxUnfoldedBytes()}, or on a table whose oldest unfolded
+ * write is {@link Options#maxFoldLagMillis()} old, the committer folds first (after publishing the fold in flight), so
+ * the writer waits (back-pressure) rather than fails; and before any other operation on the table, a branch created
  * from its graph branch, a merge, a bulk load, or the graph's close.
  *
  * <p><b>Off the committer thread.</b> A fold's fence, Phase A (its intent and {@code fold_planned}, the watermark) and
@@ -108,7 +109,7 @@ final class Folder implements AutoCloseable {
             return work;
         }
         Options o = graph.options();
-        long now = System.currentTimeMillis() * 1_000_000L;
+        long now = graph.clockMillis.getAsLong() * 1_000_000L;
         for (Graph.TailSummary t : tails) {
             boolean due = t.writes() >= o.foldEvery() || t.bytes() >= o.maxUnfoldedBytes()
                     || now - t.oldestNanos() >= o.foldLagMillis() * 1_000_000L;

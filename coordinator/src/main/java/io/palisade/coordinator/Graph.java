@@ -656,6 +656,24 @@ public final class Graph implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The wall clock (epoch milliseconds) the fold bounds compare journal times with ({@link Options#foldLagMillis()},
+     * {@link Options#maxFoldLagMillis()}). Tests only may replace it (to age the unfolded writes without waiting).
+     */
+    volatile java.util.function.LongSupplier clockMillis = System::currentTimeMillis;
+
+    /**
+     * The fold lag of (branch, table) in milliseconds: now minus the journal time of its oldest unfolded write (as
+     * {@code heads} computes {@code fold_lag_ms}), at least 0; -1 when the table has no unfolded write.
+     */
+    long foldLagMillis(String branch, String table) {
+        long oldest;
+        synchronized (view) {
+            oldest = unfolded.of(branch, table).map(UnfoldedWrites.Tail::oldestNanos).orElse(-1L);
+        }
+        return oldest < 0 ? -1 : Math.max(0, clockMillis.getAsLong() - oldest / 1_000_000L);
+    }
+
     /** Payload bytes of every unfolded write (the memory bound's measure). */
     long unfoldedBytes() {
         synchronized (view) {

@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.heads.FoldMark;
@@ -313,6 +314,109 @@ class JournalAckTest extends GraphTestSupport {
         try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
             assertThat(lanceAges(g)).containsExactlyInAnyOrderEntriesOf(Map.of("k0", 100L, "k2", 2L));
         }
+    }
+
+    /** Holds a fold's Lance commit at {@code inLance} until {@code release}; then runs {@code then}. */
+    private static Runnable hold(CountDownLatch inLance, CountDownLatch release, Runnable then) {
+        return () -> {
+            inLance.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            then.run();
+        };
+    }
+
+    private static long completedAt(List<JournalRecord> records, String intentId) {
+        return records.stream().filter(r -> r.event() instanceof JournalEvent.IntentCompleted c
+                && c.intentId().equals(intentId)).findFirst().orElseThrow().sequence();
+    }
+
+    @Test
+    void pastTheLagBoundAnAcknowledgementWaitsForTheFoldAndUnderItDoesNot() throws Exception {
+        // count bound 3 starts the fold; the lag bound is 10 min, the fold agent's lag trigger 1 h (out of reach)
+        Options o = Options.defaults().withFolding(3_600_000, 3, 1L << 40).withMaxFoldLag(600_000);
+        CountDownLatch inLance = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
+            g.folder().beforeLanceCommit = hold(inLance, release, () -> { });
+            Receipt third = null;
+            for (int i = 0; i < 3; i++) {
+                third = g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
+            }
+            assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue();
+            g.folder().beforeLanceCommit = null;
+
+            // under the bound: acknowledged while the fold is held
+            Receipt under = g.upsert("main", "person", List.of(Row.of("id", "k3", "age", 3)));
+            assertThat(under.folded()).isFalse();
+            assertThat(g.metrics().folds()).isZero();
+            assertThat(g.metrics().backPressureWaits()).isZero();
+
+            // the unfolded writes age past the bound (the clock moves 20 min on; nothing waits on wall time)
+            g.clockMillis = () -> System.currentTimeMillis() + 1_200_000;
+            CompletableFuture<Receipt> over = CompletableFuture.supplyAsync(
+                    () -> g.upsert("main", "person", List.of(Row.of("id", "k4", "age", 4))));
+            assertThat(over).isNotDone(); // cannot be acknowledged before the held fold publishes (checked below)
+            release.countDown();
+            Receipt held = over.get(5, TimeUnit.MINUTES);
+            assertThat(g.metrics().backPressureWaits()).isEqualTo(1);
+
+            // it was acknowledged only after the held fold and a fold of the rest of the tail (k3) published
+            List<JournalRecord> records = journal(g);
+            List<JournalEvent.FoldPlanned> plans = records.stream()
+                    .filter(r -> r.event() instanceof JournalEvent.FoldPlanned).map(r -> (JournalEvent.FoldPlanned) r.event())
+                    .toList();
+            assertThat(plans).hasSize(2);
+            assertThat(plans.get(0).throughSequence()).isEqualTo(third.seq());
+            assertThat(plans.get(1).throughSequence()).isEqualTo(under.seq());
+            assertThat(held.seq()).isGreaterThan(completedAt(records, plans.get(1).intentId()));
+            assertThat(completedAt(records, plans.get(1).intentId())).isGreaterThan(completedAt(records, plans.get(0).intentId()));
+            FoldMark m = g.state().foldMark("main", "person");
+            assertThat(m.unfolded()).isEqualTo(1); // only the held write: its own lag is 20 min on the moved clock
+            assertThat(lanceAges(g)).containsOnlyKeys("k0", "k1", "k2", "k3");
+            assertThat(ages(g.scan("main", "person"))).containsOnlyKeys("k0", "k1", "k2", "k3", "k4");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void anAcknowledgementWaitingOnTheLagBoundGetsTheTypedRefusalWhenTheFoldFails() throws Exception {
+        Options o = Options.defaults().withFolding(3_600_000, 3, 1L << 40).withMaxFoldLag(600_000);
+        CountDownLatch inLance = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
+            g.folder().beforeLanceCommit = hold(inLance, release, () -> {
+                throw new IllegalStateException("lance went away");
+            });
+            for (int i = 0; i < 3; i++) {
+                g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
+            }
+            assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue();
+            g.folder().beforeLanceCommit = null;
+            g.clockMillis = () -> System.currentTimeMillis() + 1_200_000;
+            CompletableFuture<Receipt> over = CompletableFuture.supplyAsync(
+                    () -> g.upsert("main", "person", List.of(Row.of("id", "k4", "age", 4))));
+            release.countDown();
+            // the fold of unknown outcome poisons the table: the waiting writer is woken with the graph's refusal
+            assertThatThrownBy(() -> over.get(5, TimeUnit.MINUTES)).hasCauseInstanceOf(GraphRefusedException.class)
+                    .hasMessageContaining("unknown outcome");
+            assertThat(g.metrics().folds()).isZero();
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void theLagBoundIsValidatedAndDefaultsToTwiceTheFoldLag() {
+        assertThat(Options.defaults().maxFoldLagMillis()).isEqualTo(2 * Options.DEFAULT_FOLD_LAG_MILLIS);
+        assertThat(Options.defaults().withFolding(5, 64, 1L << 40).maxFoldLagMillis()).isEqualTo(10);
+        assertThat(Options.defaults().withFolding(Long.MAX_VALUE, 64, 1L << 40).maxFoldLagMillis()).isEqualTo(Long.MAX_VALUE);
+        assertThatThrownBy(() -> Options.defaults().withMaxFoldLag(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxFoldLagMillis >= 0");
     }
 
     @Test
