@@ -71,8 +71,9 @@ import java.util.concurrent.atomic.LongAdder;
  *                   [--checkpoint-every 10000] [--dir PATH] [--seed 42]
  * </pre>
  * {@code --checkpoint-every} sets {@link Options#checkpointEvery()} (default: the default options' 10,000 records):
- * a heads checkpoint encodes every completed intent of the graph's history, so its cost grows with the writes
- * (docs/benchmarks.md "Journal-ack tables"); a large value shows what the rest of the pipeline sustains.
+ * before checkpoint format 3 a heads checkpoint encoded every completed intent of the graph's history, so its cost
+ * grew with the writes (docs/benchmarks.md "Journal-ack tables"); since, a checkpoint is mostly a delta of what
+ * changed, and a large value shows what checkpoints still cost.
  * <pre>
  * </pre>
  */
@@ -422,6 +423,8 @@ public final class JournalAckHarness {
         long lookups0 = m.keyLookups();
         long fp0 = m.keyFilterFalsePositives();
         long refreshes0 = m.autoIndexRefreshes();
+        long waits0 = m.backPressureWaits();
+        long waitNanos0 = m.backPressureNanos();
         long v0 = version(g, J);
         long durationNanos = seconds * 1_000_000_000L;
         LongAdder ops = new LongAdder();
@@ -485,9 +488,12 @@ public final class JournalAckHarness {
                 versions * per10k, m.autoIndexRefreshes() - refreshes0, m.foldedWrites() - foldedWrites0, foldedRows, foldSecs,
                 foldedRows / Math.max(foldSecs, 1e-9), foldSecs * 1e3 / Math.max(1, folds), heapPeak.get() >> 20,
                 afterGcPeak.get() >> 20);
-        out.printf(Locale.ROOT, "configured maxUnfoldedBytes %,d MiB, foldEvery %,d, foldLagMillis %,d, max heap %,d MiB%n",
-                options.maxUnfoldedBytes() >> 20, options.foldEvery(), options.foldLagMillis(),
-                Runtime.getRuntime().maxMemory() >> 20);
+        out.printf(Locale.ROOT, "back-pressure (memory or lag bound): %,d acknowledgement groups waited for a fold, %.1f s "
+                + "in all (%.0f %% of the run)%n", m.backPressureWaits() - waits0, (m.backPressureNanos() - waitNanos0) / 1e9,
+                100.0 * (m.backPressureNanos() - waitNanos0) / 1e9 / secs);
+        out.printf(Locale.ROOT, "configured maxUnfoldedBytes %,d MiB, foldEvery %,d, foldLagMillis %,d, maxFoldLagMillis %,d, "
+                + "max heap %,d MiB%n", options.maxUnfoldedBytes() >> 20, options.foldEvery(), options.foldLagMillis(),
+                options.maxFoldLagMillis(), Runtime.getRuntime().maxMemory() >> 20);
         if (inserts) {
             out.printf(Locale.ROOT, "key lookups %,d, of which filter false positives %,d (%.4f %% of inserted keys looked up)%n",
                     m.keyLookups() - lookups0, m.keyFilterFalsePositives() - fp0,

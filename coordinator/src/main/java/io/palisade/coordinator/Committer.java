@@ -33,8 +33,9 @@ import java.util.concurrent.CompletableFuture;
  *       for the group (the achieved-version rule, maintenance verification);</li>
  *   <li>the fence remembers the commit; {@link Publisher} journals Phases C and D (one sync) and answers the writers.</li>
  * </ol>
- * Invariants: every stage runs on this thread only, so only this thread appends to the journal and writes
- * tables, and one substrate commit is in flight per table; the published {@link HeadsState} is replaced
+ * Invariants: every stage runs on this thread only, except a fold's Lance commit ({@link Folder}: off this thread,
+ * while journal-ack acknowledgements go on; every other op on that table waits for the fold), so only this thread
+ * appends to the journal, and one substrate commit is in flight per table; the published {@link HeadsState} is replaced
  * only by the journal appends, after the records it folds are durable. Every published commit is remembered
  * as a winner for operations based before it.
  */
@@ -66,7 +67,7 @@ final class Committer implements Agent {
         this.publisher = new Publisher(graph, journal, pending::addFirst);
         this.presence = new KeyPresence(graph);
         this.journalAck = new JournalAck(graph, journal, presence);
-        this.folder = new Folder(graph, this);
+        this.folder = new Folder(graph, this, graph.steppedCommitter());
     }
 
     /** The fold agent of journal-ack tables (for the graph's branch operations and close). */
@@ -125,9 +126,59 @@ final class Committer implements Agent {
 
     private void runControl(Control c) {
         try {
+            // a control task (bulk load, branch, merge, repair...) may write any table: never beside a fold's commit
+            folder.awaitRunning();
             c.future().complete(c.task().call());
         } catch (Exception e) {
             c.future().completeExceptionally(e);
+        }
+    }
+
+    /**
+     * A fold after its fence and Phase A, its Lance commit ({@link SubstrateCommit#commit}) running off the committer
+     * thread as {@code result}; {@link #finishFold} publishes it. {@code head} is the table's head it was planned on.
+     */
+    record FoldInFlight(WriteOp op, Catalog.TableDef def, TableHead head, long phaseAStart, long phaseBStart,
+                        CompletableFuture<SubstrateCommit.Result> result) {
+    }
+
+    /**
+     * Runs a fold op through its fence and Phase A; its substrate commit is handed to {@link Folder#launched}. When
+     * the fence or Phase A ends it, {@code op.future} is completed and nothing is launched.
+     */
+    void startFold(WriteOp op) {
+        runGroup(List.of(op));
+    }
+
+    /**
+     * Waits for a fold's Lance commit and runs the rest of its group on this thread: the fence remembers the commit,
+     * Phases C and D publish it (crash points {@code before-fold-publish}, {@code after-fold-publish}) and the fold's
+     * future is completed. A commit that failed off-thread without a result is of unknown outcome: the table is
+     * poisoned, as for any commit.
+     */
+    void finishFold(FoldInFlight f) {
+        WriteOp op = f.op();
+        SubstrateCommit.Result result;
+        try {
+            result = f.result().join();
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            substrate.poison(op.branch, op.table);
+            LOG.error("the fold {} of {}/{} failed off the committer thread", op.intentId, op.branch, op.table, cause);
+            op.future.completeExceptionally(new CommitStateUnknownException("fold of " + op.where() + " failed: "
+                    + cause, cause));
+            return;
+        }
+        try {
+            long t2 = System.nanoTime();
+            if (result instanceof SubstrateCommit.Result.Committed c && c.achieved().version() != c.base().version()) {
+                fence.remember(op.where(), f.def().kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
+            }
+            publisher.publish(op, f.def(), f.head(), result, f.phaseAStart(), f.phaseBStart(), t2);
+        } catch (RuntimeException e) {
+            LOG.error("committer failed to publish the fold {} of {}/{}", op.intentId, op.branch, op.table, e);
+            op.future.completeExceptionally(e instanceof PalisadeException p ? p
+                    : new CommitStateUnknownException("internal error while publishing a fold: " + e, e));
         }
     }
 
@@ -183,11 +234,17 @@ final class Committer implements Agent {
     private void runGroup(List<WriteOp> ops) {
         WriteOp first = ops.get(0);
         Optional<Catalog.TableDef> ackTable = graph.catalog().table(first.table).filter(Catalog.TableDef::journalAck);
-        if (ackTable.isPresent() && first.kind != WriteOp.Kind.FOLD
-                && (!first.kind.journalable() || graph.unfoldedBytes() >= graph.options().maxUnfoldedBytes())) {
-            // every other operation on a journal-ack table follows a fold of its tail; past the memory bound the
-            // acknowledgement waits for one (back-pressure: the writers wait, they are not failed)
-            folder.fold(first.branch, first.table);
+        if (ackTable.isPresent() && first.kind != WriteOp.Kind.FOLD) {
+            if (!first.kind.journalable()) {
+                folder.fold(first.branch, first.table); // every other operation on a journal-ack table follows a fold
+            } else if (backPressured(first)) {
+                // past the memory or the lag bound the acknowledgement waits for the fold in flight to publish and
+                // for a fold of the rest of the table's tail (back-pressure: the writers wait, they are not failed)
+                long t = System.nanoTime();
+                folder.fold(first.branch, first.table);
+                graph.metrics().backPressureWaits.increment();
+                graph.metrics().backPressureNanos.add(System.nanoTime() - t);
+            }
         }
         HeadsState state = graph.state();
         Optional<PalisadeException> refusal = substrate.refusal(first.branch, first.table);
@@ -236,12 +293,18 @@ final class Committer implements Agent {
         journal.appendIntents(phaseA);
         long t1 = System.nanoTime();
 
-        // 3. Phase B
+        // 3. Phase B (a fold's Lance commit runs off this thread; acknowledgements go on meanwhile)
         TableRef base = substrate.base(pin, first.table, tableBranch);
+        if (first.kind == WriteOp.Kind.FOLD) {
+            List<WriteOp> fold = List.copyOf(accepted);
+            folder.launched(new FoldInFlight(first, def, head, t0, t1,
+                    folder.offThread(() -> substrate.commit(def, fold, base))));
+            return;
+        }
         SubstrateCommit.Result result = substrate.commit(def, accepted, base);
         long t2 = System.nanoTime();
 
-        // 4. Phases C and D
+        // 4. Phases C and D (a fold's: finishFold)
         if (result instanceof SubstrateCommit.Result.Committed && switch (first.kind) {
             // a fold's keys are in the filter already; maintenance does not change the key set
             case FOLD, OPTIMIZE_INDEX, COMPACT -> false;
@@ -253,6 +316,20 @@ final class Committer implements Agent {
             fence.remember(first.where(), def.kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
         }
         publisher.publish(first, def, head, result, t0, t1, t2);
+    }
+
+    /**
+     * Whether a journal-ack acknowledgement must wait for a fold of its table first: the unfolded rows of the graph
+     * are at {@link Options#maxUnfoldedBytes()}, or the table's oldest unfolded write is
+     * {@link Options#maxFoldLagMillis()} old.
+     */
+    private boolean backPressured(WriteOp w) {
+        Options o = graph.options();
+        if (graph.unfoldedBytes() >= o.maxUnfoldedBytes()) {
+            return true;
+        }
+        long lag = graph.foldLagMillis(w.branch, w.table);
+        return lag >= 0 && lag >= o.maxFoldLagMillis();
     }
 
     private static void fail(List<WriteOp> ops, PalisadeException e) {

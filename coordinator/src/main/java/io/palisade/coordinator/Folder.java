@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -31,47 +32,100 @@ import java.util.concurrent.CompletionException;
  * whose newest write is a delete. When its intent completes, the heads fold moves the table's watermark and the
  * unfolded writes are dropped: each write is folded exactly once.
  *
- * <p>When it folds: {@link #duty} after each committer cycle folds every table whose tail has reached
+ * <p>When it folds: {@link #duty} after each committer cycle folds a table whose tail has reached
  * {@link Options#foldEvery()} writes or whose oldest unfolded write is older than {@link Options#foldLagMillis()};
- * before an acknowledgement that would pass {@link Options#maxUnfoldedBytes()} the committer folds first, so the
- * writer waits (back-pressure) rather than fails; and before any other operation on the table, a branch created
+ * before an acknowledgement that would pass {@link Options#maxUnfoldedBytes()}, or on a table whose oldest unfolded
+ * write is {@link Options#maxFoldLagMillis()} old, the committer folds first (after publishing the fold in flight), so
+ * the writer waits (back-pressure) rather than fails; and before any other operation on the table, a branch created
  * from its graph branch, a merge, a bulk load, or the graph's close.
  *
- * <p>Invariants: committer thread only. A fold that fails leaves its writes unfolded (they stay acknowledged and
- * readable); a fold of unknown outcome poisons the table like any commit, and recovery decides at the next open.
+ * <p><b>Off the committer thread.</b> A fold's fence, Phase A (its intent and {@code fold_planned}, the watermark) and
+ * publication run on the committer thread; its Lance merge-insert runs on the fold thread ({@code palisade-fold}), so
+ * journal-ack acknowledgements go on while it runs. The writes they acknowledge are journaled after the plan, so they
+ * lie above its watermark and stay unfolded when it completes. At most one fold is in flight per graph: {@link #duty}
+ * publishes it once its Lance commit is done and only then starts another; {@link #fold} (every other caller: an
+ * operation on the table that is not a journal-ack write, the memory bound, branches, merges, close) first waits
+ * for the fold in flight, so those still run after a fold of the table, as before. With a stepped committer (the
+ * deterministic simulation) the Lance commit runs inline.
+ *
+ * <p>Invariants: committer thread only (the fold thread runs only the substrate commit). A fold that fails leaves its
+ * writes unfolded (they stay acknowledged and readable); a fold of unknown outcome poisons the table like any commit,
+ * and recovery decides at the next open.
  */
-final class Folder {
+final class Folder implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Folder.class);
 
     private final Graph graph;
     private final Committer committer;
+    /** Null with a stepped committer: the Lance commit runs inline. */
+    private final java.util.concurrent.ExecutorService lance;
+    /** Tests only: runs on the fold thread before the fold's Lance commit (e.g. to hold it with a latch). */
+    volatile Runnable beforeLanceCommit;
 
-    Folder(Graph graph, Committer committer) {
-        this.graph = graph;
-        this.committer = committer;
+    /** The fold in flight, null when none. */
+    private Running running;
+    /** The fold being started ({@link #start}), to which {@link #launched} attaches its Lance commit. */
+    private Running starting;
+
+    private static final class Running {
+        final WriteOp op;
+        final VectorSchemaRoot rows;
+        final int rowCount;
+        final long started;
+        final long writes;
+        Committer.FoldInFlight flight;
+
+        Running(WriteOp op, VectorSchemaRoot rows, long started, long writes) {
+            this.op = op;
+            this.rows = rows;
+            this.rowCount = rows.getRowCount();
+            this.started = started;
+            this.writes = writes;
+        }
     }
 
-    /** Folds every table whose tail reached a bound; returns how many folds committed. */
+    Folder(Graph graph, Committer committer, boolean inline) {
+        this.graph = graph;
+        this.committer = committer;
+        this.lance = inline ? null : java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "palisade-fold");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Publishes the fold in flight once its Lance commit is done, then folds a table whose tail reached a bound. */
     int duty() {
+        int work = 0;
+        if (running != null) {
+            if (!running.flight.result().isDone()) {
+                return 0;
+            }
+            finish();
+            work++;
+        }
         List<Graph.TailSummary> tails = graph.unfoldedSummary();
         if (tails.isEmpty()) {
-            return 0;
+            return work;
         }
         Options o = graph.options();
-        long now = System.currentTimeMillis() * 1_000_000L;
-        int folded = 0;
+        long now = graph.clockMillis.getAsLong() * 1_000_000L;
         for (Graph.TailSummary t : tails) {
             boolean due = t.writes() >= o.foldEvery() || t.bytes() >= o.maxUnfoldedBytes()
                     || now - t.oldestNanos() >= o.foldLagMillis() * 1_000_000L;
-            if (due && fold(t.branch(), t.table())) {
-                folded++;
+            if (due && start(t.branch(), t.table())) {
+                if (lance == null) {
+                    finish(); // inline (a stepped committer): published in the same cycle, as before
+                }
+                return work + 1; // one fold in flight at a time
             }
         }
-        return folded;
+        return work;
     }
 
     /** Folds every table of the graph with unfolded writes (before close). */
     void foldAll() {
+        awaitRunning();
         for (Graph.TailSummary t : graph.unfoldedSummary()) {
             fold(t.branch(), t.table());
         }
@@ -79,6 +133,7 @@ final class Folder {
 
     /** Folds the tables of {@code branch} with unfolded writes (before a branch is created from it, or merged). */
     void foldBranch(String branch) {
+        awaitRunning();
         for (Graph.TailSummary t : graph.unfoldedSummary()) {
             if (t.branch().equals(branch)) {
                 fold(t.branch(), t.table());
@@ -86,8 +141,51 @@ final class Folder {
         }
     }
 
-    /** Folds (branch, table) if it has unfolded writes; whether a fold committed. */
+    /**
+     * Folds (branch, table) if it has unfolded writes, after the fold in flight (if any) is published, and waits for
+     * it; whether a fold committed.
+     */
     boolean fold(String branch, String table) {
+        awaitRunning();
+        return start(branch, table) && finish();
+    }
+
+    /** Waits for the fold in flight, if any, and publishes it. */
+    void awaitRunning() {
+        if (running != null) {
+            finish();
+        }
+    }
+
+    /** Whether a fold is in flight (its Lance commit running or done, not yet published). */
+    boolean folding() {
+        return running != null;
+    }
+
+    /** Runs a fold's substrate commit on the fold thread (inline with a stepped committer). */
+    CompletableFuture<SubstrateCommit.Result> offThread(java.util.function.Supplier<SubstrateCommit.Result> commit) {
+        if (lance == null) {
+            return CompletableFuture.completedFuture(commit.get()); // a simulated crash propagates to the stepper
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            Runnable hook = beforeLanceCommit;
+            if (hook != null) {
+                hook.run();
+            }
+            return commit.get();
+        }, lance);
+    }
+
+    /** Called by the committer once the fold being started has its Lance commit running. */
+    void launched(Committer.FoldInFlight flight) {
+        if (starting == null || starting.op != flight.op()) {
+            throw new IllegalStateException("fold " + flight.op().intentId + " launched outside Folder.start");
+        }
+        starting.flight = flight;
+    }
+
+    /** Starts a fold of (branch, table) if it has unfolded writes; whether its Lance commit is now in flight. */
+    private boolean start(String branch, String table) {
         HeadsState state = graph.state();
         FoldMark mark = state.foldMark(branch, table);
         Map<String, UnfoldedWrites.Entry> newest = graph.unfoldedNewest(branch, table);
@@ -112,18 +210,65 @@ final class Folder {
         op.keys = Graph.keyFilter(def, all);
         op.foldPlan = new JournalEvent.FoldPlanned(intentId, branch, table, mark.newestSequence(),
                 Math.toIntExact(mark.unfolded()), deletes);
+        Running r = new Running(op, rows, t0, mark.unfolded());
+        starting = r;
         try {
-            committer.runNow(op);
-            graph.metrics().foldNanos.add(System.nanoTime() - t0);
-            graph.metrics().foldedRows.add(rows.getRowCount());
+            committer.startFold(op);
+        } catch (PalisadeException e) {
+            rows.close();
+            LOG.warn("fold of {}/{} ({} writes) was not started; they stay acknowledged and unfolded: {}", branch, table,
+                    mark.unfolded(), e.getMessage());
+            return false;
+        } catch (RuntimeException | Error e) {
+            rows.close();
+            throw e;
+        } finally {
+            starting = null;
+        }
+        if (r.flight == null) {
+            // the fence or Phase A ended it: nothing was committed
+            rows.close();
+            report(r);
+            return false;
+        }
+        running = r;
+        return true;
+    }
+
+    /** Waits for the fold in flight and publishes it; whether it committed. */
+    private boolean finish() {
+        Running r = running;
+        running = null;
+        try {
+            committer.finishFold(r.flight);
+        } finally {
+            r.rows.close();
+        }
+        return report(r);
+    }
+
+    private boolean report(Running r) {
+        if (!r.op.future.isDone()) {
+            throw new IllegalStateException("fold " + r.op.intentId + " ended without an outcome");
+        }
+        try {
+            r.op.future.join();
+            graph.metrics().foldNanos.add(System.nanoTime() - r.started);
+            graph.metrics().foldedRows.add(r.rowCount);
             return true;
         } catch (CompletionException | PalisadeException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            LOG.warn("fold of {}/{} ({} writes) did not commit; they stay acknowledged and unfolded: {}", branch, table,
-                    mark.unfolded(), cause.getMessage());
+            LOG.warn("fold of {}/{} ({} writes) did not commit; they stay acknowledged and unfolded: {}", r.op.branch,
+                    r.op.table, r.writes, cause.getMessage());
             return false;
-        } finally {
-            rows.close();
+        }
+    }
+
+    /** Stops the fold thread (after {@link #foldAll}, at close). */
+    @Override
+    public void close() {
+        if (lance != null) {
+            lance.shutdownNow();
         }
     }
 

@@ -72,6 +72,7 @@ public final class Graph implements AutoCloseable {
     private final Object view = new Object();
     private volatile boolean closed;
     private long recordsSinceCheckpoint;
+    private final boolean steppedCommitter;
 
     /**
      * @param manualCommitter no committer thread: the caller steps the committer ({@link #stepCommitter()})
@@ -87,6 +88,7 @@ public final class Graph implements AutoCloseable {
         this.store = store;
         this.allocator = allocator;
         this.state = state;
+        this.steppedCommitter = manualCommitter;
         this.checkpoints = Checkpoints.of(layout.palisade());
         this.unfolded = rebuildUnfolded(layout.palisade(), catalog, state, state.lastSequence());
         this.committer = new Committer(this, queue);
@@ -654,6 +656,24 @@ public final class Graph implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The wall clock (epoch milliseconds) the fold bounds compare journal times with ({@link Options#foldLagMillis()},
+     * {@link Options#maxFoldLagMillis()}). Tests only may replace it (to age the unfolded writes without waiting).
+     */
+    volatile java.util.function.LongSupplier clockMillis = System::currentTimeMillis;
+
+    /**
+     * The fold lag of (branch, table) in milliseconds: now minus the journal time of its oldest unfolded write (as
+     * {@code heads} computes {@code fold_lag_ms}), at least 0; -1 when the table has no unfolded write.
+     */
+    long foldLagMillis(String branch, String table) {
+        long oldest;
+        synchronized (view) {
+            oldest = unfolded.of(branch, table).map(UnfoldedWrites.Tail::oldestNanos).orElse(-1L);
+        }
+        return oldest < 0 ? -1 : Math.max(0, clockMillis.getAsLong() - oldest / 1_000_000L);
+    }
+
     /** Payload bytes of every unfolded write (the memory bound's measure). */
     long unfoldedBytes() {
         synchronized (view) {
@@ -702,6 +722,25 @@ public final class Graph implements AutoCloseable {
 
     Options options() {
         return options;
+    }
+
+    /** Whether the committer is stepped by the caller (the deterministic simulation): then folds run inline. */
+    boolean steppedCommitter() {
+        return steppedCommitter;
+    }
+
+    /**
+     * Waits until no fold is in flight: the fold whose Lance commit runs off the committer thread, if any, is
+     * published (a control task on the committer, which waits for it like every control task). For tests and the
+     * benchmark harness; a fold it does not start.
+     */
+    public void awaitFold() {
+        onCommitter(() -> null);
+    }
+
+    /** The fold agent (tests hold a fold's Lance commit through {@link Folder#beforeLanceCommit}). */
+    Folder folder() {
+        return committer.folder();
     }
 
     TableStore store() {
@@ -817,6 +856,7 @@ public final class Graph implements AutoCloseable {
             }
         } finally {
             try {
+                committer.folder().close();
                 journal.close();
             } finally {
                 store.close();

@@ -32,6 +32,22 @@ public final class Metrics {
     /** Wall time of committed folds (building the fold's rows from the tail through publication), and their rows. */
     final LongAdder foldNanos = new LongAdder();
     final LongAdder foldedRows = new LongAdder();
+    /** Acknowledgement groups held back by a fold bound (memory or lag), and the wall time they waited. */
+    final LongAdder backPressureWaits = new LongAdder();
+    final LongAdder backPressureNanos = new LongAdder();
+
+    /**
+     * Journal-ack acknowledgement groups that waited for a fold of their table because the unfolded rows were past
+     * {@link Options#maxUnfoldedBytes()} or the table's fold lag past {@link Options#maxFoldLagMillis()}.
+     */
+    public long backPressureWaits() {
+        return backPressureWaits.sum();
+    }
+
+    /** Wall time the committer spent folding for those back-pressured groups (the writers' extra wait). */
+    public long backPressureNanos() {
+        return backPressureNanos.sum();
+    }
 
     /** Wall time spent in committed folds, from building their rows out of the tail to their publication. */
     public long foldNanos() {

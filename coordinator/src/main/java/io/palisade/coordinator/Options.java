@@ -22,9 +22,17 @@ import io.palisade.journal.Durability;
  * @param foldEvery          journal-ack tables: ... or once this many writes are unfolded
  * @param maxUnfoldedBytes   journal-ack tables: the memory bound of the unfolded writes' rows; an acknowledgement that
  *                           would pass it waits for a fold first (writers are held back, never failed)
+ * @param maxFoldLagMillis   journal-ack tables: the lag bound; an acknowledgement on a table whose oldest unfolded
+ *                           write is at least this old waits until a fold of the table has published (the same
+ *                           back-pressure as {@code maxUnfoldedBytes}: writers wait, they are never failed), so the
+ *                           lag of external Lance readers stays near this bound at the cost of throughput when the
+ *                           fold absorbs fewer writes per second than are acknowledged. Default: twice
+ *                           {@code foldLagMillis} (2,000 ms); a bound below {@code foldLagMillis} makes the lag bound,
+ *                           not the fold agent, start the folds
  */
 public record Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
-                      int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes) {
+                      int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
+                      long maxFoldLagMillis) {
 
     /** Default of {@link #indexRefreshEvery}. */
     public static final int DEFAULT_INDEX_REFRESH_EVERY = 32;
@@ -35,9 +43,9 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
 
     public Options {
         if (maxGroup < 1 || upsertRetries < 0 || checkpointEvery < 1 || indexRefreshEvery < 0 || foldLagMillis < 0
-                || foldEvery < 1 || maxUnfoldedBytes < 1) {
+                || foldEvery < 1 || maxUnfoldedBytes < 1 || maxFoldLagMillis < 0) {
             throw new IllegalArgumentException("maxGroup >= 1, upsertRetries >= 0, checkpointEvery >= 1, indexRefreshEvery >= 0, "
-                    + "foldLagMillis >= 0, foldEvery >= 1, maxUnfoldedBytes >= 1");
+                    + "foldLagMillis >= 0, foldEvery >= 1, maxUnfoldedBytes >= 1, maxFoldLagMillis >= 0");
         }
     }
 
@@ -45,13 +53,27 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
     public Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
                    int indexRefreshEvery) {
         this(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, DEFAULT_FOLD_LAG_MILLIS,
-                DEFAULT_FOLD_EVERY, DEFAULT_MAX_UNFOLDED_BYTES);
+                DEFAULT_FOLD_EVERY, DEFAULT_MAX_UNFOLDED_BYTES, lagBoundFor(DEFAULT_FOLD_LAG_MILLIS));
     }
 
-    /** The fold bounds of journal-ack tables: lag, writes, bytes. */
+    /**
+     * The fold bounds of journal-ack tables: lag, writes, bytes; the lag back-pressure bound becomes its default for
+     * {@code lagMillis} ({@link #lagBoundFor}).
+     */
     public Options withFolding(long lagMillis, int every, long maxBytes) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, lagMillis,
-                every, maxBytes);
+                every, maxBytes, lagBoundFor(lagMillis));
+    }
+
+    /** The lag back-pressure bound of journal-ack tables ({@link #maxFoldLagMillis}). */
+    public Options withMaxFoldLag(long millis) {
+        return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes, millis);
+    }
+
+    /** The default {@link #maxFoldLagMillis} for a fold lag: twice it (saturating). */
+    public static long lagBoundFor(long foldLagMillis) {
+        return foldLagMillis > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * foldLagMillis;
     }
 
     /** Options with the default {@link #indexRefreshEvery}. */
@@ -65,26 +87,26 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
 
     public Options withIndexRefreshEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, n, foldLagMillis,
-                foldEvery, maxUnfoldedBytes);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
     }
 
     public Options withDurability(Durability d) {
         return new Options(d, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
     }
 
     public Options withIndexedMerge(boolean indexed) {
         return new Options(durability, indexed, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
     }
 
     public Options withMaxGroup(int n) {
         return new Options(durability, indexedMerge, n, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
     }
 
     public Options withCheckpointEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, n, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
     }
 }

@@ -51,8 +51,10 @@ import java.util.Set;
  * <p>It owns the session's refusals: tables poisoned after a commit of unknown outcome and tables refused after a
  * foreign race ({@link #refusal}); both last until the graph is reopened.
  *
- * <p>Invariants: committer thread only; the only stage that writes tables, so one substrate commit is in flight per
- * table (the writer lease excludes every other Palisade process). It completes no future: it returns a {@link Result}
+ * <p>Invariants: committer thread only, except a fold's {@link #commit}, which runs on the fold thread while the
+ * committer goes on acknowledging journal-ack writes (which write no table; every other op on the table waits for the
+ * fold, see {@link Folder}); the only stage that writes tables, so one substrate commit is in flight per table (the
+ * writer lease excludes every other Palisade process). It completes no future: it returns a {@link Result}
  * and sets {@code op.failure} on every loser. It appends to the journal (through {@link JournalPhases}) only the
  * completions of losers that must be durable before the survivors are committed again; every other record it makes
  * is returned in {@link Result#records()} for the caller to append. Crash points {@code after-fork} and
@@ -105,9 +107,10 @@ final class SubstrateCommit {
 
     private final Graph graph;
     private final JournalPhases journal;
-    private final Set<String> poisoned = new HashSet<>();
+    // concurrent: a fold's commit runs on the fold thread (Folder) while the committer reads them
+    private final Set<String> poisoned = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Tables refused for the rest of the session because a write raced a foreign commit (issue 14). */
-    private final Map<String, ForeignCommitException> refused = new HashMap<>();
+    private final Map<String, ForeignCommitException> refused = new java.util.concurrent.ConcurrentHashMap<>();
 
     SubstrateCommit(Graph graph, JournalPhases journal) {
         this.graph = graph;

@@ -18,7 +18,8 @@ import java.util.Set;
  * The acknowledged-but-unfolded writes of a graph's journal-ack tables (docs/journal-ack.md), as a fold of journal
  * records: an insert, upsert or delete intent of a journal-ack table, its {@code RowsRecorded} and its
  * {@code IntentCompleted JOURNALED} add one {@link Entry} to the (graph branch, table) tail; a fold intent completing
- * {@code COMMITTED} or {@code ROLLED_FORWARD} empties it (a fold covers the whole tail); deleting a graph branch drops
+ * {@code COMMITTED} or {@code ROLLED_FORWARD} drops the writes up to its watermark (the tail when it was planned; the
+ * writes acknowledged while its Lance commit ran stay); deleting a graph branch drops
  * its tails. Anything else is ignored.
  *
  * <p>Mutable, and not thread-safe by itself: the graph applies records and answers reads under one lock, together with
@@ -84,6 +85,22 @@ final class UnfoldedWrites {
         long oldestNanos() {
             return entries.isEmpty() ? -1 : entries.get(0).acknowledgedNanos;
         }
+
+        /**
+         * Drops the writes acknowledged at or before {@code through} (a fold's watermark); the writes acknowledged
+         * while the fold ran stay, and the newest write of each key is taken again from them.
+         */
+        void foldedThrough(long through) {
+            int n = 0;
+            while (n < entries.size() && entries.get(n).acknowledgedAt <= through) {
+                n++;
+            }
+            List<Entry> rest = new ArrayList<>(entries.subList(n, entries.size()));
+            entries.clear();
+            newest.clear();
+            bytes = 0;
+            rest.forEach(this::add);
+        }
     }
 
     /** The answer of the tail for one key. */
@@ -139,8 +156,12 @@ final class UnfoldedWrites {
                 JournalEvent.FoldPlanned plan = plans.remove(e.intentId());
                 if (plan != null && (e.outcome() == IntentOutcome.COMMITTED || e.outcome() == IntentOutcome.ROLLED_FORWARD)) {
                     Map<String, Tail> b = tails.get(plan.graphBranch());
-                    if (b != null) {
-                        b.remove(plan.table());
+                    Tail t = b == null ? null : b.get(plan.table());
+                    if (t != null) {
+                        t.foldedThrough(plan.throughSequence());
+                        if (t.entries.isEmpty()) {
+                            b.remove(plan.table());
+                        }
                     }
                 }
             }

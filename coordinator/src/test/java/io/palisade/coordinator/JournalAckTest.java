@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.heads.FoldMark;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -196,11 +198,16 @@ class JournalAckTest extends GraphTestSupport {
             for (int i = 0; i < 3; i++) {
                 g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
             }
-            // the fold runs on the committer after the cycle that acknowledged the third write; a fourth write
-            // queued behind it is answered only after that fold
-            g.upsert("main", "person", List.of(Row.of("id", "k3", "age", 3)));
-            assertThat(g.metrics().folds()).isGreaterThanOrEqualTo(1);
-            assertThat(lanceAges(g)).containsKeys("k0", "k1", "k2");
+            // the fold is planned on the committer in the cycle that acknowledged the third write; a fourth write
+            // queued behind it is acknowledged while the fold's Lance commit runs, above its watermark
+            Receipt fourth = g.upsert("main", "person", List.of(Row.of("id", "k3", "age", 3)));
+            g.awaitFold();
+            assertThat(g.metrics().folds()).isEqualTo(1);
+            assertThat(lanceAges(g)).containsOnlyKeys("k0", "k1", "k2");
+            FoldMark m = g.state().foldMark("main", "person");
+            assertThat(m.unfolded()).isEqualTo(1);
+            assertThat(m.newestSequence()).isEqualTo(fourth.seq());
+            assertThat(m.foldedThrough()).isLessThan(fourth.seq());
             assertThat(ages(g.scan("main", "person"))).containsOnlyKeys("k0", "k1", "k2", "k3");
         }
     }
@@ -241,6 +248,201 @@ class JournalAckTest extends GraphTestSupport {
         try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
             assertThat(g.state().foldMark("main", "person").unfolded()).isZero();
             assertThat(lanceAges(g)).hasSize(keys); // no duplicate id after the folds (ages() asserts each id once)
+        }
+    }
+
+    @Test
+    void acknowledgementsGoOnWhileAFoldsLanceCommitIsHeld() throws Exception {
+        Options o = Options.defaults().withFolding(3_600_000, 3, 1L << 40);
+        CountDownLatch inLance = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
+            long v0 = g.state().head("main", "person").orElseThrow().version();
+            g.folder().beforeLanceCommit = () -> {
+                inLance.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            Receipt third = null;
+            for (int i = 0; i < 3; i++) {
+                third = g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
+            }
+            assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue(); // the fold's Lance commit is held
+            g.folder().beforeLanceCommit = null;
+
+            // while it is held: writes are acknowledged, fenced against every unfolded write, and read at once
+            Receipt up = g.upsert("main", "person", List.of(Row.of("id", "k0", "age", 100)));
+            Receipt del = g.delete("main", "person", List.of("k1"));
+            assertThat(List.of(up, del)).allSatisfy(r -> assertThat(r.folded()).isFalse());
+            assertThatThrownBy(() -> g.insert("main", "person", List.of(Row.of("id", "k2", "age", 9))))
+                    .isInstanceOf(KeyConflictException.class);
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("k0", 100L, "k2", 2L));
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(v0);
+            assertThat(g.state().foldMark("main", "person").unfolded()).isEqualTo(5);
+            assertThat(g.metrics().folds()).isZero();
+            // an operation on the table that is not a journal-ack write waits for the fold, then folds the rest
+            // (the committer itself now waits for the held fold: nothing else is submitted before the release)
+            CompletableFuture<Receipt> index = CompletableFuture.supplyAsync(() -> g.optimizeIndex("main", "person"));
+
+            release.countDown();
+            index.get(5, TimeUnit.MINUTES);
+            g.awaitFold();
+            // the held fold folded exactly the three writes of its plan; the writes acknowledged meanwhile were
+            // folded by the next fold (the one the index maintenance waits for), none twice
+            List<JournalRecord> records = journal(g);
+            List<JournalEvent.FoldPlanned> plans = records.stream()
+                    .filter(r -> r.event() instanceof JournalEvent.FoldPlanned).map(r -> (JournalEvent.FoldPlanned) r.event())
+                    .toList();
+            assertThat(plans).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(plans.get(0).throughSequence()).isEqualTo(third.seq());
+            assertThat(plans.get(0).writes()).isEqualTo(3);
+            assertThat(plans.get(1).throughSequence()).isGreaterThanOrEqualTo(del.seq());
+            assertThat(plans.stream().mapToLong(JournalEvent.FoldPlanned::writes).sum()).isEqualTo(5);
+            assertThat(g.state().foldMark("main", "person").unfolded()).isZero();
+            assertThat(lanceAges(g)).containsExactlyInAnyOrderEntriesOf(Map.of("k0", 100L, "k2", 2L));
+            long firstFoldDone = records.stream().filter(r -> r.event() instanceof JournalEvent.IntentCompleted c
+                    && c.intentId().equals(plans.get(0).intentId())).findFirst().orElseThrow().sequence();
+            long indexRecorded = records.stream().filter(r -> r.event() instanceof JournalEvent.IntentRecorded i
+                    && i.operation() == LogicalOperation.INDEX_MAINTENANCE).findFirst().orElseThrow().sequence();
+            assertThat(indexRecorded).isGreaterThan(firstFoldDone);
+        } finally {
+            release.countDown();
+        }
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(lanceAges(g)).containsExactlyInAnyOrderEntriesOf(Map.of("k0", 100L, "k2", 2L));
+        }
+    }
+
+    /** Holds a fold's Lance commit at {@code inLance} until {@code release}; then runs {@code then}. */
+    private static Runnable hold(CountDownLatch inLance, CountDownLatch release, Runnable then) {
+        return () -> {
+            inLance.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            then.run();
+        };
+    }
+
+    private static long completedAt(List<JournalRecord> records, String intentId) {
+        return records.stream().filter(r -> r.event() instanceof JournalEvent.IntentCompleted c
+                && c.intentId().equals(intentId)).findFirst().orElseThrow().sequence();
+    }
+
+    @Test
+    void pastTheLagBoundAnAcknowledgementWaitsForTheFoldAndUnderItDoesNot() throws Exception {
+        // count bound 3 starts the fold; the lag bound is 10 min, the fold agent's lag trigger 1 h (out of reach)
+        Options o = Options.defaults().withFolding(3_600_000, 3, 1L << 40).withMaxFoldLag(600_000);
+        CountDownLatch inLance = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
+            g.folder().beforeLanceCommit = hold(inLance, release, () -> { });
+            Receipt third = null;
+            for (int i = 0; i < 3; i++) {
+                third = g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
+            }
+            assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue();
+            g.folder().beforeLanceCommit = null;
+
+            // under the bound: acknowledged while the fold is held
+            Receipt under = g.upsert("main", "person", List.of(Row.of("id", "k3", "age", 3)));
+            assertThat(under.folded()).isFalse();
+            assertThat(g.metrics().folds()).isZero();
+            assertThat(g.metrics().backPressureWaits()).isZero();
+
+            // the unfolded writes age past the bound (the clock moves 20 min on; nothing waits on wall time)
+            g.clockMillis = () -> System.currentTimeMillis() + 1_200_000;
+            CompletableFuture<Receipt> over = CompletableFuture.supplyAsync(
+                    () -> g.upsert("main", "person", List.of(Row.of("id", "k4", "age", 4))));
+            assertThat(over).isNotDone(); // cannot be acknowledged before the held fold publishes (checked below)
+            release.countDown();
+            Receipt held = over.get(5, TimeUnit.MINUTES);
+            assertThat(g.metrics().backPressureWaits()).isEqualTo(1);
+
+            // it was acknowledged only after the held fold and a fold of the rest of the tail (k3) published
+            List<JournalRecord> records = journal(g);
+            List<JournalEvent.FoldPlanned> plans = records.stream()
+                    .filter(r -> r.event() instanceof JournalEvent.FoldPlanned).map(r -> (JournalEvent.FoldPlanned) r.event())
+                    .toList();
+            assertThat(plans).hasSize(2);
+            assertThat(plans.get(0).throughSequence()).isEqualTo(third.seq());
+            assertThat(plans.get(1).throughSequence()).isEqualTo(under.seq());
+            assertThat(held.seq()).isGreaterThan(completedAt(records, plans.get(1).intentId()));
+            assertThat(completedAt(records, plans.get(1).intentId())).isGreaterThan(completedAt(records, plans.get(0).intentId()));
+            FoldMark m = g.state().foldMark("main", "person");
+            assertThat(m.unfolded()).isEqualTo(1); // only the held write: its own lag is 20 min on the moved clock
+            assertThat(lanceAges(g)).containsOnlyKeys("k0", "k1", "k2", "k3");
+            assertThat(ages(g.scan("main", "person"))).containsOnlyKeys("k0", "k1", "k2", "k3", "k4");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void anAcknowledgementWaitingOnTheLagBoundGetsTheTypedRefusalWhenTheFoldFails() throws Exception {
+        Options o = Options.defaults().withFolding(3_600_000, 3, 1L << 40).withMaxFoldLag(600_000);
+        CountDownLatch inLance = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
+            g.folder().beforeLanceCommit = hold(inLance, release, () -> {
+                throw new IllegalStateException("lance went away");
+            });
+            for (int i = 0; i < 3; i++) {
+                g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
+            }
+            assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue();
+            g.folder().beforeLanceCommit = null;
+            g.clockMillis = () -> System.currentTimeMillis() + 1_200_000;
+            CompletableFuture<Receipt> over = CompletableFuture.supplyAsync(
+                    () -> g.upsert("main", "person", List.of(Row.of("id", "k4", "age", 4))));
+            release.countDown();
+            // the fold of unknown outcome poisons the table: the waiting writer is woken with the graph's refusal
+            assertThatThrownBy(() -> over.get(5, TimeUnit.MINUTES)).hasCauseInstanceOf(GraphRefusedException.class)
+                    .hasMessageContaining("unknown outcome");
+            assertThat(g.metrics().backPressureWaits()).isEqualTo(1); // it was the lag bound that held it
+            assertThat(g.metrics().folds()).isZero();
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void theLagBoundIsValidatedAndDefaultsToTwiceTheFoldLag() {
+        assertThat(Options.defaults().maxFoldLagMillis()).isEqualTo(2 * Options.DEFAULT_FOLD_LAG_MILLIS);
+        assertThat(Options.defaults().withFolding(5, 64, 1L << 40).maxFoldLagMillis()).isEqualTo(10);
+        assertThat(Options.defaults().withFolding(Long.MAX_VALUE, 64, 1L << 40).maxFoldLagMillis()).isEqualTo(Long.MAX_VALUE);
+        assertThatThrownBy(() -> Options.defaults().withMaxFoldLag(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxFoldLagMillis >= 0");
+    }
+
+    @Test
+    void idempotencyKeysDedupeAcrossCheckpointsAndReopens() {
+        Options o = noAutoFold().withCheckpointEvery(7);
+        Map<String, Receipt> first = new TreeMap<>();
+        int n = 0;
+        for (int round = 0; round < 3; round++) {
+            try (Graph g = round == 0 ? Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)
+                    : Palisade.open(dir.resolve("g"), o)) {
+                for (int i = 0; i < 12; i++, n++) {
+                    String key = "txn-" + n;
+                    first.put(key, g.upsert("main", "person", List.of(Row.of("id", "p" + (n % 5), "age", n)),
+                            WriteOptions.idempotencyKey(key)));
+                }
+                // every key ever used, in this process and the ones before, returns its first receipt
+                for (Map.Entry<String, Receipt> e : first.entrySet()) {
+                    Receipt again = g.upsert("main", "person", List.of(Row.of("id", "other", "age", -1)),
+                            WriteOptions.idempotencyKey(e.getKey()));
+                    assertThat(again.intent()).isEqualTo(e.getValue().intent());
+                    assertThat(again.seq()).isEqualTo(e.getValue().seq());
+                }
+                assertThat(g.get("main", "person", List.of("other"))).isEmpty(); // no repeat wrote anything
+            }
+            assertThat(io.palisade.heads.Checkpoints.of(dir.resolve("g").resolve("_palisade")).list()).isNotEmpty();
         }
     }
 }

@@ -40,10 +40,47 @@ final class CheckpointCodec {
     private CheckpointCodec() {
     }
 
-    /** The complete file image of {@code state}, CRC included. */
+    /** Body kind (format 3): the whole state. */
+    static final byte FULL = 0;
+    /** Body kind (format 3): the state as the changes over a parent checkpoint (see {@link #encodeDelta}). */
+    static final byte DELTA = 1;
+
+    /** The complete file image of {@code state} as a full checkpoint, CRC included. */
     static byte[] encode(HeadsState s) {
+        return encode(s, null, null);
+    }
+
+    /**
+     * The file image of {@code s} as a delta over {@code parent}, a checkpoint already written: the live parts of the
+     * state (branches, pins, open intents, migrations, fold marks and plans — bounded by what is in flight, not by
+     * history) in full, and of the completed intents and receipts (which only ever gain entries) only those gained
+     * after {@code parent}, in completion order. Its cost is bounded by what changed since the parent. Null when
+     * {@code s} does not descend from {@code parent} in this process (then only a full checkpoint is right).
+     */
+    static byte[] encodeDelta(HeadsState s, HeadsState parent) {
+        if (s.lastSequence <= parent.lastSequence) {
+            return null;
+        }
+        java.util.ArrayDeque<HeadsState.Completion> gained = new java.util.ArrayDeque<>();
+        HeadsState.Completion c = s.log;
+        while (c != parent.log) {
+            if (c == null || c.intent.completedAt() <= parent.lastSequence) {
+                return null; // another lineage: the parent's newest completion is not in this state's list
+            }
+            gained.addFirst(c);
+            c = c.next;
+        }
+        return encode(s, parent, gained);
+    }
+
+    private static byte[] encode(HeadsState s, HeadsState parent, java.util.Collection<HeadsState.Completion> gained) {
         ExpandableArrayBuffer buf = new ExpandableArrayBuffer(4096);
         PayloadWriter w = new PayloadWriter(buf, HEADER_LENGTH);
+        if (parent == null) {
+            w.putByte(FULL);
+        } else {
+            w.putByte(DELTA).putLong(parent.lastSequence);
+        }
         w.putLong(s.lastSequence).putLong(s.writerEpoch).putInt(s.formatStamp).putLong(s.lastCheckpointSequence)
                 .putString(s.openRecovery);
 
@@ -81,22 +118,30 @@ final class CheckpointCodec {
             w.putLong(o.publishedAt());
         }
 
-        var completed = s.completed.sortedEntries(BY_NAME);
-        w.putInt(completed.size());
-        for (Map.Entry<String, CompletedIntent> e : completed) {
-            CompletedIntent c = e.getValue();
-            w.putString(c.intentId()).putShort(c.outcome().code()).putString(c.graphBranch()).putString(c.table())
-                    .putString(c.idempotencyKey()).putLong(c.completedAt());
-            putNullableHead(w, c.publishedHead());
-        }
-
-        var receipts = s.receipts.sortedEntries(BY_NAME);
-        w.putInt(receipts.size());
-        for (Map.Entry<String, Receipt> e : receipts) {
-            Receipt r = e.getValue();
-            w.putString(e.getKey()).putString(r.intentId()).putLong(r.completionSequence()).putString(r.graphBranch())
-                    .putString(r.table()).putString(r.tableBranch()).putLong(r.version()).putShort(r.outcome().code())
-                    .putLong(r.rows());
+        if (gained == null) {
+            var completed = s.completed.sortedEntries(BY_NAME);
+            w.putInt(completed.size());
+            for (Map.Entry<String, CompletedIntent> e : completed) {
+                putCompleted(w, e.getValue());
+            }
+            var receipts = s.receipts.sortedEntries(BY_NAME);
+            w.putInt(receipts.size());
+            for (Map.Entry<String, Receipt> e : receipts) {
+                putReceipt(w, e.getKey(), e.getValue());
+            }
+        } else {
+            w.putInt(gained.size());
+            int receipts = 0;
+            for (HeadsState.Completion c : gained) {
+                putCompleted(w, c.intent);
+                receipts += c.receipt == null ? 0 : 1;
+            }
+            w.putInt(receipts);
+            for (HeadsState.Completion c : gained) {
+                if (c.receipt != null) {
+                    putReceipt(w, c.intent.idempotencyKey(), c.receipt);
+                }
+            }
         }
 
         var migrations = s.migrations.sortedEntries(BY_NAME);
@@ -138,6 +183,14 @@ final class CheckpointCodec {
             payload.getBytes(0, bytes);
             w.putBytes(bytes);
         }
+        // format 3: the writes acknowledged after each open fold plan
+        var later = s.foldLater.sortedEntries(BY_NAME);
+        w.putInt(later.size());
+        for (Map.Entry<String, FoldMark> e : later) {
+            FoldMark f = e.getValue();
+            w.putString(e.getKey()).putLong(f.foldedThrough()).putLong(f.unfolded()).putLong(f.oldestSequence())
+                    .putLong(f.oldestNanos()).putLong(f.newestSequence());
+        }
 
         int bodyLength = w.position() - HEADER_LENGTH;
         buf.putInt(MAGIC_OFFSET, MAGIC, LE);
@@ -150,6 +203,18 @@ final class CheckpointCodec {
         byte[] out = new byte[crcAt + TRAILER_LENGTH];
         buf.getBytes(0, out);
         return out;
+    }
+
+    private static void putCompleted(PayloadWriter w, CompletedIntent c) {
+        w.putString(c.intentId()).putShort(c.outcome().code()).putString(c.graphBranch()).putString(c.table())
+                .putString(c.idempotencyKey()).putLong(c.completedAt());
+        putNullableHead(w, c.publishedHead());
+    }
+
+    private static void putReceipt(PayloadWriter w, String key, Receipt r) {
+        w.putString(key).putString(r.intentId()).putLong(r.completionSequence()).putString(r.graphBranch())
+                .putString(r.table()).putString(r.tableBranch()).putLong(r.version()).putShort(r.outcome().code())
+                .putLong(r.rows());
     }
 
     private static int crc(byte[] b, int length) {
@@ -176,6 +241,38 @@ final class CheckpointCodec {
      * @throws CheckpointDamagedException when the image does not verify or decode
      */
     static HeadsState decode(byte[] image, Path file, long expectedSequence) {
+        return decode(image, file, expectedSequence, parent -> {
+            throw new CheckpointDamagedException(file, "a delta over checkpoint " + parent + ", read without its chain");
+        });
+    }
+
+    /** Resolves the parent checkpoint of a delta by its covered sequence (verified, its own chain resolved). */
+    interface Parents {
+        HeadsState parent(long sequence);
+    }
+
+    /**
+     * The parent sequence a checkpoint image is a delta over, -1 for a full checkpoint (every format 1 and 2 file),
+     * reading only the image's first bytes and verifying nothing else.
+     */
+    static long parentSequence(byte[] head) {
+        if (head.length < HEADER_LENGTH + 9) {
+            return -1;
+        }
+        UnsafeBuffer buf = new UnsafeBuffer(head);
+        if (buf.getInt(MAGIC_OFFSET, LE) != MAGIC || buf.getInt(VERSION_OFFSET, LE) != FORMAT_VERSION
+                || buf.getByte(HEADER_LENGTH) != DELTA) {
+            return -1;
+        }
+        return buf.getLong(HEADER_LENGTH + 1, LE);
+    }
+
+    /**
+     * Verifies and decodes a file image; a delta's parent comes from {@code parents}.
+     *
+     * @throws CheckpointDamagedException when the image (or, for a delta, its parent) does not verify or decode
+     */
+    static HeadsState decode(byte[] image, Path file, long expectedSequence, Parents parents) {
         if (image.length < HEADER_LENGTH + TRAILER_LENGTH) {
             throw new CheckpointDamagedException(file, "short file: " + image.length + " bytes");
         }
@@ -184,7 +281,8 @@ final class CheckpointCodec {
             throw new CheckpointDamagedException(file, "bad magic");
         }
         int version = buf.getInt(VERSION_OFFSET, LE);
-        if (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_1) {
+        if (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_2
+                && version != CheckpointDescriptor.FORMAT_VERSION_1) {
             throw new CheckpointDamagedException(file, "unsupported format version " + version);
         }
         int bodyLength = buf.getInt(BODY_LENGTH_OFFSET, LE);
@@ -206,7 +304,25 @@ final class CheckpointCodec {
         HeadsState s;
         try {
             PayloadReader r = new PayloadReader(buf, HEADER_LENGTH, bodyLength);
-            s = decodeBody(r, version);
+            HeadsState parent = null;
+            if (version >= FORMAT_VERSION) {
+                byte kind = r.getByte();
+                if (kind == DELTA) {
+                    long parentSeq = r.getLong();
+                    if (parentSeq < 0 || parentSeq >= seq) {
+                        throw new CheckpointDamagedException(file, "a delta over checkpoint " + parentSeq
+                                + ", which does not precede its own sequence " + seq);
+                    }
+                    parent = parents.parent(parentSeq);
+                    if (parent.lastSequence != parentSeq) {
+                        throw new CheckpointDamagedException(file, "its parent covers sequence " + parent.lastSequence
+                                + ", not " + parentSeq);
+                    }
+                } else if (kind != FULL) {
+                    throw new CheckpointDamagedException(file, "unknown body kind " + kind);
+                }
+            }
+            s = decodeBody(r, version, parent);
             if (r.remaining() != 0) {
                 throw new CheckpointDamagedException(file, r.remaining() + " body bytes left over");
             }
@@ -227,7 +343,7 @@ final class CheckpointCodec {
         return s;
     }
 
-    private static HeadsState decodeBody(PayloadReader r, int version) {
+    private static HeadsState decodeBody(PayloadReader r, int version, HeadsState parent) {
         long lastSequence = r.getLong();
         long writerEpoch = r.getLong();
         int formatStamp = r.getInt();
@@ -266,18 +382,28 @@ final class CheckpointCodec {
             open = putNew(open, o.intentId(), o);
         }
 
-        PMap<String, CompletedIntent> completed = PMap.empty();
+        // a delta's completed intents and receipts are those gained after its parent, added to the parent's
+        PMap<String, CompletedIntent> completed = parent == null ? PMap.empty() : parent.completed;
+        long after = parent == null ? Long.MIN_VALUE : parent.lastSequence;
         for (int i = 0, n = r.getCount(); i < n; i++) {
             CompletedIntent c = new CompletedIntent(r.getString(), outcome(r.getShort()), r.getString(), r.getString(),
                     r.getNullableString(), r.getLong(), getNullableHead(r));
+            if (parent != null && (c.completedAt() <= after || c.completedAt() > lastSequence)) {
+                throw new MalformedPayloadException("delta entry for intent " + c.intentId() + " completed at "
+                        + c.completedAt() + ", outside (" + after + ", " + lastSequence + "]");
+            }
             completed = putNew(completed, c.intentId(), c);
         }
 
-        PMap<String, Receipt> receipts = PMap.empty();
+        PMap<String, Receipt> receipts = parent == null ? PMap.empty() : parent.receipts;
         for (int i = 0, n = r.getCount(); i < n; i++) {
             String key = r.getString();
             Receipt rc = new Receipt(r.getString(), r.getLong(), r.getString(), r.getString(), r.getString(), r.getLong(),
                     outcome(r.getShort()), r.getLong());
+            if (parent != null && (rc.completionSequence() <= after || rc.completionSequence() > lastSequence)) {
+                throw new MalformedPayloadException("delta receipt for key " + key + " issued at "
+                        + rc.completionSequence() + ", outside (" + after + ", " + lastSequence + "]");
+            }
             receipts = putNew(receipts, key, rc);
         }
 
@@ -317,7 +443,7 @@ final class CheckpointCodec {
         }
         PMap<String, PMap<String, FoldMark>> folds = PMap.empty();
         PMap<String, JournalEvent.FoldPlanned> plans = PMap.empty();
-        if (version >= FORMAT_VERSION) {
+        if (version >= CheckpointDescriptor.FORMAT_VERSION_2) {
             for (int i = 0, n = r.getCount(); i < n; i++) {
                 String branch = r.getString();
                 PMap<String, FoldMark> tables = PMap.empty();
@@ -334,8 +460,18 @@ final class CheckpointCodec {
                 plans = putNew(plans, p.intentId(), p);
             }
         }
+        PMap<String, FoldMark> later = PMap.empty();
+        if (version >= FORMAT_VERSION) {
+            for (int i = 0, n = r.getCount(); i < n; i++) {
+                String id = r.getString();
+                later = putNew(later, id, new FoldMark(r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong()));
+                if (!plans.containsKey(id)) {
+                    throw new MalformedPayloadException("writes after the plan of fold " + id + ", which is not open");
+                }
+            }
+        }
         return new HeadsState(lastSequence, writerEpoch, formatStamp, lastCheckpoint, openRecovery, branches, pins,
-                open, completed, receipts, migrations, folds, plans);
+                open, completed, receipts, migrations, folds, plans, later, null);
     }
 
     private static <V> PMap<String, V> putNew(PMap<String, V> m, String key, V value) {

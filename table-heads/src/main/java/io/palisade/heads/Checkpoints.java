@@ -29,6 +29,15 @@ import java.util.Optional;
  * <p>Loading never trusts a file: {@link #loadNewestValid()} verifies candidates from the newest down,
  * returns the first that verifies and reports every damaged one it skipped on the way.
  *
+ * <p><b>Deltas.</b> A checkpoint is either full or a delta over the checkpoint this instance wrote before it
+ * ({@link CheckpointCodec#encodeDelta}): the live parts of the state in full, and only the completed intents and
+ * receipts gained since the parent, so its cost is bounded by what changed, not by the graph's history. A full
+ * checkpoint is written first in each process, whenever the state does not descend from the last one written, and
+ * once the deltas written since the last full one add up to its size or number {@link #MAX_CHAIN}: the total bytes
+ * written stay linear in the history (each full write is paid for by as many bytes of deltas) and a load reads at
+ * most a full checkpoint, {@value #MAX_CHAIN} deltas and about the full one's size again. A delta verifies only with
+ * its whole chain; pruning keeps the newest {@code keep} checkpoints and every checkpoint their chains need.
+ *
  * <p>Not thread-safe for concurrent writers (the coordinator's committer is the only writer); loads may
  * run concurrently with a write.
  */
@@ -39,6 +48,8 @@ public final class Checkpoints {
     public static final String DIRECTORY = "checkpoints";
     /** Checkpoints kept by {@link #of(Path)}. */
     public static final int DEFAULT_KEEP = 3;
+    /** The most deltas written over one full checkpoint before the next full one. */
+    public static final int MAX_CHAIN = 64;
 
     /** Writes some bytes of {@code src}; a test seam to simulate a device that stops short. */
     interface Sink {
@@ -48,6 +59,13 @@ public final class Checkpoints {
     private final Path dir;
     private final int keep;
     private final Sink sink;
+
+    /** The last state this instance wrote durably, null before the first (deltas are written over it). */
+    private HeadsState lastWritten;
+    /** Bytes of the last full checkpoint, and of the deltas written over it since, and their number. */
+    private long fullBytes;
+    private long deltaBytes;
+    private int chain;
 
     /**
      * @param dir  the checkpoint directory (created on first write)
@@ -75,8 +93,14 @@ public final class Checkpoints {
         return dir;
     }
 
-    /** A checkpoint durably written. */
-    public record Written(Path file, long sequence, String headsDigest) {
+    /**
+     * A checkpoint durably written: {@code bytes} long, a delta over the checkpoint of {@code parentSequence}, or
+     * full ({@code parentSequence} -1).
+     */
+    public record Written(Path file, long sequence, String headsDigest, long bytes, long parentSequence) {
+        public boolean delta() {
+            return parentSequence >= 0;
+        }
     }
 
     /** A checkpoint that verified, with the state it holds. */
@@ -109,7 +133,16 @@ public final class Checkpoints {
         if (state.lastSequence() < 0) {
             throw new io.palisade.fencing.ValidationException("the empty heads state has no sequence to checkpoint");
         }
-        byte[] image = CheckpointCodec.encode(state);
+        byte[] image = null;
+        long parentSequence = -1;
+        if (lastWritten != null && chain < MAX_CHAIN && deltaBytes < fullBytes
+                && Files.isRegularFile(dir.resolve(CheckpointDescriptor.fileName(lastWritten.lastSequence())))) {
+            image = CheckpointCodec.encodeDelta(state, lastWritten);
+            parentSequence = image == null ? -1 : lastWritten.lastSequence();
+        }
+        if (image == null) {
+            image = CheckpointCodec.encode(state);
+        }
         Path target = dir.resolve(CheckpointDescriptor.fileName(state.lastSequence()));
         Path temp = dir.resolve(target.getFileName() + CheckpointDescriptor.TEMP_SUFFIX);
         try {
@@ -144,9 +177,19 @@ public final class Checkpoints {
             }
             throw new CheckpointException("checkpoint " + target + " could not be written: " + e.getMessage(), e);
         }
-        LOG.debug("checkpoint {} written ({} bytes)", target, image.length);
+        LOG.debug("checkpoint {} written ({} bytes, {})", target, image.length,
+                parentSequence < 0 ? "full" : "a delta over " + parentSequence);
+        if (parentSequence < 0) {
+            fullBytes = image.length;
+            deltaBytes = 0;
+            chain = 0;
+        } else {
+            deltaBytes += image.length;
+            chain++;
+        }
+        lastWritten = state;
         prune();
-        return new Written(target, state.lastSequence(), state.digest());
+        return new Written(target, state.lastSequence(), state.digest(), image.length, parentSequence);
     }
 
     private void deleteTemporaries() throws IOException {
@@ -158,15 +201,30 @@ public final class Checkpoints {
         }
     }
 
+    /** Deletes all but the newest {@code keep} checkpoints and the checkpoints their delta chains need. */
     private void prune() {
         List<Path> all = list();
         if (all.size() <= keep) {
             return;
         }
         try {
+            java.util.Set<Long> needed = new java.util.HashSet<>();
+            for (Path p : all.subList(all.size() - keep, all.size())) {
+                long seq = sequenceOf(p);
+                while (seq >= 0 && needed.add(seq)) {
+                    seq = parentOf(dir.resolve(CheckpointDescriptor.fileName(seq)));
+                }
+            }
+            boolean deleted = false;
             for (Path p : all.subList(0, all.size() - keep)) {
-                Files.deleteIfExists(p);
-                LOG.debug("checkpoint {} pruned", p);
+                if (!needed.contains(sequenceOf(p))) {
+                    Files.deleteIfExists(p);
+                    deleted = true;
+                    LOG.debug("checkpoint {} pruned", p);
+                }
+            }
+            if (!deleted) {
+                return;
             }
             fsyncDirectory(dir);
         } catch (IOException e) {
@@ -181,6 +239,22 @@ public final class Checkpoints {
         }
         try (FileChannel ch = FileChannel.open(d, StandardOpenOption.READ)) {
             ch.force(true);
+        }
+    }
+
+    /**
+     * The covered sequence of the checkpoint {@code file} is a delta over, -1 for a full checkpoint or a file that
+     * is missing or too short to tell (reads only the file's first bytes; verifies nothing).
+     */
+    static long parentOf(Path file) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocate(CheckpointDescriptor.HEADER_LENGTH + 9);
+            while (b.hasRemaining() && ch.read(b) > 0) {
+                // read the header and the body's kind and parent
+            }
+            return CheckpointCodec.parentSequence(java.util.Arrays.copyOf(b.array(), b.position()));
+        } catch (IOException e) {
+            return -1;
         }
     }
 
@@ -248,12 +322,30 @@ public final class Checkpoints {
      * @throws CheckpointException        when it cannot be read
      */
     public static HeadsState read(Path file) {
+        return read(file, MAX_CHAIN + 1);
+    }
+
+    /** Reads {@code file}, resolving a delta's parents in the same directory, at most {@code depth} files deep. */
+    private static HeadsState read(Path file, int depth) {
         byte[] image;
         try {
             image = Files.readAllBytes(file);
         } catch (IOException e) {
             throw new CheckpointException("cannot read checkpoint " + file, e);
         }
-        return CheckpointCodec.decode(image, file, CheckpointDescriptor.sequenceOf(file.getFileName().toString()));
+        return CheckpointCodec.decode(image, file, CheckpointDescriptor.sequenceOf(file.getFileName().toString()),
+                parentSeq -> {
+                    Path parent = file.resolveSibling(CheckpointDescriptor.fileName(parentSeq));
+                    if (depth <= 1) {
+                        throw new CheckpointDamagedException(file, "its delta chain is longer than " + (MAX_CHAIN + 1)
+                                + " checkpoints");
+                    }
+                    try {
+                        return read(parent, depth - 1);
+                    } catch (CheckpointDamagedException | CheckpointException e) {
+                        throw new CheckpointDamagedException(file, "a delta over " + parent.getFileName()
+                                + ", which does not verify: " + e.getMessage(), e);
+                    }
+                });
     }
 }

@@ -8,8 +8,8 @@ package io.palisade.heads;
  * record of every unfolded write.
  *
  * <p>Invariant: {@code unfolded == 0} exactly when {@code oldestSequence == newestSequence == -1}; otherwise
- * {@code foldedThrough < oldestSequence <= newestSequence}. A fold covers every unfolded write (never a prefix), so
- * a completed fold leaves {@code unfolded == 0}.
+ * {@code foldedThrough < oldestSequence <= newestSequence}. A fold covers every write unfolded when it was planned;
+ * the writes acknowledged while its Lance commit runs stay unfolded above its watermark once it completes.
  *
  * @param foldedThrough  the watermark: the acknowledgement sequence of the newest folded write, -1 before the first fold
  * @param unfolded       acknowledged writes not yet folded

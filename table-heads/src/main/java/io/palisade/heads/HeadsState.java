@@ -75,7 +75,8 @@ public final class HeadsState {
 
     private static final HeadsState EMPTY = new HeadsState(-1, -1, -1, -1, null,
             PMap.<String, GraphBranch>empty().put(MAIN, new GraphBranch(MAIN, null, -1, -1)),
-            PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty());
+            PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(),
+            null);
 
     final long lastSequence;
     final long writerEpoch;
@@ -92,14 +93,46 @@ public final class HeadsState {
     final PMap<String, PMap<String, FoldMark>> folds;
     /** Open fold intents' plans, by intent id. */
     final PMap<String, JournalEvent.FoldPlanned> foldPlans;
+    /**
+     * By open fold intent id: the writes of its table acknowledged after its plan (a fold's Lance commit runs while
+     * acknowledgements continue), as the mark the table has once the fold is applied ({@code foldedThrough} = the
+     * plan's watermark). Absent while no write followed the plan.
+     */
+    final PMap<String, FoldMark> foldLater;
+    /**
+     * Nullable: the intents completed since this state's lineage began in this process (folded from the empty state or
+     * decoded from a checkpoint), newest first, each with the receipt its completion issued. Derived from
+     * {@link #completed} and {@link #receipts} (not part of equality): it lets a checkpoint write only what completed
+     * since its parent ({@link CheckpointCodec#encodeDelta}).
+     */
+    final Completion log;
 
     private volatile String digest;
+
+    /**
+     * One completed intent and the receipt its completion issued (nullable: no idempotency key), in a persistent list
+     * newest first. {@link #completed} and {@link #receipts} only ever gain entries, and each gains them only in an
+     * {@code IntentCompleted}, so the entries a state has and an ancestor state has not are exactly the list's nodes
+     * above the ancestor's head.
+     */
+    static final class Completion {
+        final CompletedIntent intent;
+        final Receipt receipt;
+        final Completion next;
+
+        Completion(CompletedIntent intent, Receipt receipt, Completion next) {
+            this.intent = intent;
+            this.receipt = receipt;
+            this.next = next;
+        }
+    }
 
     HeadsState(long lastSequence, long writerEpoch, int formatStamp, long lastCheckpointSequence, String openRecovery,
                PMap<String, GraphBranch> branches, PMap<String, PMap<String, Pin>> pins,
                PMap<String, OpenIntent> open, PMap<String, CompletedIntent> completed,
                PMap<String, Receipt> receipts, PMap<String, MigrationProgress> migrations,
-               PMap<String, PMap<String, FoldMark>> folds, PMap<String, JournalEvent.FoldPlanned> foldPlans) {
+               PMap<String, PMap<String, FoldMark>> folds, PMap<String, JournalEvent.FoldPlanned> foldPlans,
+               PMap<String, FoldMark> foldLater, Completion log) {
         this.lastSequence = lastSequence;
         this.writerEpoch = writerEpoch;
         this.formatStamp = formatStamp;
@@ -113,6 +146,8 @@ public final class HeadsState {
         this.migrations = migrations;
         this.folds = folds;
         this.foldPlans = foldPlans;
+        this.foldLater = foldLater;
+        this.log = log;
     }
 
     /** The state before the first record: only {@code main}, no heads, stamp and epoch unknown (-1). */
@@ -390,7 +425,7 @@ public final class HeadsState {
                 && Objects.equals(openRecovery, s.openRecovery) && branches.equals(s.branches)
                 && pins.equals(s.pins) && open.equals(s.open) && completed.equals(s.completed)
                 && receipts.equals(s.receipts) && migrations.equals(s.migrations) && folds.equals(s.folds)
-                && foldPlans.equals(s.foldPlans);
+                && foldPlans.equals(s.foldPlans) && foldLater.equals(s.foldLater);
     }
 
     @Override
@@ -422,6 +457,8 @@ public final class HeadsState {
         PMap<String, MigrationProgress> migrations;
         PMap<String, PMap<String, FoldMark>> folds;
         PMap<String, JournalEvent.FoldPlanned> foldPlans;
+        PMap<String, FoldMark> foldLater;
+        Completion log;
 
         Fold(HeadsState s, long seq) {
             this.seq = seq;
@@ -437,11 +474,13 @@ public final class HeadsState {
             migrations = s.migrations;
             folds = s.folds;
             foldPlans = s.foldPlans;
+            foldLater = s.foldLater;
+            log = s.log;
         }
 
         HeadsState result() {
             return new HeadsState(seq, writerEpoch, formatStamp, lastCheckpointSequence, openRecovery, branches, pins,
-                    open, completed, receipts, migrations, folds, foldPlans);
+                    open, completed, receipts, migrations, folds, foldPlans, foldLater, log);
         }
 
         private FoldMark mark(String branch, String table) {
@@ -478,6 +517,10 @@ public final class HeadsState {
                 throw fail(e.graphBranch(), e.table(), "fold plan of intent " + e.intentId()
                         + ", which is not an open fold intent of this table in phase A");
             }
+            if (openPlan(e.graphBranch(), e.table()) != null) {
+                throw fail(e.graphBranch(), e.table(), "fold plan of intent " + e.intentId() + " while the fold "
+                        + openPlan(e.graphBranch(), e.table()).intentId() + " of the table is open");
+            }
             FoldMark m = mark(e.graphBranch(), e.table());
             if (m.unfolded() != e.writes() || m.newestSequence() != e.throughSequence()) {
                 throw fail(e.graphBranch(), e.table(), "fold " + e.intentId() + " covers " + e.writes()
@@ -485,6 +528,17 @@ public final class HeadsState {
                         + " unfolded writes through " + m.newestSequence());
             }
             foldPlans = foldPlans.put(e.intentId(), e);
+        }
+
+        /** The open fold plan of (branch, table), null when none (at most one is open per table). */
+        private JournalEvent.FoldPlanned openPlan(String branch, String table) {
+            JournalEvent.FoldPlanned[] found = {null};
+            foldPlans.forEach((id, p) -> {
+                if (p.graphBranch().equals(branch) && p.table().equals(table)) {
+                    found[0] = p;
+                }
+            });
+            return found[0];
         }
 
         IllegalTransitionException fail(String branch, String table, String message) {
@@ -655,37 +709,55 @@ public final class HeadsState {
             JournalEvent.FoldPlanned plan = foldPlans.get(o.intentId());
             if (plan != null) {
                 foldPlans = foldPlans.remove(o.intentId());
+                FoldMark later = foldLater.get(o.intentId());
+                foldLater = foldLater.remove(o.intentId());
                 if (applied) {
+                    // the writes acknowledged after the plan stay unfolded, above the fold's watermark
                     FoldMark m = mark(o.graphBranch(), o.table());
-                    if (m.newestSequence() != plan.throughSequence()) {
+                    long newest = later == null ? plan.throughSequence() : later.newestSequence();
+                    if (m.newestSequence() != newest
+                            || m.unfolded() != plan.writes() + (later == null ? 0 : later.unfolded())) {
                         throw fail(o.graphBranch(), o.table(), "fold " + o.intentId() + " completed " + outcome
-                                + " through sequence " + plan.throughSequence() + ", but writes were acknowledged up to "
-                                + m.newestSequence() + " after its plan");
+                                + " through sequence " + plan.throughSequence() + " (" + plan.writes()
+                                + " writes), but the table has " + m.unfolded() + " unfolded writes through "
+                                + m.newestSequence());
                     }
-                    putMark(o.graphBranch(), o.table(), m.folded(plan.throughSequence()));
+                    putMark(o.graphBranch(), o.table(), later == null ? m.folded(plan.throughSequence()) : later);
                 }
             }
             if (outcome == IntentOutcome.JOURNALED) {
                 putMark(o.graphBranch(), o.table(), mark(o.graphBranch(), o.table()).acknowledged(o.recordedAt(), seq, nanos));
+                JournalEvent.FoldPlanned folding = openPlan(o.graphBranch(), o.table());
+                if (folding != null) {
+                    FoldMark later = foldLater.get(folding.intentId());
+                    foldLater = foldLater.put(folding.intentId(), (later == null
+                            ? FoldMark.NONE.folded(folding.throughSequence()) : later).acknowledged(o.recordedAt(), seq, nanos));
+                }
             }
             open = open.remove(o.intentId());
             String key = o.recorded().idempotencyKey();
-            completed = completed.put(o.intentId(), new CompletedIntent(o.intentId(), outcome, o.graphBranch(),
-                    o.table(), key, seq, applied ? o.publishedHead() : null));
+            CompletedIntent done = new CompletedIntent(o.intentId(), outcome, o.graphBranch(), o.table(), key, seq,
+                    applied ? o.publishedHead() : null);
+            completed = completed.put(o.intentId(), done);
+            Receipt receipt = null;
             if (outcome == IntentOutcome.JOURNALED && key != null) {
                 PMap<String, Pin> bp = pins.get(o.graphBranch());
                 Pin pin = bp == null ? null : bp.get(o.table());
                 TableHead h = pin == null ? o.recorded().intendedTransition().to() : pin.head();
                 long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
-                receipts = receipts.put(key, new Receipt(o.intentId(), seq, o.graphBranch(), o.table(),
-                        h.tableBranch(), h.version(), outcome, rows));
+                receipt = new Receipt(o.intentId(), seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
+                        outcome, rows);
             }
             if (applied && key != null) {
                 TableHead h = o.publishedHead();
                 long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
-                receipts = receipts.put(key, new Receipt(o.intentId(), seq, o.graphBranch(), o.table(),
-                        h.tableBranch(), h.version(), outcome, rows));
+                receipt = new Receipt(o.intentId(), seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
+                        outcome, rows);
             }
+            if (receipt != null) {
+                receipts = receipts.put(key, receipt);
+            }
+            log = new Completion(done, receipt, log);
         }
 
         void branchCreated(GraphBranchCreated e) {

@@ -147,4 +147,53 @@ class FoldMarkTest {
         ack("w1", LogicalOperation.UPSERT, null, "a");
         assertThat(log.state.digest()).isNotEqualTo(plain.digest()); // the unfolded write is part of the state
     }
+
+    @Test
+    void writesAcknowledgedWhileAFoldRunsStayUnfoldedAboveItsWatermark() {
+        long s1 = ack("w1", LogicalOperation.UPSERT, null, "a");
+        long s2 = ack("w2", LogicalOperation.UPSERT, null, "b");
+        planFold("f1", s2, 2);
+        long r3 = log.next();
+        ack("w3", LogicalOperation.UPSERT, "k3", "a"); // acknowledged while the fold's Lance commit runs
+        long s4 = ack("w4", LogicalOperation.DELETE, null, "c");
+        assertThat(log.state.foldMark("main", "person").unfolded()).isEqualTo(4);
+        Checkpoints cps = Checkpoints.of(dir);
+        cps.write(log.state);
+        assertThat(Checkpoints.loadNewestValid(dir.resolve("checkpoints")).checkpoint().orElseThrow().state())
+                .isEqualTo(log.state);
+
+        commitFold("f1");
+        FoldMark after = log.state.foldMark("main", "person");
+        assertThat(after).isEqualTo(new FoldMark(s2, 2, r3, 1_000L * (r3 + 2), s4));
+        assertThat(log.state.unfoldedTables("main")).containsOnlyKeys("person");
+        assertThat(HeadsState.fold(HeadsState.empty(), log.records)).isEqualTo(log.state);
+        assertThat(s1).isLessThan(s2);
+
+        planFold("f2", s4, 2); // the next fold takes the rest
+        commitFold("f2");
+        assertThat(log.state.foldMark("main", "person")).isEqualTo(new FoldMark(s4, 0, -1, -1, -1));
+    }
+
+    @Test
+    void anAbortedFoldKeepsTheWritesAcknowledgedDuringItUnfolded() {
+        long s1 = ack("w1", LogicalOperation.UPSERT, null, "a");
+        planFold("f1", s1, 1);
+        long s2 = ack("w2", LogicalOperation.UPSERT, null, "b");
+        log.add(new IntentCompleted("f1", IntentOutcome.ABORTED, "no effect", null, List.of()));
+        FoldMark m = log.state.foldMark("main", "person");
+        assertThat(m.unfolded()).isEqualTo(2);
+        assertThat(m.newestSequence()).isEqualTo(s2);
+        planFold("f2", s2, 2);
+        commitFold("f2");
+        assertThat(log.state.foldMark("main", "person").unfolded()).isZero();
+    }
+
+    @Test
+    void aSecondFoldOfATableIsNotPlannedWhileOneIsOpen() {
+        long s1 = ack("w1", LogicalOperation.UPSERT, null, "a");
+        planFold("f1", s1, 1);
+        long s2 = ack("w2", LogicalOperation.UPSERT, null, "b");
+        assertThatThrownBy(() -> planFold("f2", s2, 2)).isInstanceOf(IllegalTransitionException.class)
+                .hasMessageContaining("while the fold f1 of the table is open");
+    }
 }
