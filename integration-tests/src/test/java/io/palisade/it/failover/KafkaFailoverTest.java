@@ -57,7 +57,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * still alive; A's next write fails with the typed fenced error. Invariants after each: every write A acknowledged is
  * present with its values, no id is duplicated, no write is partial (both rows of a write or neither), the journal
  * verifies, and B's view of the tables is the Lance table on S3 (the graph has no local tables directory, and a
- * separate Lance reader of the {@code s3://} table at B's head version sees exactly B's rows). {@code -Dpalisade.failover.seed=S} replays a run.
+ * separate Lance reader of the {@code s3://} table at B's head version sees exactly B's rows).
+ * {@code -Dpalisade.failover.seed=S} replays a run.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
@@ -136,7 +137,8 @@ class KafkaFailoverTest {
 
     /** B: opens (fences A, recovers), checks the invariants, writes on. */
     private static void takeOverAndContinue(Path g, String prefix, List<Integer> acked) {
-        try (Graph b = Palisade.open(g, Options.defaults(), S3.storageOptions()); BufferAllocator allocator = new RootAllocator()) {
+        try (Graph b = Palisade.open(g, Options.defaults(), S3.storageOptions());
+             BufferAllocator allocator = new RootAllocator()) {
             check(g, b, prefix, acked, false);
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("id", "b-0");
