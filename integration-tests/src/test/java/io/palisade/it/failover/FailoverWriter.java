@@ -20,14 +20,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writer A of the failover test, a child JVM: opens the graph (its journal on Kafka), prints {@code OPENED}, then
+ * Writer A of the failover test, a child JVM: opens the graph (its tables on an object store, its journal on Kafka)
+ * with the storage options it is given, prints {@code OPENED}, then
  * inserts person rows {@code <prefix>-0, <prefix>-1, ...} (age = the index), two per write, printing
  * {@code ACK <index>} after each acknowledged write. Standard input steers it: {@code PAUSE} makes it finish its
  * current write and print {@code PAUSED}; {@code WRITE} makes it try one more write. A write that fails with the typed
  * fenced error prints {@code FENCED} and the child exits with status 3; any other failure prints {@code FAILED <error>}
  * and exits with status 4.
  *
- * <p>Arguments: graph directory, id prefix.
+ * <p>Arguments: graph directory, id prefix, then the Lance storage options as {@code key=value} (none for tables on
+ * local disk).
  */
 public final class FailoverWriter {
     static final int ROWS_PER_WRITE = 2;
@@ -38,6 +40,14 @@ public final class FailoverWriter {
     public static void main(String[] args) throws Exception {
         Path graph = Path.of(args[0]);
         String prefix = args[1];
+        Map<String, String> storageOptions = new LinkedHashMap<>();
+        for (int a = 2; a < args.length; a++) {
+            int eq = args[a].indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("storage option '" + args[a] + "' is not key=value");
+            }
+            storageOptions.put(args[a].substring(0, eq), args[a].substring(eq + 1));
+        }
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         Object lock = new Object();
         boolean[] paused = {false};
@@ -61,7 +71,7 @@ public final class FailoverWriter {
         });
         commands.setDaemon(true);
         commands.start();
-        try (BufferAllocator allocator = new RootAllocator(); Graph g = Palisade.open(graph, Options.defaults())) {
+        try (BufferAllocator allocator = new RootAllocator(); Graph g = Palisade.open(graph, Options.defaults(), storageOptions)) {
             out.println("OPENED");
             boolean announcedPause = false;
             for (int i = 0; ; i++) {

@@ -4,9 +4,15 @@ import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
+import io.palisade.coordinator.TableLocation;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.KafkaTestCluster;
+import io.palisade.journal.TableHead;
 import io.palisade.substrate.ArrowRows;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.lance.LanceTableStore;
+import io.palisade.substrate.s3.S3ProxyFixture;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -34,20 +40,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Writer failover on a Kafka journal (docs/scale-out.md "Writer failover"), on an in-process cluster of 3 brokers and
- * 1 controller (replication 3, {@code min.insync.replicas} 2). Writer A is a child JVM ({@link FailoverWriter}); B is
- * this test JVM, another process. Trial 1: A is SIGKILLed after a random number of acknowledged writes; B opens the
+ * Writer failover on the scale-out deployment (docs/scale-out.md "Writer failover"): the graph's tables on an object
+ * store (the in-process S3Proxy of this JVM, {@link S3ProxyFixture#shared()}, reached by the child over loopback) and
+ * its journal on an in-process Kafka cluster of 3 brokers and 1 controller (replication 3, {@code min.insync.replicas}
+ * 2). Writer A is a child JVM ({@link FailoverWriter}); B is this test JVM, another process; each is given the
+ * storage options explicitly. Trial 1: A is SIGKILLed after a random number of acknowledged writes; B opens the
  * graph, which fences A's transactional id, recovers from the replicated journal and continues. Trial 2: one broker is
  * stopped after a random number of A's writes, A goes on writing on the remaining two, then B takes over while A is
  * still alive; A's next write fails with the typed fenced error. Invariants after each: every write A acknowledged is
  * present with its values, no id is duplicated, no write is partial (both rows of a write or neither), the journal
- * verifies. {@code -Dpalisade.failover.seed=S} replays a run.
+ * verifies, and B's view of the tables is the Lance table on S3 (the graph has no local tables directory, and a
+ * separate Lance reader of the {@code s3://} table at B's head version sees exactly B's rows).
+ * {@code -Dpalisade.failover.seed=S} replays a run.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
@@ -59,6 +70,7 @@ class KafkaFailoverTest {
             """;
 
     private static KafkaTestCluster cluster;
+    private static final S3ProxyFixture S3 = S3ProxyFixture.shared();
     private static final long SEED = Long.getLong("palisade.failover.seed", System.nanoTime());
     private static final Random RANDOM = new Random(SEED);
 
@@ -111,21 +123,23 @@ class KafkaFailoverTest {
         assertThat(a.process.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(a.lines()).contains("FENCED");
         assertThat(a.process.exitValue()).isEqualTo(3);
-        try (Graph b = Palisade.open(g, Options.defaults())) {
-            check(b, "a", acked, true);
+        try (Graph b = Palisade.open(g, Options.defaults(), S3.storageOptions())) {
+            check(g, b, "a", acked, true);
         }
     }
 
     private Path createGraph(String name) {
         Path g = dir.resolve(name);
-        Palisade.create(g, Catalog.fromJson(CATALOG), Options.defaults(), cluster.newJournal(name)).close();
+        Palisade.create(g, Catalog.fromJson(CATALOG), Options.defaults(), S3.freshUri(), S3.storageOptions(),
+                cluster.newJournal(name)).close();
         return g;
     }
 
     /** B: opens (fences A, recovers), checks the invariants, writes on. */
     private static void takeOverAndContinue(Path g, String prefix, List<Integer> acked) {
-        try (Graph b = Palisade.open(g, Options.defaults()); BufferAllocator allocator = new RootAllocator()) {
-            check(b, prefix, acked, false);
+        try (Graph b = Palisade.open(g, Options.defaults(), S3.storageOptions());
+             BufferAllocator allocator = new RootAllocator()) {
+            check(g, b, prefix, acked, false);
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("id", "b-0");
             row.put("age", 7L);
@@ -140,8 +154,9 @@ class KafkaFailoverTest {
         }
     }
 
-    private static void check(Graph b, String prefix, List<Integer> acked, boolean afterB) {
+    private static void check(Path g, Graph b, String prefix, List<Integer> acked, boolean afterB) {
         List<Map<String, Object>> rows = b.scan("main", "person");
+        assertThat(onS3(g, b)).as("B's rows are the Lance table's on S3").isEqualTo(ages(rows));
         List<Object> ids = rows.stream().map(r -> r.get("id")).toList();
         assertThat(new HashSet<>(ids)).as("no duplicate ids").hasSameSizeAs(ids);
         Map<String, Object> age = new HashMap<>();
@@ -165,6 +180,27 @@ class KafkaFailoverTest {
             }
         }
         assertThat(ids.size()).isEqualTo(writes.size() * FailoverWriter.ROWS_PER_WRITE + (afterB ? 1 : 0));
+    }
+
+    /**
+     * The rows of the graph's person table on main as a separate Lance reader of the object store sees them, at B's
+     * head version; the graph's tables are on S3 (its recorded URI), and it has no local tables directory.
+     */
+    private static Map<String, Object> onS3(Path g, Graph b) {
+        TableLocation location = TableLocation.of(g, S3.storageOptions());
+        assertThat(location.uri()).startsWith("s3://" + S3ProxyFixture.BUCKET + "/");
+        assertThat(g.resolve("tables")).doesNotExist();
+        TableHead head = b.state().head("main", "person").orElseThrow();
+        try (LanceTableStore store = new LanceTableStore(location.uri(), S3.storageOptions());
+             KeyedTable table = store.openKeyed("person", new TableRef(head.tableBranch(), head.version()))) {
+            return ages(table.scan());
+        }
+    }
+
+    private static Map<String, Object> ages(List<Map<String, Object>> rows) {
+        Map<String, Object> out = new TreeMap<>();
+        rows.forEach(r -> out.put((String) r.get("id"), r.get("age")));
+        return out;
     }
 
     /** A running {@link FailoverWriter} and the lines it printed. */
@@ -195,6 +231,11 @@ class KafkaFailoverTest {
             reader.start();
         }
 
+        /**
+         * Starts A on {@code graph} with the S3 server's storage options as arguments; its environment keeps instance
+         * metadata off ({@code AWS_EC2_METADATA_DISABLED}) and names the same server in {@code AWS_*} (Lance 7.0.0 reads
+         * those for some stores, docs/scale-out.md).
+         */
         static Child start(Path graph, String prefix, Path dir) throws Exception {
             Path tmp = Files.createTempDirectory(dir, "child-tmp");
             List<String> cmd = new ArrayList<>();
@@ -207,8 +248,16 @@ class KafkaFailoverTest {
             cmd.addAll(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                     "-Dchronicle.analytics.disable=true", "-Djava.io.tmpdir=" + tmp,
                     "-cp", System.getProperty("java.class.path"), FailoverWriter.class.getName(), graph.toString(), prefix));
+            S3.storageOptions().forEach((k, v) -> cmd.add(k + "=" + v));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(dir.resolve("child-" + prefix + "-"
                     + graph.getFileName() + ".err").toFile());
+            Map<String, String> env = pb.environment();
+            env.put("AWS_EC2_METADATA_DISABLED", "true");
+            env.put("AWS_ENDPOINT", S3.endpoint());
+            env.put("AWS_ACCESS_KEY_ID", S3ProxyFixture.ACCESS_KEY);
+            env.put("AWS_SECRET_ACCESS_KEY", S3ProxyFixture.SECRET_KEY);
+            env.put("AWS_REGION", S3ProxyFixture.REGION);
+            env.put("AWS_ALLOW_HTTP", "true");
             return new Child(pb.start());
         }
 
