@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A failing seed is printed with the command that replays it.
  */
 class DeterministicSimulationTest {
-    static final int DEFAULT_SEEDS = 1000;
+    static final int DEFAULT_SEEDS = 600;
 
     private static Path work;
 
