@@ -21,7 +21,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -304,14 +303,7 @@ public final class IncidentJournals {
      */
     private static long[] killWriterChild(Path dir, Path graph) throws IOException, InterruptedException {
         long before = lastSequence(graph);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-") || a.startsWith("--enable-native-access") || a.startsWith("--sun-misc")
-                    || a.startsWith("-Dchronicle")) {
-                cmd.add(a);
-            }
-        }
+        List<String> cmd = io.palisade.journal.ChildJava.command();
         Path tmp = Files.createDirectories(dir.resolve("child-tmp"));
         cmd.addAll(List.of("-Xmx512m", "-Djava.io.tmpdir=" + tmp, "-Dpalisade.crash.at=after-substrate-commit:4",
                 "-cp", System.getProperty("java.class.path"),

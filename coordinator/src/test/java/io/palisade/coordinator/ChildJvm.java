@@ -2,10 +2,8 @@ package io.palisade.coordinator;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -65,14 +63,7 @@ final class ChildJvm {
 
     /** This JVM's java with its {@code --add-*}, native-access, unsafe and {@code -Dchronicle} options, then {@code extra}. */
     private static List<String> jvm(List<String> extra) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-") || a.startsWith("--enable-native-access") || a.startsWith("--sun-misc")
-                    || a.startsWith("-Dchronicle")) {
-                cmd.add(a);
-            }
-        }
+        List<String> cmd = io.palisade.journal.ChildJava.command();
         cmd.addAll(extra);
         return cmd;
     }

@@ -135,22 +135,7 @@ abstract class JournalContractTest {
     @Test
     void lookupBySequenceAndByTime() {
         AtomicLong millis = new AtomicLong(1_700_000_000_000L);
-        Clock clock = new Clock() {
-            @Override
-            public ZoneOffset getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(java.time.ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return Instant.ofEpochMilli(millis.getAndAdd(1000));
-            }
-        };
+        Clock clock = steppingClock(millis);
         try (Journal j = Journal.open(palisade(), JournalOptions.defaults().withClock(clock))) {
             List<JournalEvent> batch = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
@@ -231,22 +216,7 @@ abstract class JournalContractTest {
     @Test
     void followerFromATimeStartsAtTheFirstRecordAppendedAtOrAfterIt() {
         AtomicLong millis = new AtomicLong(1_700_000_000_000L);
-        Clock clock = new Clock() {
-            @Override
-            public ZoneOffset getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(java.time.ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return Instant.ofEpochMilli(millis.getAndAdd(1000));
-            }
-        };
+        Clock clock = steppingClock(millis);
         try (Journal j = Journal.open(palisade(), JournalOptions.defaults().withClock(clock))) {
             append(j, 0, 5);
             Instant cut = Instant.ofEpochMilli(millis.get() - 500);
@@ -317,5 +287,25 @@ abstract class JournalContractTest {
             }
         }
         j.appendBatch(batch, Durability.PROCESS_CRASH);
+    }
+
+    /** A clock that reads {@code millis} and moves it one second on at every reading. */
+    private static Clock steppingClock(AtomicLong millis) {
+        return new Clock() {
+            @Override
+            public ZoneOffset getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return Instant.ofEpochMilli(millis.getAndAdd(1000));
+            }
+        };
     }
 }
