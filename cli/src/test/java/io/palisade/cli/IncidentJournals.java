@@ -44,7 +44,8 @@ import java.util.stream.Stream;
  * and {@code knows} acknowledged at the table commit, {@code tag} acknowledged from the journal); then a writer child
  * JVM (the demo's {@code demo-writer}) halted like SIGKILL at a Lance commit while it writes and the recovery at the next open; a graph branch
  * {@code feature}; a strict insert that conflicts and its retry with the same idempotency key ({@value #RETRY_KEY});
- * a merge of {@code feature} into {@code main} that conflicts on {@value #MERGE_KEY}; and more random writes on both
+ * a merge of {@code feature} into {@code main} that conflicts on {@value #MERGE_KEY}; {@value #HOT_LOSERS} strict
+ * inserts that lose on {@value #HOT_KEY} the same way; and more random writes on both
  * branches until the journal holds about the requested number of events.
  *
  * <p>Sized by its event count ({@link #DEFAULT_EVENTS} for the issue's journal, {@link #SMALL_EVENTS} for fast unit
@@ -67,6 +68,9 @@ public final class IncidentJournals {
     /** The key both branches change, so that the merge conflicts. */
     public static final String MERGE_KEY = "e11";
     public static final String BRANCH = "feature";
+    /** The key {@value #HOT_LOSERS} strict inserts lose on one after another, the same way (explain's compact form). */
+    public static final String HOT_KEY = "e13";
+    static final int HOT_LOSERS = 16;
     static final List<String> TABLES = List.of("person", "knows", "tag");
 
     static final String CATALOG = """
@@ -151,6 +155,7 @@ public final class IncidentJournals {
             g.createBranch(BRANCH, "main");
             retryAfterConflict(g);
             mergeConflict(g);
+            hotKeyLosers(g);
             random(g, alloc, events, 2, true);
         }
         long total = Cli.reader(graph).verify().records();
@@ -280,6 +285,22 @@ public final class IncidentJournals {
             // the loser the retry retries
         }
         g.upsert("main", "person", List.of(io.palisade.coordinator.Row.of("id", RETRY_ROW, "name", "the retry")), idem);
+    }
+
+    /**
+     * {@value #HOT_KEY} of person is upserted, then {@value #HOT_LOSERS} strict inserts of it lose one after another to
+     * that upsert: identical losers, more than explain shows one by one.
+     */
+    private static void hotKeyLosers(Graph g) {
+        g.upsert("main", "person", List.of(io.palisade.coordinator.Row.of("id", HOT_KEY, "name", "the winner")));
+        for (int n = 0; n < HOT_LOSERS; n++) {
+            try {
+                g.insert("main", "person", List.of(io.palisade.coordinator.Row.of("id", HOT_KEY, "name", "loser " + n)));
+                throw new IllegalStateException("the strict insert of a present key did not conflict");
+            } catch (KeyConflictException expected) {
+                // one more identical loser
+            }
+        }
     }
 
     /** Both branches change {@value #MERGE_KEY} of person; merging feature into main conflicts. */
