@@ -43,7 +43,9 @@ import java.util.regex.Pattern;
  * @param topic             the graph's journal topic (legal Kafka topic name)
  * @param replicationFactor replicas of the topic when Palisade creates it (3 in production, 1 on a one-node cluster)
  * @param minInsyncReplicas the topic's {@code min.insync.replicas} ({@code acks=all} waits for that many)
- * @param clientProperties  extra client properties ({@code security.protocol}, timeouts ...)
+ * @param clientProperties  extra client properties ({@code security.protocol}, timeouts ...); they cannot change
+ *                          {@code transactional.id}, {@code acks}, idempotence, {@code isolation.level} or topic
+ *                          auto-creation, which fencing and durability rest on
  */
 public record KafkaJournalConfig(String bootstrapServers, String topic, int replicationFactor, int minInsyncReplicas,
                                  Map<String, String> clientProperties) {
@@ -174,23 +176,30 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
     /** Largest record the journal writes: a full payload plus header and CRC. */
     static final int MAX_RECORD_BYTES = RecordDescriptor.MAX_PAYLOAD_LENGTH + 4096;
 
+    /**
+     * The producer's settings: {@code kafka.*} client properties apply first, then the ones fencing and durability
+     * rest on ({@code transactional.id}, {@code acks=all}, idempotence), which no client property can change.
+     */
     Properties producerProperties() {
         Properties p = base();
-        p.put("transactional.id", transactionalId());
-        p.put("acks", "all");
-        p.put("enable.idempotence", "true");
         p.put("linger.ms", "0");
         p.put("max.request.size", Integer.toString(MAX_RECORD_BYTES + (1 << 20)));
         p.put("buffer.memory", Long.toString(3L * MAX_RECORD_BYTES));
         p.put("key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
         p.put("value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
         p.putAll(clientProperties);
+        p.put("transactional.id", transactionalId());
+        p.put("acks", "all");
+        p.put("enable.idempotence", "true");
         return p;
     }
 
+    /**
+     * The consumer's settings: {@code kafka.*} client properties apply first, then the ones readers and recovery rest
+     * on: only committed transactions are read ({@code read_committed}), and a reader never creates the topic.
+     */
     Properties consumerProperties() {
         Properties p = base();
-        p.put("isolation.level", "read_committed");
         p.put("enable.auto.commit", "false");
         p.put("auto.offset.reset", "earliest");
         // a fetch at the end is parked by the broker this long; a reused consumer (KafkaTopics) repositioned by a
@@ -199,6 +208,8 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
         p.put("key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
         p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
         p.putAll(clientProperties);
+        p.put("isolation.level", "read_committed");
+        p.put("allow.auto.create.topics", "false");
         return p;
     }
 

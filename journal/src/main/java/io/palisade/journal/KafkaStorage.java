@@ -143,6 +143,8 @@ final class KafkaStorage implements JournalStorage {
             } else if (d.partitions().size() != 1) {
                 throw new GraphRefusedException("journal topic " + config.topic() + " has " + d.partitions().size()
                         + " partitions; a journal topic has exactly one");
+            } else {
+                checkDurability(config, admin);
             }
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
             Throwable c = e instanceof ExecutionException ? e.getCause() : e;
@@ -151,6 +153,31 @@ final class KafkaStorage implements JournalStorage {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new GraphRefusedException("interrupted while opening journal topic " + config.topic(), e);
+        }
+    }
+
+    /**
+     * A topic that already exists (made by an operator, or by an earlier open) must keep an acknowledged record on as
+     * many brokers as the configuration says: its {@code min.insync.replicas} at least the configured one (what
+     * {@code acks=all} waits for) and no unclean leader election (which could elect a replica without it).
+     */
+    private static void checkDurability(KafkaJournalConfig config, Admin admin)
+            throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
+        org.apache.kafka.common.config.ConfigResource r = new org.apache.kafka.common.config.ConfigResource(
+                org.apache.kafka.common.config.ConfigResource.Type.TOPIC, config.topic());
+        org.apache.kafka.clients.admin.Config c = admin.describeConfigs(List.of(r)).all()
+                .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(r);
+        org.apache.kafka.clients.admin.ConfigEntry isr = c.get("min.insync.replicas");
+        int minIsr = isr == null || isr.value() == null ? 1 : Integer.parseInt(isr.value());
+        if (minIsr < config.minInsyncReplicas()) {
+            throw new GraphRefusedException("journal topic " + config.topic() + " has min.insync.replicas " + minIsr
+                    + ", below the configured " + config.minInsyncReplicas() + ": an acknowledged record would be on"
+                    + " fewer brokers than configured; raise the topic's min.insync.replicas or lower the graph's");
+        }
+        org.apache.kafka.clients.admin.ConfigEntry unclean = c.get("unclean.leader.election.enable");
+        if (unclean != null && "true".equals(unclean.value())) {
+            throw new GraphRefusedException("journal topic " + config.topic() + " allows unclean leader election, which"
+                    + " can lose acknowledged records; set unclean.leader.election.enable=false on the topic");
         }
     }
 

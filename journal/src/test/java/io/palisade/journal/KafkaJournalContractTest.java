@@ -4,6 +4,7 @@ import io.palisade.fencing.WriterFencedException;
 import io.palisade.journal.JournalEvent.GraphBranchCreated;
 import io.palisade.journal.codec.RecordCodec;
 import org.agrona.ExpandableArrayBuffer;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
@@ -20,6 +21,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The journal contract on Kafka (one in-process KRaft node for the class), and what is Kafka's own: a writer killed
@@ -89,6 +91,26 @@ class KafkaJournalContractTest extends JournalContractTest {
             assertThat(all.get(2).event()).isInstanceOf(JournalEvent.WriterStarted.class);
             assertThat(((JournalEvent.WriterStarted) all.get(2).event()).ownerToken()).isNotEqualTo("t");
             assertThat(r.verify().ok()).isTrue();
+        }
+    }
+
+    @Test
+    void aTopicThatAllowsUncleanLeaderElectionIsRefusedAndNothingIsWritten() throws Exception {
+        KafkaJournalConfig config = cluster.newJournal("unclean");
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(config.adminProperties())) {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(config.topic(), 1,
+                    (short) config.replicationFactor()).configs(java.util.Map.of("unclean.leader.election.enable", "true"))))
+                    .all().get();
+        }
+        Path palisade = graph.resolve("unclean").resolve("_palisade");
+        java.nio.file.Files.createDirectories(palisade);
+        config.write(palisade);
+        assertThatThrownBy(() -> Journal.open(palisade, JournalOptions.defaults()))
+                .isInstanceOf(io.palisade.fencing.GraphRefusedException.class)
+                .hasMessageContaining("unclean leader election");
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config.consumerProperties())) {
+            org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(config.topic(), 0);
+            assertThat(c.endOffsets(List.of(tp)).get(tp)).as("records in the refused topic").isZero();
         }
     }
 
