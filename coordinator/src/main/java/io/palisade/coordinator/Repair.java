@@ -154,7 +154,7 @@ public final class Repair {
                 .withDefaultDurability(request.durability()).withBinaryVersion(Palisade.VERSION).withFormatStamp(stamp));
         TableStore store = null;
         try {
-            store = TableLocation.of(root).open(request.durability() == Durability.POWER_LOSS);
+            store = TableLocation.of(root).openForWriting(request.durability() == Durability.POWER_LOSS);
             HeadsReplayer.Replay replay = HeadsReplayer.of(layout.palisade()).replay();
             HeadsState state = replay.state();
             String recovered = "";

@@ -106,6 +106,16 @@ public final class TableLocation {
         return new LanceTableStore(uri, storageOptions, sync && !onObjectStore());
     }
 
+    /**
+     * A Lance store a writer commits through: the conditional-put {@link #probe} first (on an object store), then
+     * {@link #open}. Every path that commits to a graph's tables without {@code Palisade.open} (migration, repair)
+     * opens them this way.
+     */
+    public LanceTableStore openForWriting(boolean sync) {
+        probe();
+        return open(sync);
+    }
+
     /** On an object store, checks that it refuses a second create-if-absent ({@link ConditionalPutProbe}); else nothing. */
     void probe() {
         if (onObjectStore()) {
