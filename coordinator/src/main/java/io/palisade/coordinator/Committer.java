@@ -176,6 +176,8 @@ final class Committer implements Agent {
             }
             publisher.publish(op, f.def(), f.head(), result, f.phaseAStart(), f.phaseBStart(), t2);
         } catch (RuntimeException e) {
+            // its Lance commit may have landed without Phases C/D: an unknown outcome, as for any commit
+            substrate.poison(op.branch, op.table);
             LOG.error("committer failed to publish the fold {} of {}/{}", op.intentId, op.branch, op.table, e);
             op.future.completeExceptionally(e instanceof PalisadeException p ? p
                     : new CommitStateUnknownException("internal error while publishing a fold: " + e, e));

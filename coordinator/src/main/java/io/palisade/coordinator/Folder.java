@@ -216,8 +216,15 @@ final class Folder implements AutoCloseable {
             committer.startFold(op);
         } catch (PalisadeException e) {
             rows.close();
-            LOG.warn("fold of {}/{} ({} writes) was not started; they stay acknowledged and unfolded: {}", branch, table,
-                    mark.unfolded(), e.getMessage());
+            boolean planned = graph.state().openIntent(intentId).isPresent();
+            if (planned) {
+                // its plan is journaled and open: another plan of the table would be refused by replay, so the table
+                // takes no more writes this session and recovery judges the fold at the next open
+                committer.poison(branch, table);
+            }
+            LOG.warn("fold of {}/{} ({} writes) was not started{}; they stay acknowledged and unfolded: {}", branch, table,
+                    mark.unfolded(), planned ? " after its plan was journaled (the table is refused until reopen)" : "",
+                    e.getMessage());
             return false;
         } catch (RuntimeException | Error e) {
             rows.close();
