@@ -10,7 +10,6 @@ import io.palisade.substrate.s3.S3ProxyFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 
@@ -91,16 +90,7 @@ public final class ObjectStoreLatencyHarness {
     }
 
     private static void print(String name, List<Double> ms) {
-        List<Double> s = new ArrayList<>(ms);
-        s.sort(Comparator.naturalOrder());
-        System.out.printf("%-26s %8.2f %8.2f %8.2f %9.2f%n", name, q(s, 0.5), q(s, 0.9), q(s, 0.99),
-                s.stream().mapToDouble(Double::doubleValue).average().orElse(0));
-    }
-
-    private static double q(List<Double> sorted, double q) {
-        double pos = q * (sorted.size() - 1);
-        int lo = (int) Math.floor(pos);
-        int hi = (int) Math.ceil(pos);
-        return sorted.get(lo) + (sorted.get(hi) - sorted.get(lo)) * (pos - lo);
+        CoordinatorLatencyHarness.Stats st = CoordinatorLatencyHarness.Stats.of(ms);
+        System.out.printf("%-26s %8.2f %8.2f %8.2f %9.2f%n", name, st.median(), st.p90(), st.p99(), st.mean());
     }
 }
