@@ -30,9 +30,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
@@ -67,11 +64,8 @@ public final class CoordinatorLatencyHarness {
     private static final Schema SCHEMA = new Schema(List.of(
             Field.notNullable("id", ArrowType.Utf8.INSTANCE),
             Field.nullable("v", new ArrowType.Int(64, true))));
-    private static final String CATALOG = """
-            {"tables": [{"name": "item", "kind": "node", "columns": [{"name": "id", "type": "string"},
-              {"name": "v", "type": "int64", "nullable": true}]}]}
-            """;
-    private static final int LOAD_BATCH = 100_000;
+    private static final String CATALOG = GraphWorkload.CATALOG;
+    private static final int LOAD_BATCH = GraphWorkload.LOAD_BATCH;
 
     private final PrintStream out = System.out;
     private int rows = 1_000_000;
@@ -186,14 +180,7 @@ public final class CoordinatorLatencyHarness {
         List<Double> stale = new ArrayList<>();
         SplittableRandom random = new SplittableRandom(seed + 1);
         try (Graph g = Palisade.create(graphDir, Catalog.fromJson(CATALOG), Options.defaults())) {
-            for (int from = 0; from < rows; from += LOAD_BATCH) {
-                int n = Math.min(LOAD_BATCH, rows - from);
-                try (VectorSchemaRoot batch = UpsertCostHarness.rows(allocator, from, n, 0)) {
-                    // upsert, not the strict insert: a strict insert on the indexed path first looks up every key
-                    // (IN-list scans of 512 keys), which makes a bulk load quadratic; the keys are all new anyway
-                    g.upsert("main", "item", batch);
-                }
-            }
+            GraphWorkload.load(g, allocator, rows);
             for (int i = 0; i < staleIterations; i++) {
                 stale.add(coordinatorUpsert(g, allocator, random.nextLong(rows), -1));
             }
@@ -203,11 +190,7 @@ public final class CoordinatorLatencyHarness {
     }
 
     private static double coordinatorUpsert(Graph g, BufferAllocator allocator, long key, long value) {
-        try (VectorSchemaRoot row = UpsertCostHarness.rows(allocator, key, 1, value)) {
-            long t0 = System.nanoTime();
-            g.upsert("main", "item", row);
-            return (System.nanoTime() - t0) / 1e6;
-        }
+        return GraphWorkload.upsert(g, allocator, key, value);
     }
 
     private static double rawUpsert(TableStore store, BufferAllocator allocator, String table, long key, long value, MergePath path) {
@@ -288,19 +271,7 @@ public final class CoordinatorLatencyHarness {
         long durationNanos = seconds * 1_000_000_000L;
         // coordinator: every thread upserts random keys through the graph
         Metrics.Snapshot m0 = g.metrics().snapshot();
-        LongAdder coordOps = new LongAdder();
-        LongAdder coordFailed = new LongAdder();
-        double coordSecs = runThreads(() -> {
-            long end = System.nanoTime() + durationNanos;
-            while (System.nanoTime() < end) {
-                try (VectorSchemaRoot row = UpsertCostHarness.rows(allocator, ThreadLocalRandom.current().nextLong(rows), 1, 7)) {
-                    g.upsert("main", "item", row);
-                    coordOps.increment();
-                } catch (PalisadeException e) {
-                    coordFailed.increment();
-                }
-            }
-        });
+        GraphWorkload.Throughput coord = GraphWorkload.throughput(g, allocator, rows, threads, durationNanos);
         Metrics.Snapshot m1 = g.metrics().snapshot();
 
         // raw: every thread opens the newest version and merge-inserts, retrying on conflicts
@@ -329,15 +300,15 @@ public final class CoordinatorLatencyHarness {
         try (KeyedTable t = store.openKeyed("ix", store.latest("ix", TableRef.MAIN))) {
             rawRows = t.countRows();
         }
-        double coordTput = coordOps.sum() / coordSecs;
+        double coordTput = coord.perSecond();
         double rawTput = rawOps.sum() / rawSecs;
         out.println();
         out.printf(Locale.ROOT, "throughput, %d writer threads, single-row upserts of random keys, %d s each, %,d rows%n", threads,
                 seconds, rows);
         out.println("| writer | upserts | upserts/s | retries on conflict | other failures |");
         out.println("|---|---:|---:|---:|---:|");
-        out.printf(Locale.ROOT, "| coordinator (group commit) | %,d | %.1f | %d | %d |%n", coordOps.sum(), coordTput,
-                m1.retries() - m0.retries(), coordFailed.sum());
+        out.printf(Locale.ROOT, "| coordinator (group commit) | %,d | %.1f | %d | %d |%n", coord.upserts(), coordTput,
+                m1.retries() - m0.retries(), coord.failures());
         out.printf(Locale.ROOT, "| raw Lance indexed merge-insert + retry | %,d | %.1f | %,d | %d |%n", rawOps.sum(), rawTput,
                 rawRetries.sum(), rawOther.sum());
         out.printf(Locale.ROOT, "coordinator / raw throughput: %.1fx (target >= 20x); raw table rows after its run: %,d (%,d duplicate ids)%n",
@@ -346,20 +317,7 @@ public final class CoordinatorLatencyHarness {
     }
 
     private double runThreads(Runnable body) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            long t0 = System.nanoTime();
-            List<Future<?>> fs = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                fs.add(pool.submit(body));
-            }
-            for (Future<?> f : fs) {
-                f.get();
-            }
-            return secs(t0);
-        } finally {
-            pool.shutdownNow();
-        }
+        return GraphWorkload.runThreads(threads, body);
     }
 
     private static void deleteRecursively(Path root) throws IOException {

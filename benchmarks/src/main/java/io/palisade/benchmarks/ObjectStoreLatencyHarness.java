@@ -4,31 +4,32 @@ import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
-import io.palisade.coordinator.Row;
 import io.palisade.substrate.s3.S3ProxyFixture;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
+import java.util.Locale;
 
 /**
- * Issue 19: single-row upsert latency of the coordinator ({@code Options.defaults()}) with the tables on local disk
- * vs on an S3-compatible store (S3Proxy in this JVM, loopback, in-memory blobs), in one run, interleaved per iteration
- * so both share the machine's noise. Each graph holds {@code --rows} rows; each iteration upserts one random existing
- * key into each graph, timed around {@code Graph.upsert} (receipt durable). The journal is on local disk in both.
+ * Issue 19: the coordinator ({@code Options.defaults()}: POWER_LOSS journal, BTREE on {@code id}, group commit) with
+ * its tables on local disk vs on an S3-compatible store (S3ProxyFixture: S3Proxy in this JVM, loopback, in-memory
+ * blobs, SigV4 with explicit keys), in one run. The journal is Chronicle on local disk in both; both graphs hold
+ * {@code --rows} rows and have the same index and durability, so the store is the only difference.
+ * {@link GraphWorkload#compare} runs single-row upsert latency (interleaved per iteration) and {@code --writers}-thread
+ * throughput ({@code --rounds} alternating rounds of {@code --seconds} per graph).
  *
  * <pre>
  * AWS_EC2_METADATA_DISABLED=true java $(cat cli/target/launcher/jvm.options) \
  *   -cp "benchmarks/target/classes:benchmarks/target/lib/*" io.palisade.benchmarks.ObjectStoreLatencyHarness \
- *   --rows 10000 --iterations 200 --warmup 20
+ *   [--rows 10000] [--iterations 200] [--warmup 20] [--writers 16] [--seconds 15] [--rounds 2] [--dir PATH] [--seed 42]
  * </pre>
  */
 public final class ObjectStoreLatencyHarness {
-    private static final String CATALOG = """
-            {"tables": [{"name": "item", "kind": "node", "columns": [{"name": "id", "type": "string"},
-              {"name": "v", "type": "int64", "nullable": true}]}]}""";
+    private static final String USAGE = "options: --rows N --iterations N --warmup N --writers N --seconds N --rounds N "
+            + "--dir PATH --seed N";
 
     private ObjectStoreLatencyHarness() {
     }
@@ -37,60 +38,54 @@ public final class ObjectStoreLatencyHarness {
         int rows = 10_000;
         int iterations = 200;
         int warmup = 20;
+        int writers = 16;
+        int seconds = 15;
+        int rounds = 2;
+        long seed = 42;
         Path dir = null;
         for (int i = 0; i < args.length; i++) {
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
+            }
             switch (args[i]) {
                 case "--rows" -> rows = Integer.parseInt(args[++i]);
                 case "--iterations" -> iterations = Integer.parseInt(args[++i]);
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+                case "--writers" -> writers = Integer.parseInt(args[++i]);
+                case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (options: --rows N --iterations N --warmup N --dir PATH)");
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
             }
         }
+        if (!"true".equals(System.getenv("AWS_EC2_METADATA_DISABLED"))) {
+            System.err.println("warning: AWS_EC2_METADATA_DISABLED is not true; set it so no credential lookup leaves loopback");
+        }
         Path root = dir != null ? dir : Files.createTempDirectory("palisade-s3-latency-");
-        Catalog catalog = Catalog.fromJson(CATALOG);
-        Random random = new Random(42);
-        try (S3ProxyFixture s3 = S3ProxyFixture.inMemory();
+        Catalog catalog = Catalog.fromJson(GraphWorkload.CATALOG);
+        System.out.printf(Locale.ROOT, "rows=%,d iterations=%d warmup=%d writers=%d seconds=%d rounds=%d java=%s cores=%d "
+                        + "load average %.1f%n", rows, iterations, warmup, writers, seconds, rounds,
+                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), GraphWorkload.loadAverage());
+        try (BufferAllocator allocator = new RootAllocator();
+             S3ProxyFixture s3 = S3ProxyFixture.inMemory();
              Graph local = Palisade.create(root.resolve("local"), catalog, Options.defaults());
              Graph remote = Palisade.create(root.resolve("s3"), catalog, Options.defaults(), s3.freshUri(),
                      s3.storageOptions())) {
-            for (Graph g : List.of(local, remote)) {
-                for (int from = 0; from < rows; from += 5_000) {
-                    List<Row> batch = new ArrayList<>();
-                    for (int k = from; k < Math.min(rows, from + 5_000); k++) {
-                        batch.add(Row.of("id", "k" + k, "v", (long) k));
-                    }
-                    g.upsert("main", "item", batch);
-                }
-                g.optimizeIndex("main", "item");
+            long t0 = System.nanoTime();
+            GraphWorkload.loadAndIndex(local, allocator, rows);
+            double loadLocal = (System.nanoTime() - t0) / 1e9;
+            t0 = System.nanoTime();
+            GraphWorkload.loadAndIndex(remote, allocator, rows);
+            double loadRemote = (System.nanoTime() - t0) / 1e9;
+            System.out.printf(Locale.ROOT, "load + index refresh seconds: local disk %.1f, S3Proxy %.1f%n", loadLocal, loadRemote);
+            GraphWorkload.compare(System.out, List.of(new GraphWorkload.Named("coordinator, tables on local disk", local),
+                            new GraphWorkload.Named("coordinator, tables on S3Proxy", remote)), allocator, rows, warmup,
+                    iterations, writers, seconds, rounds, seed);
+        } finally {
+            if (dir == null) {
+                JournalBench.delete(root);
             }
-            List<Double> l = new ArrayList<>();
-            List<Double> r = new ArrayList<>();
-            for (int i = 0; i < warmup + iterations; i++) {
-                String key = "k" + random.nextInt(rows);
-                double a = time(local, key, i);
-                double b = time(remote, key, i);
-                if (i >= warmup) {
-                    l.add(a);
-                    r.add(b);
-                }
-            }
-            System.out.printf("rows=%d iterations=%d warmup=%d%n", rows, iterations, warmup);
-            System.out.println("path                         p50 ms   p90 ms   p99 ms   mean ms");
-            print("coordinator, local disk", l);
-            print("coordinator, S3Proxy", r);
         }
-    }
-
-    private static double time(Graph g, String key, int i) {
-        long t0 = System.nanoTime();
-        g.upsert("main", "item", List.of(Row.of("id", key, "v", (long) i)));
-        return (System.nanoTime() - t0) / 1e6;
-    }
-
-    private static void print(String name, List<Double> ms) {
-        CoordinatorLatencyHarness.Stats st = CoordinatorLatencyHarness.Stats.of(ms);
-        System.out.printf("%-26s %8.2f %8.2f %8.2f %9.2f%n", name, st.median(), st.p90(), st.p99(), st.mean());
     }
 }
