@@ -238,6 +238,34 @@ final class GraphWorkload {
         }
     }
 
+    /** {@code value} parsed as an integer of at least 1, else a clear error naming {@code option}. */
+    static int positive(String option, String value) {
+        return atLeast(option, value, 1);
+    }
+
+    /** {@code value} parsed as an integer of at least {@code min}, else a clear error naming {@code option}. */
+    static int atLeast(String option, String value, int min) {
+        int v;
+        try {
+            v = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " takes a whole number, not '" + value + "'");
+        }
+        if (v < min) {
+            throw new IllegalArgumentException(option + " must be at least " + min + ", not " + v);
+        }
+        return v;
+    }
+
+    /** A comma-separated list of {@link #positive} numbers (e.g. {@code --brokers 1,3}). */
+    static List<Integer> positives(String option, String value) {
+        List<Integer> out = new ArrayList<>();
+        for (String part : value.split(",", -1)) {
+            out.add(positive(option, part));
+        }
+        return List.copyOf(out);
+    }
+
     /** The 1-minute load average, or -1 where the platform has none (printed beside every run). */
     static double loadAverage() {
         return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();

@@ -54,11 +54,11 @@ public final class JournalStorageHarness {
                 throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
             }
             switch (args[i]) {
-                case "--records" -> records = Integer.parseInt(args[i + 1]);
-                case "--writers" -> writers = Integer.parseInt(args[i + 1]);
-                case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-                case "--brokers" -> brokers = Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt).toList();
+                case "--records" -> records = GraphWorkload.positive("--records", args[i + 1]);
+                case "--writers" -> writers = GraphWorkload.positive("--writers", args[i + 1]);
+                case "--seconds" -> seconds = GraphWorkload.positive("--seconds", args[i + 1]);
+                case "--rounds" -> rounds = GraphWorkload.positive("--rounds", args[i + 1]);
+                case "--brokers" -> brokers = GraphWorkload.positives("--brokers", args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
             }
         }

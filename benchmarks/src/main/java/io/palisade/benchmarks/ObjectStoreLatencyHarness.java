@@ -48,12 +48,12 @@ public final class ObjectStoreLatencyHarness {
                 throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
             }
             switch (args[i]) {
-                case "--rows" -> rows = Integer.parseInt(args[++i]);
-                case "--iterations" -> iterations = Integer.parseInt(args[++i]);
-                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
-                case "--writers" -> writers = Integer.parseInt(args[++i]);
-                case "--seconds" -> seconds = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--rows" -> rows = GraphWorkload.positive("--rows", args[++i]);
+                case "--iterations" -> iterations = GraphWorkload.positive("--iterations", args[++i]);
+                case "--warmup" -> warmup = GraphWorkload.atLeast("--warmup", args[++i], 0);
+                case "--writers" -> writers = GraphWorkload.positive("--writers", args[++i]);
+                case "--seconds" -> seconds = GraphWorkload.positive("--seconds", args[++i]);
+                case "--rounds" -> rounds = GraphWorkload.positive("--rounds", args[++i]);
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");

@@ -73,4 +73,14 @@ class GraphWorkloadTest {
         assertThat(s.p90()).isCloseTo(4.6, within(1e-9));
         assertThat(s.mean()).isEqualTo(3.0);
     }
+
+    @Test
+    void harnessOptionsTakeWholeNumbersInRangeAndSayWhichOptionIsWrong() {
+        assertThat(GraphWorkload.positive("--writers", "16")).isEqualTo(16);
+        assertThat(GraphWorkload.atLeast("--warmup", "0", 0)).isZero();
+        assertThat(GraphWorkload.positives("--brokers", "1, 3")).containsExactly(1, 3);
+        assertThatThrownBy(() -> GraphWorkload.positive("--writers", "0")).hasMessage("--writers must be at least 1, not 0");
+        assertThatThrownBy(() -> GraphWorkload.positive("--seconds", "ten")).hasMessage("--seconds takes a whole number, not 'ten'");
+        assertThatThrownBy(() -> GraphWorkload.positives("--brokers", "1,")).hasMessage("--brokers takes a whole number, not ''");
+    }
 }
