@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * events in CI, {@code -Dpalisade.report.events=16000} for the issue's journal), whole and zoomed on the crash with
  * {@code --from/--to}, rendered in headless Chromium at 800, 1280 and 1920 px: no label overlaps another or leaves its
  * SVG, ticks are distinct whole times at their place, the crash band is drawn, and the header counts the window.
- * The 300-event demo graph is checked the same way by integration-tests' DemoAndReportTest.
+ * The 300-event demo graph is checked the same way by end-to-end's DemoAndReportTest.
  */
 class ReportLayoutTest {
     static final int EVENTS = Integer.getInteger("palisade.report.events", IncidentJournals.SMALL_EVENTS);

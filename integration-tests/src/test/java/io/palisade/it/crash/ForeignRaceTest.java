@@ -7,7 +7,7 @@ import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
 import io.palisade.fencing.ForeignCommitException;
 import io.palisade.heads.PhaseCrashPoints;
-import io.palisade.it.foreign.ForeignLanceWriter;
+import io.palisade.substrate.lance.ForeignLanceWriter;
 import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalEvent;

@@ -1,5 +1,6 @@
 package io.palisade.it.foreign;
 
+import io.palisade.substrate.lance.ForeignLanceWriter;
 import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;

@@ -1,4 +1,4 @@
-package io.palisade.it.foreign;
+package io.palisade.substrate.lance;
 
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;

@@ -19,7 +19,7 @@ final class Launcher {
      * private temp dir, where Lance extracts its JNI library, so that other processes' /tmp clean-ups cannot race it.
      */
     static final String JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.io.tmpdir="
-            + ROOT.resolve("integration-tests/target/jni-tmp");
+            + ROOT.resolve("end-to-end/target/jni-tmp");
 
     /**
      * The launched commands' class-data archive (ChildCds); JVM logging is off so that nothing but the command's own
@@ -40,7 +40,7 @@ final class Launcher {
     static void requireBuilt() {
         if (!Files.isExecutable(BIN) || !Files.isDirectory(ROOT.resolve("cli/target/lib"))) {
             throw new IllegalStateException("bin/palisade is not built: run mvn install (the cli module packages "
-                    + "cli/target/lib before integration-tests runs)");
+                    + "cli/target/lib before the end-to-end tests run)");
         }
     }
 
@@ -54,7 +54,7 @@ final class Launcher {
 
     /** The class-data archive's training command (ChildCds): {@code palisade init} of a scratch graph. */
     private static ProcessBuilder trainingCommand(List<String> dumpOptions) {
-        Path dir = ROOT.resolve("integration-tests/target/cds-training-launcher-" + ProcessHandle.current().pid());
+        Path dir = ROOT.resolve("end-to-end/target/cds-training-launcher-" + ProcessHandle.current().pid());
         try {
             Files.createDirectories(dir);
             Path catalog = dir.resolve("catalog.json");
@@ -70,7 +70,7 @@ final class Launcher {
 
     private static ProcessBuilder builder(List<String> cmd, String extraJavaOpts, List<String> cds) {
         try {
-            Files.createDirectories(ROOT.resolve("integration-tests/target/jni-tmp"));
+            Files.createDirectories(ROOT.resolve("end-to-end/target/jni-tmp"));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

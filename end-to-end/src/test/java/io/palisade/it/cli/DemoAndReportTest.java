@@ -26,7 +26,7 @@ class DemoAndReportTest {
 
     @Test
     void demoRacesKillsAWriterRecoversAndTheReportDrawsTheTimelineInChromium() throws Exception {
-        Path dir = Path.of(Launcher.ROOT.toString(), "integration-tests", "target", "cli-demo");
+        Path dir = Path.of(Launcher.ROOT.toString(), "end-to-end", "target", "cli-demo");
         deleteTree(dir);
         Launcher.Result demo = run("demo", dir.toString());
         assertThat(demo.code()).as(demo.toString()).isZero();

@@ -2,7 +2,7 @@ package io.palisade.it.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.palisade.it.foreign.ForeignLanceWriter;
+import io.palisade.substrate.lance.ForeignLanceWriter;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
