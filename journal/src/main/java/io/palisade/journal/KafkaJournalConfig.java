@@ -37,9 +37,10 @@ import java.util.regex.Pattern;
  *
  * Invariants: the topic has one partition and is written only by the transactional producer whose
  * {@code transactional.id} is {@link #transactionalId()} (derived from the topic, so the same on every machine that
- * opens the graph); {@code 1 <= minInsyncReplicas <= replicationFactor}.
+ * opens the graph); {@code 1 <= minInsyncReplicas <= replicationFactor}; every entry of {@code bootstrapServers} is
+ * {@code host:port}.
  *
- * @param bootstrapServers  Kafka's {@code bootstrap.servers}
+ * @param bootstrapServers  Kafka's {@code bootstrap.servers}: {@code host:port} entries, comma-separated (port 1-65535)
  * @param topic             the graph's journal topic (legal Kafka topic name)
  * @param replicationFactor replicas of the topic when Palisade creates it (3 in production, 1 on a one-node cluster)
  * @param minInsyncReplicas the topic's {@code min.insync.replicas} ({@code acks=all} waits for that many)
