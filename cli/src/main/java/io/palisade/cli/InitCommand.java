@@ -105,11 +105,16 @@ final class InitCommand implements Callable<Integer> {
                         + journal.map(k -> "; journal on Kafka topic " + k.topic() + " at " + k.bootstrapServers()
                         + " (replication " + k.replicationFactor() + ", min.insync.replicas " + k.minInsyncReplicas()
                         + ")").orElse(""));
-                case json -> Cli.printJson(System.out, document(c, journal));
-                case jsonl -> System.out.println(Cli.toJson(document(c, journal)));
+                case json -> {
+                    Cli.printJson(System.out, document(c, journal));
+                    Main.jsonPrinted = true;
+                }
+                case jsonl -> {
+                    System.out.println(Cli.toJson(document(c, journal)));
+                    Main.jsonPrinted = true;
+                }
             }
         }
-        Main.jsonPrinted = format != OutputFormat.Format.table;
         return Main.OK;
     }
 

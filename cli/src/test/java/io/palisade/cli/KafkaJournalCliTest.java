@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * audit verify, replay, explain, report, recover, branch create/list/merge) works from that file alone; a create on
  * a topic that is another graph's journal, or that exists with a lower {@code min.insync.replicas} than asked, is
  * refused (exit 6, JSON error under {@code --json}) and leaves nothing. The option checks that need no broker are
- * {@link InitKafkaOptionsTest}.
+ * {@link InitKafkaOptionsTest}. With {@code --tables s3://...} as well (S3Proxy in this JVM) the graph has both halves
+ * off the machine's disk but its catalog and pointers.
  */
 @org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
         disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
@@ -130,6 +131,31 @@ class KafkaJournalCliTest {
         assertThat(JSON.readTree(ok(CliRun.run("audit", "verify", graph, "--json")).out()).get("end_sequence").asLong())
                 .as("the first graph's journal is untouched").isEqualTo(endBefore);
         ok(write(graph, "main", "insert", "{\"id\":\"d\",\"age\":4}\n")); // its writer was not fenced by the refused init
+    }
+
+    @Test
+    void initPutsTheTablesOnAnObjectStoreAndTheJournalOnKafkaAtOnce() throws Exception {
+        io.palisade.substrate.s3.S3ProxyFixture s3 = io.palisade.substrate.s3.S3ProxyFixture.shared();
+        Path storage = tmp.resolve("storage.properties");
+        Files.writeString(storage, s3.storageOptions().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(java.util.stream.Collectors.joining("\n", "", "\n")));
+        System.setProperty(io.palisade.coordinator.TableLocation.FILE_PROPERTY, storage.toString());
+        try {
+            Path cat = catalog();
+            String graph = tmp.resolve("both").toString();
+            String uri = s3.freshUri();
+            CliRun.Result init = ok(CliRun.run("init", graph, "--catalog", cat.toString(), "--tables", uri,
+                    "--journal-kafka", cluster.bootstrapServers(), "--replication", "1", "--min-insync", "1"));
+            assertThat(init.out()).contains("on " + uri).contains("journal on Kafka topic palisade-journal-both-");
+            assertThat(Path.of(graph, "tables")).doesNotExist();
+            assertThat(Path.of(graph, "_palisade", "journal")).doesNotExist();
+            assertThat(KafkaJournalConfig.read(Path.of(graph, "_palisade"))).isPresent();
+            ok(write(graph, "main", "insert", "{\"id\":\"a\",\"age\":1}\n"));
+            assertThat(ok(CliRun.run("scan", graph, "--table", "person")).out()).contains("\"id\":\"a\"");
+            assertThat(JSON.readTree(ok(CliRun.run("audit", "verify", graph, "--json")).out()).get("ok").asBoolean()).isTrue();
+        } finally {
+            System.clearProperty(io.palisade.coordinator.TableLocation.FILE_PROPERTY);
+        }
     }
 
     @Test
