@@ -147,7 +147,7 @@ final class KafkaStorage implements JournalStorage {
                 checkDurability(config, admin);
             }
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw unreachable(config, "cannot be described or created", e);
+            throw adminFailure(config, "cannot be described or created", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new GraphRefusedException("interrupted while opening journal topic " + config.topic(), e);
@@ -155,7 +155,7 @@ final class KafkaStorage implements JournalStorage {
     }
 
     /** An admin call that failed, in words: a timeout means no broker answered. */
-    private static GraphRefusedException unreachable(KafkaJournalConfig config, String what, Exception e) {
+    private static GraphRefusedException adminFailure(KafkaJournalConfig config, String what, Exception e) {
         Throwable c = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
         String why = c instanceof org.apache.kafka.common.errors.TimeoutException
                 || c instanceof java.util.concurrent.TimeoutException
@@ -199,7 +199,7 @@ final class KafkaStorage implements JournalStorage {
                         + " needs an absent or empty topic (name another one, or leave the name to Palisade)");
             }
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw unreachable(config, "cannot be described", e);
+            throw adminFailure(config, "cannot be described", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new GraphRefusedException("interrupted while describing journal topic " + config.topic(), e);
