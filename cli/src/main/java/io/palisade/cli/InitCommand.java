@@ -61,7 +61,8 @@ final class InitCommand implements Callable<Integer> {
         String topic;
 
         @Option(names = "--replication", paramLabel = "N", defaultValue = "3",
-                description = "Replicas of the topic when init creates it (default: ${DEFAULT-VALUE}; 1 on a one-broker cluster).")
+                description = "Replicas of the topic when init creates it (default: ${DEFAULT-VALUE}; a one-broker cluster "
+                        + "needs --replication 1 --min-insync 1).")
         int replication;
 
         @Option(names = "--min-insync", paramLabel = "N", defaultValue = "2", description = "The topic's "

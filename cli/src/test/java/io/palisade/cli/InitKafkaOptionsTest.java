@@ -149,7 +149,7 @@ class InitKafkaOptionsTest {
         assertThat(h.code()).isZero();
         assertThat(h.out().replaceAll("\\s+", " ")).contains("Journal on Kafka").contains("--journal-kafka=HOST:PORT[,...]")
                 .contains("--journal-topic=NAME").contains("--replication=N").contains("--min-insync=N")
-                .contains("--kafka-property=KEY=VALUE").contains("(default: 3;").contains("(default: 2)")
+                .contains("--kafka-property=KEY=VALUE").contains("(default: 3; a one-broker cluster needs --replication 1 --min-insync 1)").contains("(default: 2)")
                 .contains("palisade init GRAPH --catalog catalog.json --journal-kafka");
     }
 }
