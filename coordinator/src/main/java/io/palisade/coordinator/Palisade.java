@@ -155,6 +155,8 @@ public final class Palisade {
         if (new GraphLayout(target).exists()) {
             throw new ValidationException("a graph already exists at " + root);
         }
+        // a Kafka journal's topic must be absent or empty: never another graph's journal (checked before any write)
+        wiring.kafkaJournal().ifPresent(Journal::checkNewKafkaTopic);
         if (location != null) {
             location.probe();
             try (TableStore existing = location.open(false)) {

@@ -78,6 +78,18 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
+     * Checks, before a new graph is created with its journal on {@code config}'s topic, that the topic is absent or an
+     * empty journal topic: a create never appends to (nor fences the writer of) another graph's journal. Writes nothing.
+     *
+     * @throws io.palisade.fencing.GraphRefusedException the topic holds records, has more than one partition, a lower
+     *                                                   {@code min.insync.replicas} than configured or unclean leader
+     *                                                   election; or no broker answered
+     */
+    public static void checkNewKafkaTopic(KafkaJournalConfig config) {
+        KafkaStorage.checkNewTopic(config);
+    }
+
+    /**
      * Opens the journal of the graph whose {@code _palisade/} directory is {@code palisadeDir} for writing, on the
      * storage {@code _palisade/journal.properties} names (Chronicle when there is none): takes the writer lease
      * (Chronicle) or fences the previous writer (Kafka), verifies the journal, cuts a torn tail, and appends

@@ -37,9 +37,10 @@ import java.util.regex.Pattern;
  *
  * Invariants: the topic has one partition and is written only by the transactional producer whose
  * {@code transactional.id} is {@link #transactionalId()} (derived from the topic, so the same on every machine that
- * opens the graph); {@code 1 <= minInsyncReplicas <= replicationFactor}.
+ * opens the graph); {@code 1 <= minInsyncReplicas <= replicationFactor}; every entry of {@code bootstrapServers} is
+ * {@code host:port}.
  *
- * @param bootstrapServers  Kafka's {@code bootstrap.servers}
+ * @param bootstrapServers  Kafka's {@code bootstrap.servers}: {@code host:port} entries, comma-separated (port 1-65535)
  * @param topic             the graph's journal topic (legal Kafka topic name)
  * @param replicationFactor replicas of the topic when Palisade creates it (3 in production, 1 on a one-node cluster)
  * @param minInsyncReplicas the topic's {@code min.insync.replicas} ({@code acks=all} waits for that many)
@@ -64,6 +65,9 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
         if (bootstrapServers.isBlank()) {
             throw new ValidationException("the Kafka journal needs bootstrap.servers (host:port,...)");
         }
+        for (String server : bootstrapServers.split(",", -1)) {
+            checkServer(server.strip(), bootstrapServers);
+        }
         if (!TOPIC.matcher(topic).matches()) {
             throw new ValidationException("journal topic '" + topic + "' is not a legal Kafka topic name"
                     + " (letters, digits, '.', '_', '-'; at most 200 characters)");
@@ -71,6 +75,18 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
         if (replicationFactor < 1 || minInsyncReplicas < 1 || minInsyncReplicas > replicationFactor) {
             throw new ValidationException("journal topic replication: need 1 <= min.insync.replicas ("
                     + minInsyncReplicas + ") <= replication.factor (" + replicationFactor + ")");
+        }
+    }
+
+    /** One entry of {@code bootstrap.servers}: {@code host:port} ({@code [v6 address]:port}), port 1-65535. */
+    private static void checkServer(String server, String all) {
+        int colon = server.lastIndexOf(':');
+        String port = colon < 0 ? "" : server.substring(colon + 1);
+        boolean ok = colon > 0 && port.matches("[0-9]{1,5}") && Integer.parseInt(port) >= 1
+                && Integer.parseInt(port) <= 65535 && !server.substring(0, colon).isBlank();
+        if (!ok) {
+            throw new ValidationException("bootstrap.servers '" + all + "': '" + server + "' is not host:port"
+                    + " (a list is host:port,host:port,...)");
         }
     }
 

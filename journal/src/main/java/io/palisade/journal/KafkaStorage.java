@@ -147,12 +147,62 @@ final class KafkaStorage implements JournalStorage {
                 checkDurability(config, admin);
             }
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            Throwable c = e instanceof ExecutionException ? e.getCause() : e;
-            throw new GraphRefusedException("journal topic " + config.topic() + " at " + config.bootstrapServers()
-                    + " cannot be described or created: " + c, c);
+            throw adminFailure(config, "cannot be described or created", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new GraphRefusedException("interrupted while opening journal topic " + config.topic(), e);
+        }
+    }
+
+    /** An admin call that failed, in words: a timeout means no broker answered. */
+    private static GraphRefusedException adminFailure(KafkaJournalConfig config, String what, Exception e) {
+        Throwable c = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+        String why = c instanceof org.apache.kafka.common.errors.TimeoutException
+                || c instanceof java.util.concurrent.TimeoutException
+                ? "no broker answered in time (check the bootstrap servers, and that the brokers are up and reachable)"
+                : c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+        return new GraphRefusedException("journal topic " + config.topic() + " at " + config.bootstrapServers() + " "
+                + what + ": " + why, c);
+    }
+
+    /**
+     * Before a new graph's journal is opened on {@code config}'s topic: the topic must be absent, or an empty journal
+     * topic (one partition, the durability {@link #checkDurability} asks, no record), so that a create never appends to
+     * (and never fences the writer of) another graph's journal. Reads only; creates nothing.
+     *
+     * @throws GraphRefusedException the topic holds records, has more than one partition or weaker durability, or
+     *                               Kafka cannot be reached
+     */
+    static void checkNewTopic(KafkaJournalConfig config) {
+        try (Admin admin = Admin.create(config.adminProperties())) {
+            TopicDescription d;
+            try {
+                d = admin.describeTopics(List.of(config.topic())).allTopicNames()
+                        .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(config.topic());
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    return;
+                }
+                throw e;
+            }
+            if (d.partitions().size() != 1) {
+                throw new GraphRefusedException("journal topic " + config.topic() + " has " + d.partitions().size()
+                        + " partitions; a journal topic has exactly one");
+            }
+            checkDurability(config, admin);
+            org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(config.topic(), 0);
+            long end = admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).partitionResult(tp)
+                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).offset();
+            if (end > 0) {
+                throw new GraphRefusedException("journal topic " + config.topic() + " is not empty (" + end + " offsets"
+                        + " written): it is another graph's journal, or one of a create that did not finish; a new graph"
+                        + " needs an absent or empty topic (name another one, or leave the name to Palisade)");
+            }
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw adminFailure(config, "cannot be described", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GraphRefusedException("interrupted while describing journal topic " + config.topic(), e);
         }
     }
 

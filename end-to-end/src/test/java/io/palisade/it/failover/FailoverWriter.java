@@ -24,7 +24,10 @@ import java.util.Map;
  * with the storage options it is given, prints {@code OPENED}, then
  * inserts person rows {@code <prefix>-0, <prefix>-1, ...} (age = the index), two per write, printing
  * {@code ACK <index>} after each acknowledged write. Standard input steers it: {@code PAUSE} makes it finish its
- * current write and print {@code PAUSED}; {@code WRITE} makes it try one more write. A write that fails with the typed
+ * current write and print {@code PAUSED}; {@code WRITE} makes it try one more write; {@code HOLD <point>} (once paused)
+ * makes it try one more write that stops at the named crash point (docs/crash-points.md, through the crash points'
+ * listener seam, {@code PhaseCrashPoints.listener}) on the thread that reaches it, prints {@code HELD <point>} and
+ * waits there until {@code RELEASE}. A write that fails with the typed
  * fenced error prints {@code FENCED} and the child exits with status 3; any other failure prints {@code FAILED <error>}
  * and exits with status 4.
  *
@@ -52,6 +55,20 @@ public final class FailoverWriter {
         Object lock = new Object();
         boolean[] paused = {false};
         int[] extra = {0};
+        java.util.concurrent.atomic.AtomicReference<String> holdAt = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        io.palisade.heads.PhaseCrashPoints.listener(point -> {
+            String armed = holdAt.get();
+            if (point.equals(armed) && holdAt.compareAndSet(armed, null)) { // the next hit of the point only
+                out.println("HELD " + point);
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while held at " + point, e);
+                }
+            }
+        });
         Thread commands = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
                 String line;
@@ -61,6 +78,11 @@ public final class FailoverWriter {
                             paused[0] = true;
                         } else if (line.equals("WRITE")) {
                             extra[0]++;
+                        } else if (line.startsWith("HOLD ")) {
+                            holdAt.set(line.substring("HOLD ".length()));
+                            extra[0]++;
+                        } else if (line.equals("RELEASE")) {
+                            release.countDown();
                         }
                         lock.notifyAll();
                     }

@@ -5,6 +5,7 @@ import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
 import io.palisade.coordinator.TableLocation;
+import io.palisade.fencing.ForeignCommitException;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.KafkaTestCluster;
 import io.palisade.journal.TableHead;
@@ -45,6 +46,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Writer failover on the scale-out deployment (docs/scale-out.md "Writer failover"): the graph's tables on an object
@@ -54,7 +56,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * storage options explicitly. Trial 1: A is SIGKILLed after a random number of acknowledged writes; B opens the
  * graph, which fences A's transactional id, recovers from the replicated journal and continues. Trial 2: one broker is
  * stopped after a random number of A's writes, A goes on writing on the remaining two, then B takes over while A is
- * still alive; A's next write fails with the typed fenced error. Invariants after each: every write A acknowledged is
+ * still alive; A's next write fails with the typed fenced error. Trial 3 (run second, before a broker is stopped): A
+ * is held between a write's journaled intent and its Lance commit while B takes over, then released, so a zombie Lance
+ * commit lands after the takeover; it is caught as a foreign commit, never absorbed, and adopted by the operator.
+ * Invariants after each: every write A acknowledged is
  * present with its values, no id is duplicated, no write is partial (both rows of a write or neither), the journal
  * verifies, and B's view of the tables is the Lance table on S3 (the graph has no local tables directory, and a
  * separate Lance reader of the {@code s3://} table at B's head version sees exactly B's rows).
@@ -105,7 +110,7 @@ class KafkaFailoverTest {
     }
 
     @Test
-    @Order(2)
+    @Order(3) // last: it stops a broker, and a new graph's topic needs all three
     void aLiveWriterIsFencedByTheTakeoverAfterABrokerStopped() throws Exception {
         Path g = createGraph("broker");
         Child a = Child.start(g, "a", dir);
@@ -125,6 +130,118 @@ class KafkaFailoverTest {
         assertThat(a.process.exitValue()).isEqualTo(3);
         try (Graph b = Palisade.open(g, Options.defaults(), S3.storageOptions())) {
             check(g, b, "a", acked, true);
+        }
+    }
+
+    /**
+     * The zombie commit (docs/scale-out.md "Writer failover"): A journals a write's intent (Phase A) and is held
+     * at the crash point {@code after-intent}, before its Lance commit; B opens the graph (fences A; recovery finds the
+     * table at the intent's base and aborts it); then A is released, so its Lance commit lands above B's head and its
+     * Phase C append fails with the typed fenced error. The zombie version is never absorbed: B's head does not move,
+     * B's next write fails with the foreign-commit error naming it (never acknowledged), B's next open refuses the graph
+     * with it pending, and the operator's {@code palisade recover --adopt-foreign} publishes it; every write A
+     * acknowledged is present throughout.
+     */
+    @Test
+    @Order(2)
+    void aZombieLanceCommitThatLandsAfterTheTakeoverIsCaughtAsAForeignCommitNeverAbsorbed() throws Exception {
+        Path g = createGraph("zombie");
+        Child a = Child.start(g, "a", dir);
+        a.awaitAcks(1 + RANDOM.nextInt(4));
+        a.send("PAUSE");
+        a.awaitLine("PAUSED");
+        List<Integer> acked = a.acks();
+        int z = acked.size(); // the index of A's next write, the one held between its intent and its Lance commit
+        List<String> zombieIds = List.of("a-" + (z * FailoverWriter.ROWS_PER_WRITE), "a-" + (z * FailoverWriter.ROWS_PER_WRITE + 1));
+        a.send("HOLD after-intent");
+        a.awaitLine("HELD after-intent");
+        long base;
+        long latest;
+        try (Graph b = Palisade.open(g, Options.defaults(), S3.storageOptions());
+             BufferAllocator allocator = new RootAllocator()) {
+            assertThat(b.recoveryReport().classifications()).as("B's recovery aborted A's open intent").singleElement()
+                    .satisfies(c -> {
+                        assertThat(c.kind()).isEqualTo(io.palisade.journal.RecoveryClassification.Kind.NO_EFFECT_ABORTED);
+                        assertThat(c.table()).isEqualTo("person");
+                    });
+            base = b.state().head("main", "person").orElseThrow().version();
+            check(g, b, "a", acked, false);
+            assertThat(latestOnS3(g)).isEqualTo(base);
+
+            a.send("RELEASE"); // A's Lance commit lands now; its Phase C append meets the fence
+            assertThat(a.process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+            assertThat(a.lines()).as("A's held write is never acknowledged").contains("FENCED").doesNotContain("ACK " + z);
+            assertThat(a.process.exitValue()).isEqualTo(3);
+            assertThat(latestOnS3(g)).as("the zombie commit landed above B's head").isEqualTo(base + 1);
+            assertThat(b.state().head("main", "person").orElseThrow().version()).as("B did not absorb it").isEqualTo(base);
+            assertThat(b.scan("main", "person")).extracting(r -> r.get("id")).doesNotContainAnyElementsOf(zombieIds);
+
+            // B's next write checks its achieved version: the zombie's is one no intent explains
+            assertThatThrownBy(() -> insert(b, allocator, "b-0")).isInstanceOfSatisfying(ForeignCommitException.class, f -> {
+                assertThat(f.situation()).isEqualTo(ForeignCommitException.Situation.RACED_WRITE);
+                assertThat(f.table()).isEqualTo("person");
+                assertThat(f.journalVersion()).isEqualTo(base);
+                assertThat(f.foreignVersions()).containsExactly(base + 1);
+            });
+            assertThat(b.state().head("main", "person").orElseThrow().version()).isEqualTo(base);
+            check(g, b, "a", acked, false);
+            latest = latestOnS3(g); // base + 2 when Lance rebased B's refused write over the zombie, else base + 1
+            assertThat(latest).isBetween(base + 1, base + 2);
+        }
+        List<Long> foreign = java.util.stream.LongStream.rangeClosed(base + 1, latest).boxed().toList();
+        assertThatThrownBy(() -> Palisade.open(g, Options.defaults(), S3.storageOptions()).close())
+                .as("the next open refuses the graph").isInstanceOfSatisfying(ForeignCommitException.class, f -> {
+                    assertThat(f.situation()).isEqualTo(ForeignCommitException.Situation.PENDING);
+                    assertThat(f.journalVersion()).isEqualTo(base);
+                    assertThat(f.foreignVersions()).isEqualTo(foreign);
+                });
+
+        // the operator's way out (docs/recovery.md "Foreign commits"): adopt the versions
+        Path storage = dir.resolve("storage.properties");
+        Files.writeString(storage, S3.storageOptions().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(java.util.stream.Collectors.joining("\n", "", "\n")));
+        System.setProperty(TableLocation.FILE_PROPERTY, storage.toString());
+        try {
+            assertThat(io.palisade.cli.Main.run("recover", g.toString(), "--adopt-foreign", "--json")).isZero();
+        } finally {
+            System.clearProperty(TableLocation.FILE_PROPERTY);
+        }
+        try (Graph b = Palisade.open(g, Options.defaults(), S3.storageOptions());
+             BufferAllocator allocator = new RootAllocator()) {
+            assertThat(b.state().head("main", "person").orElseThrow().version()).isEqualTo(latest);
+            Map<String, Object> age = ages(b.scan("main", "person"));
+            assertThat(onS3(g, b)).isEqualTo(age);
+            for (int i : acked) {
+                for (int k = 0; k < FailoverWriter.ROWS_PER_WRITE; k++) {
+                    int n = i * FailoverWriter.ROWS_PER_WRITE + k;
+                    assertThat(age).as("acknowledged write %d", i).containsEntry("a-" + n, (long) n);
+                }
+            }
+            // adopted: the zombie's rows, and B's raced write's when Lance had committed it
+            assertThat(age).containsKeys(zombieIds.toArray(String[]::new));
+            assertThat(age).hasSize((acked.size() + 1) * FailoverWriter.ROWS_PER_WRITE + (latest == base + 2 ? 1 : 0));
+            insert(b, allocator, "b-1");
+            assertThat(b.scan("main", "person")).extracting(r -> r.get("id")).contains("b-1");
+        }
+        try (JournalReader r = JournalReader.open(g.resolve("_palisade"))) {
+            assertThat(r.verify().ok()).isTrue();
+        }
+    }
+
+    private static void insert(Graph b, BufferAllocator allocator, String id) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", id);
+        row.put("age", 7L);
+        try (VectorSchemaRoot root = VectorSchemaRoot.create(b.catalog().require("person").arrowSchema(), allocator)) {
+            ArrowRows.fill(root, List.of(row));
+            b.insert("main", "person", root);
+        }
+    }
+
+    /** The person table's latest Lance version on main, as a separate Lance reader of the object store sees it. */
+    private static long latestOnS3(Path g) {
+        try (LanceTableStore store = new LanceTableStore(TableLocation.of(g, S3.storageOptions()).uri(), S3.storageOptions())) {
+            return store.latest("person", "main").version();
         }
     }
 
