@@ -670,11 +670,15 @@ final class CrashHarness implements AutoCloseable {
         return out;
     }
 
-    /** The last lines of a child's standard error (the test's temporary directory, with it, is deleted after the test). */
+    /**
+     * The last lines of a child's standard error without stack frames (the test's temporary directory, with the file,
+     * is deleted after the test).
+     */
     private static String tail(Path stderr) {
         try {
-            List<String> all = Files.readAllLines(stderr, StandardCharsets.UTF_8);
-            return String.join("\n", all.subList(Math.max(0, all.size() - 40), all.size()));
+            List<String> all = Files.readAllLines(stderr, StandardCharsets.UTF_8).stream()
+                    .filter(l -> !l.startsWith("\tat ") && !l.startsWith("\t... ")).toList();
+            return String.join("\n", all.subList(Math.max(0, all.size() - 30), all.size()));
         } catch (IOException | java.io.UncheckedIOException e) {
             return "(unreadable: " + e.getMessage() + ")";
         }
