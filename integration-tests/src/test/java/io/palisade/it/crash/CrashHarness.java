@@ -3,7 +3,6 @@ package io.palisade.it.crash;
 import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
-import io.palisade.coordinator.Palisade;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalEvent;
@@ -38,13 +37,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * Drives crash trials against one graph: starts the workload child ({@link CrashWorkload}) with the
  * test JVM's java binary, classpath and JVM flags, kills it (SIGKILL, or it halts at a crash point),
  * then opens the graph in this JVM (recovery runs) and checks the invariants of issue 6 against a
- * {@link Model} of what was acknowledged. Trials on one harness share one graph, in sequence.
+ * {@link Model} of what was acknowledged. Trials on one harness share one graph, in sequence. The graph's
+ * {@link Deployment} (local disk and Chronicle by default; or tables on an object store and the journal on Kafka)
+ * decides where it lives: every open of it, in this JVM and in the children, and every direct Lance read of its
+ * tables goes through the deployment, and on an object store {@link #verify} also checks invariant 6 (the graph is
+ * really there). Power mode (copies of the graph directory) needs the local deployment.
  */
 final class CrashHarness implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CrashHarness.class);
     /** The children's class-data archive; the JVM's own warnings go to the child's stderr log, never to its stdout. */
     private static final io.palisade.coordinator.ChildCds CDS = new io.palisade.coordinator.ChildCds("crash-child",
             List.of("-Xlog:disable", "-Xlog:all=warning:stderr"));
+    /**
+     * The archive of children on an object-store deployment, trained on one: they load the S3 and Kafka clients too
+     * (the conditional-put probe, the journal's producer and consumers), which the local children never load.
+     */
+    private static final io.palisade.coordinator.ChildCds OBJECT_STORE_CDS = new io.palisade.coordinator.ChildCds(
+            "crash-child-objectstore", List.of("-Xlog:disable", "-Xlog:all=warning:stderr"));
 
     static final String CATALOG = """
             {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
@@ -89,6 +98,8 @@ final class CrashHarness implements AutoCloseable {
 
     final Path graph;
     final Path logs;
+    /** Where the graph's tables and journal live; every open of the graph, here and in the children, goes through it. */
+    final Deployment deployment;
     private final Path childTmpRoot;
     private final long seed;
     private final Random random;
@@ -103,7 +114,12 @@ final class CrashHarness implements AutoCloseable {
 
     /** A harness closed by {@link #closeAll()} (tests call it after each test). */
     static CrashHarness open(Path dir, long seed) {
-        CrashHarness h = new CrashHarness(dir, seed);
+        return open(dir, seed, Deployment.LOCAL);
+    }
+
+    /** A harness closed by {@link #closeAll()} whose graph is on {@code deployment}. */
+    static CrashHarness open(Path dir, long seed, Deployment deployment) {
+        CrashHarness h = new CrashHarness(dir.resolve("g"), dir.resolve("logs"), seed, deployment);
         OPEN.add(h);
         return h;
     }
@@ -124,8 +140,14 @@ final class CrashHarness implements AutoCloseable {
      * power-loss suite keeps its graphs on the LazyFS mount and its logs off it).
      */
     CrashHarness(Path graph, Path logs, long seed) {
+        this(graph, logs, seed, Deployment.LOCAL);
+    }
+
+    /** A harness whose graph at {@code graph} keeps its tables and journal on {@code deployment}. */
+    CrashHarness(Path graph, Path logs, long seed, Deployment deployment) {
         this.graph = graph;
         this.logs = logs;
+        this.deployment = deployment;
         this.seed = seed;
         this.random = new Random(seed);
         Path shm = Path.of("/dev/shm");
@@ -138,7 +160,7 @@ final class CrashHarness implements AutoCloseable {
             throw new java.io.UncheckedIOException(e);
         }
         try (BufferAllocator a = new RootAllocator();
-             Graph g = Palisade.create(graph, Catalog.fromJson(CATALOG), Options.defaults())) {
+             Graph g = deployment.create(graph, Catalog.fromJson(CATALOG), Options.defaults())) {
             Plan.Op seedRows = new Plan.Op(Plan.Kind.INSERT, "main", freshRows(6));
             CrashWorkload.apply(g, a, seedRows);
             model.apply(seedRows);
@@ -354,7 +376,7 @@ final class CrashHarness implements AutoCloseable {
      * spending a child JVM on it.
      */
     void applyNow(List<Plan.Op> ops) {
-        try (BufferAllocator a = new RootAllocator(); Graph g = Palisade.open(graph, checkingOptions())) {
+        try (BufferAllocator a = new RootAllocator(); Graph g = deployment.open(graph, checkingOptions())) {
             for (Plan.Op op : ops) {
                 CrashWorkload.apply(g, a, op);
                 model.apply(op);
@@ -423,12 +445,21 @@ final class CrashHarness implements AutoCloseable {
     private Segment runChild0(List<Plan.Op> plan, Death death, boolean power, int checkpointEvery) throws Exception {
         // the simulated power cut (PowerLoss copies); a DURABLE child on LazyFS loses power for real instead
         boolean simulated = power && childMode == null;
+        if (power && !(deployment instanceof Deployment.Local)) {
+            throw new IllegalArgumentException("power mode copies the graph directory: its tables must be on local disk, not "
+                    + deployment);
+        }
         if (simulated != (death instanceof Power || (simulated && death instanceof Natural))) {
             throw new IllegalArgumentException("power mode takes a Power (or Natural) death, process mode any other: " + death);
         }
         CHILDREN.incrementAndGet();
         List<String> cmd = new ArrayList<>();
-        cmd.addAll(childJvm(CDS.options(CrashHarness::trainingChild))); // with the class-data archive (ChildCds)
+        io.palisade.coordinator.ChildCds cds = switch (deployment) {
+            case Deployment.Local l -> CDS;
+            case Deployment.ObjectStore o -> OBJECT_STORE_CDS;
+        };
+        // with the class-data archive (ChildCds), trained once on a scratch graph of the same kind of deployment
+        cmd.addAll(childJvm(cds.options(dumpOptions -> trainingChild(dumpOptions, deployment.forTraining()))));
         PowerLoss.deleteTree(trainingDir()); // the training child's scratch graph and Lance library, once trained
         cmd.add("-Dchronicle.analytics.disable=true");
         // Lance's JNI loader extracts its 180 MB library to java.io.tmpdir on every start and a killed JVM
@@ -455,7 +486,9 @@ final class CrashHarness implements AutoCloseable {
             new PowerLoss(graph).snapshot(); // the baseline (sync point 0): the graph as the last check left it
         }
         ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.redirectError(logs.resolve("child-" + CHILDREN.get() + ".err").toFile());
+        pb.environment().putAll(deployment.childEnvironment()); // the tables' storage options (none on local disk)
+        Path stderr = logs.resolve("child-" + CHILDREN.get() + ".err");
+        pb.redirectError(stderr.toFile());
         Process p = pb.start();
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
         CountDownLatch opened = new CountDownLatch(1);
@@ -559,14 +592,14 @@ final class CrashHarness implements AutoCloseable {
         }
         if (death instanceof AtPoint a && exit != io.palisade.coordinator.CrashPoints.HALT_STATUS) {
             throw new AssertionError("child did not halt at crash point " + a.point() + " (exit " + exit + "): "
-                    + describe(plan, death, copy) + "; stderr in " + logs);
+                    + describe(plan, death, copy) + "; stderr in " + stderr + ", ending:\n" + tail(stderr));
         }
         if (death instanceof AtPoint) {
             NAMED_POINT_KILLS.incrementAndGet();
         }
         if (death instanceof Natural && (exit != 0 || !s.done())) {
             throw new AssertionError("child failed (exit " + exit + "): " + describe(plan, death, copy)
-                    + "; stderr in " + logs);
+                    + "; stderr in " + stderr + ", ending:\n" + tail(stderr));
         }
         return s;
     }
@@ -622,8 +655,7 @@ final class CrashHarness implements AutoCloseable {
     /** Every (table, table branch, version) on disk, read through the substrate. */
     private Set<String> tableVersions() {
         Set<String> out = new java.util.TreeSet<>();
-        try (io.palisade.substrate.lance.LanceTableStore store =
-                     new io.palisade.substrate.lance.LanceTableStore(graph.resolve("tables").toString())) {
+        try (io.palisade.substrate.lance.LanceTableStore store = deployment.tables(graph).open(false)) {
             for (String t : List.of("person", "log")) {
                 if (!store.exists(t)) {
                     continue;
@@ -636,6 +668,20 @@ final class CrashHarness implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /**
+     * The last lines of a child's standard error without stack frames (the test's temporary directory, with the file,
+     * is deleted after the test).
+     */
+    private static String tail(Path stderr) {
+        try {
+            List<String> all = Files.readAllLines(stderr, StandardCharsets.UTF_8).stream()
+                    .filter(l -> !l.startsWith("\tat ") && !l.startsWith("\t... ")).toList();
+            return String.join("\n", all.subList(Math.max(0, all.size() - 30), all.size()));
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return "(unreadable: " + e.getMessage() + ")";
+        }
     }
 
     private static String describe(List<Plan.Op> plan, Death death, List<String> lines) {
@@ -665,19 +711,19 @@ final class CrashHarness implements AutoCloseable {
     }
 
     /**
-     * The class-data archive's training child: a workload child that opens a scratch graph (recovery runs), writes
-     * nothing and ends; it is part of no trial.
+     * The class-data archive's training child: a workload child that opens a scratch graph on {@code deployment}
+     * (recovery runs), writes nothing and ends; it is part of no trial.
      */
     private static Path trainingDir() {
         return Path.of("target").toAbsolutePath().resolve("cds-training-" + ProcessHandle.current().pid());
     }
 
-    private static ProcessBuilder trainingChild(List<String> dumpOptions) {
+    private static ProcessBuilder trainingChild(List<String> dumpOptions, Deployment deployment) {
         Path dir = trainingDir();
         try {
             PowerLoss.deleteTree(dir);
             Files.createDirectories(dir.resolve("tmp"));
-            try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), Options.defaults())) {
+            try (Graph g = deployment.create(dir.resolve("g"), Catalog.fromJson(CATALOG), Options.defaults())) {
                 g.branches(); // created: the child opens it
             }
             List<String> cmd = childJvm(dumpOptions);
@@ -690,7 +736,9 @@ final class CrashHarness implements AutoCloseable {
             cmd.add("PROCESS");
             cmd.add("2");
             cmd.add(Plan.encode(List.of()));
-            return new ProcessBuilder(cmd);
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().putAll(deployment.childEnvironment());
+            return pb;
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -762,7 +810,7 @@ final class CrashHarness implements AutoCloseable {
         long endBefore;
         final String digest;
         Options options = checkingOptions();
-        try (Graph g = Palisade.open(graph, options)) {
+        try (Graph g = deployment.open(graph, options)) {
             Recovery.Report report = g.recoveryReport();
             check("report-json", report.toJson().contains("\"headsDigest\""), "report JSON lacks its digest");
             Model actual = new Model();
@@ -819,6 +867,9 @@ final class CrashHarness implements AutoCloseable {
             check("3-all-or-nothing", match >= 0, "state matches no candidate.\n actual:    " + actual
                     + "\n candidates: " + candidates + "\n " + ctx + "\n recovery: " + report.toJson());
             model = candidates.get(match);
+            if (deployment instanceof Deployment.ObjectStore) {
+                onTheObjectStore(g, ctx);
+            }
             // 4: every intent has an outcome; the journal verifies
             check("4-no-open-intent", g.state().openIntents().isEmpty(), "open intents " + g.state().openIntents());
             check("4-no-open-recovery", g.state().openRecovery().isEmpty(), "recovery left open");
@@ -834,7 +885,7 @@ final class CrashHarness implements AutoCloseable {
             endBefore = jr.endSequence();
         }
         io.palisade.journal.TableHead noteHead;
-        try (Graph g = Palisade.open(graph, options)) {
+        try (Graph g = deployment.open(graph, options)) {
             check("5-second-recovery-noop", !g.recoveryReport().changedAnything(), "second recovery: "
                     + g.recoveryReport().toJson());
             check("5-second-recovery-noop", g.state().digest().equals(digest), "digest changed on reopen");
@@ -842,8 +893,7 @@ final class CrashHarness implements AutoCloseable {
         }
         // the first verifying open's close folded every journaled note: Lance alone holds them, each id once
         TreeMap<String, Long> folded = new TreeMap<>();
-        try (io.palisade.substrate.lance.LanceTableStore s = new io.palisade.substrate.lance.LanceTableStore(
-                graph.resolve("tables").toString());
+        try (io.palisade.substrate.lance.LanceTableStore s = deployment.tables(graph).open(false);
              io.palisade.substrate.KeyedTable t = s.openKeyed("note", new io.palisade.substrate.TableRef(
                      noteHead.tableBranch(), noteHead.version()))) {
             for (Map<String, Object> r : t.scan()) {
@@ -867,6 +917,36 @@ final class CrashHarness implements AutoCloseable {
         check("digest-full-equals-checkpoint-tail", replayer.fullReplay().digest().equals(viaCheckpoint.state().digest())
                 && viaCheckpoint.state().digest().equals(digest), "after reopen: full replay != checkpoint + tail");
         LOG.debug("trial {} ok: {}", trial, label);
+    }
+
+    /**
+     * Invariant 6 (object-store deployments only): the graph really is on the store. Its recorded tables location is
+     * the {@code s3://} URI, it has no local {@code tables/} directory, and a Lance reader of its own (not the
+     * graph's store) of the {@code s3://} {@code person} table, checked out at each graph branch's published head
+     * (table branch and version), sees exactly the model's rows of that branch.
+     */
+    private void onTheObjectStore(Graph g, String ctx) {
+        io.palisade.coordinator.TableLocation location = deployment.tables(graph);
+        check("6-tables-on-object-store", location.onObjectStore() && location.uri().startsWith("s3://"),
+                "the graph's tables are at " + location + ", not on the object store; " + ctx);
+        check("6-tables-on-object-store", !Files.exists(graph.resolve("tables")),
+                "the graph has a local tables directory " + graph.resolve("tables") + "; " + ctx);
+        try (io.palisade.substrate.lance.LanceTableStore reader = new io.palisade.substrate.lance.LanceTableStore(
+                location.uri(), location.storageOptions())) {
+            for (Map.Entry<String, TreeMap<String, Long>> e : model.people.entrySet()) {
+                io.palisade.journal.TableHead head = g.state().head(e.getKey(), "person").orElseThrow();
+                TreeMap<String, Long> onStore = new TreeMap<>();
+                try (io.palisade.substrate.KeyedTable t = reader.openKeyed("person", new io.palisade.substrate.TableRef(
+                        head.tableBranch(), head.version()))) {
+                    for (Map<String, Object> r : t.scan()) {
+                        onStore.put((String) r.get("id"), (Long) r.get("age"));
+                    }
+                }
+                check("6-tables-on-object-store", onStore.equals(e.getValue()), "a Lance reader of " + location.uri()
+                        + "/person.lance at branch " + e.getKey() + "'s head " + head + " sees " + onStore + ", the model "
+                        + e.getValue() + "; " + ctx);
+            }
+        }
     }
 
     @Override

@@ -121,14 +121,37 @@ class CrashMatrixTest {
         List<String> out = new ArrayList<>();
         for (WriteOp op : WriteOp.values()) {
             for (Cell cell : cells(op)) {
-                out.add(op + " x " + cell.crashAt());
-                String rp = recoveryPointFor(op, cell.point());
-                if (rp != null) {
-                    out.add("RECOVERY(" + op + ") x " + rp);
-                }
+                out.addAll(labels(op, cell));
             }
         }
         return out;
+    }
+
+    /** The labels one write-path cell records: {@code OP x point[:n]}, then its recovery cell if it leaves work. */
+    static List<String> labels(WriteOp op, Cell cell) {
+        String rp = recoveryPointFor(op, cell.point());
+        return rp == null ? List.of(op + " x " + cell.crashAt())
+                : List.of(op + " x " + cell.crashAt(), "RECOVERY(" + op + ") x " + rp);
+    }
+
+    /**
+     * Runs one write-path cell of {@code op} on {@code h}: a child halted at the cell's point (exit status asserted),
+     * then, when the point leaves work ({@link #recoveryPointFor}), a second child halted inside its recovery; then
+     * {@link CrashHarness#verify} (whose open recovers). Returns the labels it ran ({@link #labels}).
+     */
+    static List<String> runWritePathCell(CrashHarness h, WriteOp op, Cell cell) throws Exception {
+        List<Plan.Op> plan = plan(h, op, cell);
+        CrashHarness.Segment s1 = h.runChild(plan, new CrashHarness.AtPoint(cell.crashAt()), false, 2);
+        assertThat(s1.acked().size()).as("a halted write is never acknowledged").isLessThan(plan.size());
+        String name = op + " x " + cell.crashAt();
+        String rp = recoveryPointFor(op, cell.point());
+        if (rp == null) {
+            h.verify(name, false, List.of(s1));
+        } else {
+            CrashHarness.Segment s2 = h.runChild(List.of(), new CrashHarness.AtPoint(rp), false, 2);
+            h.verify(name + " then RECOVERY x " + rp, false, List.of(s1, s2));
+        }
+        return labels(op, cell);
     }
 
     /** The labels of every checkpoint cell, as the checkpoint test records them. */
@@ -176,7 +199,7 @@ class CrashMatrixTest {
      * parts; with {@code freshBranch}, the target branch) runs in this JVM first, so the child's plan is
      * the merge alone and its nth hit of a point is in its nth part.
      */
-    private static List<Plan.Op> plan(CrashHarness h, WriteOp op, Cell cell) {
+    static List<Plan.Op> plan(CrashHarness h, WriteOp op, Cell cell) {
         boolean freshBranch = cell.freshBranch();
         Model m = h.model().copy();
         return switch (op) {
@@ -257,20 +280,7 @@ class CrashMatrixTest {
         for (WriteOp op : WriteOp.values()) {
             CrashHarness h = CrashHarness.open(dir.resolve(op.name()), 6001 + op.ordinal()); // a graph per op
             for (Cell cell : cells(op)) {
-                List<Plan.Op> plan = plan(h, op, cell);
-                CrashHarness.Segment s1 = h.runChild(plan, new CrashHarness.AtPoint(cell.crashAt()), false, 2);
-                assertThat(s1.acked().size()).as("a halted write is never acknowledged").isLessThan(plan.size());
-                String name = op + " x " + cell.crashAt();
-                String rp = recoveryPointFor(op, cell.point());
-                if (rp == null) {
-                    h.verify(name, false, List.of(s1));
-                    CELLS.add(name);
-                    continue;
-                }
-                CrashHarness.Segment s2 = h.runChild(List.of(), new CrashHarness.AtPoint(rp), false, 2);
-                h.verify(name + " then RECOVERY x " + rp, false, List.of(s1, s2));
-                CELLS.add(name);
-                CELLS.add("RECOVERY(" + op + ") x " + rp);
+                CELLS.addAll(runWritePathCell(h, op, cell));
             }
         }
         assertThat(CELLS).containsAll(writePathCells());

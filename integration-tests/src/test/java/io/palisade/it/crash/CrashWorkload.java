@@ -33,6 +33,10 @@ import java.util.Map;
  * cut ({@link PowerCut}) names the sync point at which the power fails: there the child prints
  * {@code CUT <n> <point>} and halts with {@link PhaseCrashPoints#HALT_STATUS} <em>instead of</em> copying,
  * so the parent's restore goes back to copy n-1 and everything done since is lost.
+ *
+ * <p>The graph directory is the only location argument: a graph whose tables are on an object store records its
+ * {@code s3://} URI, and one whose journal is on Kafka its topic, under {@code _palisade/}; the storage options come
+ * from the child's environment ({@code PALISADE_STORAGE_<KEY>}, set by the harness's {@link Deployment}).
  */
 public final class CrashWorkload {
     /** {@code -Dpalisade.crash.holdAfterAcks=n}: after its n-th ACK the child prints HELD and waits for a line on stdin. */
