@@ -270,4 +270,66 @@ final class GraphWorkload {
     static double loadAverage() {
         return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
+
+    /**
+     * The options every comparison harness takes ({@code --rows --iterations --warmup --writers --seconds --rounds
+     * --seed}) with its defaults; a harness's own options go to the handlers of {@link #parse}.
+     */
+    static final class Settings {
+        int rows = 10_000;
+        int iterations;
+        int warmup;
+        int writers = 16;
+        int seconds = 15;
+        int rounds = 2;
+        long seed = 42;
+
+        private Settings(int iterations, int warmup) {
+            this.iterations = iterations;
+            this.warmup = warmup;
+        }
+
+        /**
+         * Parses {@code args} over the defaults (and {@code iterations}, {@code warmup}); an option named in
+         * {@code extra} gets its value through its handler. A missing value or an unknown option is a clear error
+         * that names the options ({@code extraUsage}: the harness's own, e.g. {@code "--dir PATH"}).
+         */
+        static Settings parse(String[] args, int iterations, int warmup,
+                              java.util.Map<String, java.util.function.Consumer<String>> extra, String extraUsage) {
+            String usage = "options: --rows N --iterations N --warmup N --writers N --seconds N --rounds N --seed N "
+                    + extraUsage;
+            Settings s = new Settings(iterations, warmup);
+            for (int i = 0; i < args.length; i++) {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("option " + args[i] + " needs a value (" + usage.trim() + ")");
+                }
+                String value = args[++i];
+                switch (args[i - 1]) {
+                    case "--rows" -> s.rows = positive("--rows", value);
+                    case "--iterations" -> s.iterations = positive("--iterations", value);
+                    case "--warmup" -> s.warmup = atLeast("--warmup", value, 0);
+                    case "--writers" -> s.writers = positive("--writers", value);
+                    case "--seconds" -> s.seconds = positive("--seconds", value);
+                    case "--rounds" -> s.rounds = positive("--rounds", value);
+                    case "--seed" -> s.seed = Long.parseLong(value);
+                    default -> {
+                        java.util.function.Consumer<String> handler = extra.get(args[i - 1]);
+                        if (handler == null) {
+                            throw new IllegalArgumentException("unknown option " + args[i - 1] + " (" + usage.trim() + ")");
+                        }
+                        handler.accept(value);
+                    }
+                }
+            }
+            return s;
+        }
+
+        /** The run's header line: the settings, then {@code more}, the JVM and the machine's load. */
+        String header(String more) {
+            return String.format(Locale.ROOT, "rows=%,d iterations=%d warmup=%d writers=%d seconds=%d rounds=%d %sjava=%s "
+                            + "cores=%d load average %.1f", rows, iterations, warmup, writers, seconds, rounds,
+                    more.isEmpty() ? "" : more + " ", System.getProperty("java.version"),
+                    Runtime.getRuntime().availableProcessors(), loadAverage());
+        }
+    }
 }

@@ -31,40 +31,16 @@ import java.util.Locale;
  * </pre>
  */
 public final class KafkaCoordinatorHarness {
-    private static final String USAGE = "options: --rows N --iterations N --warmup N --writers N --seconds N --rounds N "
-            + "--brokers N[,N...] --seed N";
-
     private KafkaCoordinatorHarness() {
     }
 
     public static void main(String[] args) throws Exception {
-        int rows = 10_000;
-        int iterations = 100;
-        int warmup = 10;
-        int writers = 16;
-        int seconds = 15;
-        int rounds = 2;
-        long seed = 42;
-        List<Integer> brokers = List.of(3);
-        for (int i = 0; i < args.length; i++) {
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
-            }
-            switch (args[i]) {
-                case "--rows" -> rows = GraphWorkload.positive("--rows", args[++i]);
-                case "--iterations" -> iterations = GraphWorkload.positive("--iterations", args[++i]);
-                case "--warmup" -> warmup = GraphWorkload.atLeast("--warmup", args[++i], 0);
-                case "--writers" -> writers = GraphWorkload.positive("--writers", args[++i]);
-                case "--seconds" -> seconds = GraphWorkload.positive("--seconds", args[++i]);
-                case "--rounds" -> rounds = GraphWorkload.positive("--rounds", args[++i]);
-                case "--seed" -> seed = Long.parseLong(args[++i]);
-                case "--brokers" -> brokers = GraphWorkload.positives("--brokers", args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
-            }
-        }
-        System.out.printf(Locale.ROOT, "rows=%,d iterations=%d warmup=%d writers=%d seconds=%d rounds=%d brokers=%s java=%s "
-                        + "cores=%d load average %.1f%n", rows, iterations, warmup, writers, seconds, rounds, brokers,
-                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), GraphWorkload.loadAverage());
+        List<List<Integer>> brokersOption = new ArrayList<>(List.of(List.of(3)));
+        GraphWorkload.Settings o = GraphWorkload.Settings.parse(args, 100, 10,
+                java.util.Map.of("--brokers", v -> brokersOption.set(0, GraphWorkload.positives("--brokers", v))),
+                "--brokers N[,N...]");
+        List<Integer> brokers = brokersOption.get(0);
+        System.out.println(o.header("brokers=" + brokers));
         Path root = Files.createTempDirectory("palisade-kafka-coordinator-");
         Catalog catalog = Catalog.fromJson(GraphWorkload.CATALOG);
         List<KafkaTestCluster> clusters = new ArrayList<>();
@@ -86,10 +62,11 @@ public final class KafkaCoordinatorHarness {
             }
             for (GraphWorkload.Named g : graphs) {
                 long t0 = System.nanoTime();
-                GraphWorkload.loadAndIndex(g.graph(), allocator, rows);
+                GraphWorkload.loadAndIndex(g.graph(), allocator, o.rows);
                 System.out.printf(Locale.ROOT, "load + index refresh of %s: %.1f s%n", g.name(), (System.nanoTime() - t0) / 1e9);
             }
-            GraphWorkload.compare(System.out, graphs, allocator, rows, warmup, iterations, writers, seconds, rounds, seed);
+            GraphWorkload.compare(System.out, graphs, allocator, o.rows, o.warmup, o.iterations, o.writers, o.seconds, o.rounds,
+                    o.seed);
         } finally {
             for (GraphWorkload.Named g : graphs) {
                 g.graph().close();

@@ -28,60 +28,35 @@ import java.util.Locale;
  * </pre>
  */
 public final class ObjectStoreLatencyHarness {
-    private static final String USAGE = "options: --rows N --iterations N --warmup N --writers N --seconds N --rounds N "
-            + "--dir PATH --seed N";
-
     private ObjectStoreLatencyHarness() {
     }
 
     public static void main(String[] args) throws Exception {
-        int rows = 10_000;
-        int iterations = 200;
-        int warmup = 20;
-        int writers = 16;
-        int seconds = 15;
-        int rounds = 2;
-        long seed = 42;
-        Path dir = null;
-        for (int i = 0; i < args.length; i++) {
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
-            }
-            switch (args[i]) {
-                case "--rows" -> rows = GraphWorkload.positive("--rows", args[++i]);
-                case "--iterations" -> iterations = GraphWorkload.positive("--iterations", args[++i]);
-                case "--warmup" -> warmup = GraphWorkload.atLeast("--warmup", args[++i], 0);
-                case "--writers" -> writers = GraphWorkload.positive("--writers", args[++i]);
-                case "--seconds" -> seconds = GraphWorkload.positive("--seconds", args[++i]);
-                case "--rounds" -> rounds = GraphWorkload.positive("--rounds", args[++i]);
-                case "--seed" -> seed = Long.parseLong(args[++i]);
-                case "--dir" -> dir = Path.of(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
-            }
-        }
+        Path[] dirOption = new Path[1];
+        GraphWorkload.Settings o = GraphWorkload.Settings.parse(args, 200, 20,
+                java.util.Map.of("--dir", v -> dirOption[0] = Path.of(v)), "--dir PATH");
+        Path dir = dirOption[0];
         if (!"true".equals(System.getenv("AWS_EC2_METADATA_DISABLED"))) {
             System.err.println("warning: AWS_EC2_METADATA_DISABLED is not true; set it so no credential lookup leaves loopback");
         }
         Path root = dir != null ? dir : Files.createTempDirectory("palisade-s3-latency-");
         Catalog catalog = Catalog.fromJson(GraphWorkload.CATALOG);
-        System.out.printf(Locale.ROOT, "rows=%,d iterations=%d warmup=%d writers=%d seconds=%d rounds=%d java=%s cores=%d "
-                        + "load average %.1f%n", rows, iterations, warmup, writers, seconds, rounds,
-                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), GraphWorkload.loadAverage());
+        System.out.println(o.header(""));
         try (BufferAllocator allocator = new RootAllocator();
              S3ProxyFixture s3 = S3ProxyFixture.inMemory();
              Graph local = Palisade.create(root.resolve("local"), catalog, Options.defaults());
              Graph remote = Palisade.create(root.resolve("s3"), catalog, Options.defaults(), s3.freshUri(),
                      s3.storageOptions())) {
             long t0 = System.nanoTime();
-            GraphWorkload.loadAndIndex(local, allocator, rows);
+            GraphWorkload.loadAndIndex(local, allocator, o.rows);
             double loadLocal = (System.nanoTime() - t0) / 1e9;
             t0 = System.nanoTime();
-            GraphWorkload.loadAndIndex(remote, allocator, rows);
+            GraphWorkload.loadAndIndex(remote, allocator, o.rows);
             double loadRemote = (System.nanoTime() - t0) / 1e9;
             System.out.printf(Locale.ROOT, "load + index refresh seconds: local disk %.1f, S3Proxy %.1f%n", loadLocal, loadRemote);
             GraphWorkload.compare(System.out, List.of(new GraphWorkload.Named("coordinator, tables on local disk", local),
-                            new GraphWorkload.Named("coordinator, tables on S3Proxy", remote)), allocator, rows, warmup,
-                    iterations, writers, seconds, rounds, seed);
+                            new GraphWorkload.Named("coordinator, tables on S3Proxy", remote)), allocator, o.rows, o.warmup,
+                    o.iterations, o.writers, o.seconds, o.rounds, o.seed);
         } finally {
             if (dir == null) {
                 JournalBench.delete(root);

@@ -83,4 +83,30 @@ class GraphWorkloadTest {
         assertThatThrownBy(() -> GraphWorkload.positive("--seconds", "ten")).hasMessage("--seconds takes a whole number, not 'ten'");
         assertThatThrownBy(() -> GraphWorkload.positives("--brokers", "1,")).hasMessage("--brokers takes a whole number, not ''");
     }
+
+    @Test
+    void settingsTakeTheCommonOptionsOverTheDefaultsAndHandTheHarnessItsOwn() {
+        List<String> dirs = new java.util.ArrayList<>();
+        GraphWorkload.Settings o = GraphWorkload.Settings.parse(
+                new String[] {"--rows", "500", "--dir", "/tmp/x", "--seed", "7", "--warmup", "0"}, 200, 20,
+                java.util.Map.of("--dir", dirs::add), "--dir PATH");
+        assertThat(o.rows).isEqualTo(500);
+        assertThat(o.seed).isEqualTo(7);
+        assertThat(o.warmup).isZero();
+        assertThat(o.iterations).isEqualTo(200); // the harness's default
+        assertThat(o.writers).isEqualTo(16);
+        assertThat(dirs).containsExactly("/tmp/x");
+        assertThat(o.header("brokers=[3]")).startsWith("rows=500 iterations=200 warmup=0 writers=16 seconds=15 rounds=2 "
+                + "brokers=[3] java=");
+    }
+
+    @Test
+    void settingsRefuseAnUnknownOptionAMissingValueAndABadNumberByName() {
+        assertThatThrownBy(() -> GraphWorkload.Settings.parse(new String[] {"--bogus", "1"}, 1, 0, java.util.Map.of(), "--dir PATH"))
+                .hasMessageContaining("unknown option --bogus").hasMessageContaining("--dir PATH");
+        assertThatThrownBy(() -> GraphWorkload.Settings.parse(new String[] {"--rows"}, 1, 0, java.util.Map.of(), ""))
+                .hasMessageContaining("option --rows needs a value");
+        assertThatThrownBy(() -> GraphWorkload.Settings.parse(new String[] {"--writers", "0"}, 1, 0, java.util.Map.of(), ""))
+                .hasMessageContaining("--writers must be at least 1");
+    }
 }

@@ -55,7 +55,7 @@ class DeterministicSimulationTest {
             try {
                 r = Simulation.run(seed, work);
             } catch (Throwable e) {
-                String replay = "mvn -B -o test -pl coordinator -Dtest=DeterministicSimulationTest#everySeedKeepsEveryCrashInvariant "
+                String replay = "mvn -B -o verify -pl end-to-end -am -Dtest=DeterministicSimulationTest#everySeedKeepsEveryCrashInvariant "
                         + "-Dsurefire.failIfNoSpecifiedTests=false -Dpalisade.sim.seed=" + seed;
                 System.out.println("[sim] FAILED seed " + seed + ": " + e + "\n[sim] replay: " + replay);
                 throw new AssertionError("deterministic simulation failed at seed " + seed + " (replay: " + replay + "): "

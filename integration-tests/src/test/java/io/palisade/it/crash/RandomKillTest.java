@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the same trials with a power cut at a random sync point instead of a timed SIGKILL.
  */
 class RandomKillTest {
-    static final int CI_KILLS = 40;
+    static final int CI_KILLS = 24;
     static final int TRIALS_PER_GRAPH = 8;
 
     @TempDir
