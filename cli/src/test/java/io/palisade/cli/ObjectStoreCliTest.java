@@ -66,6 +66,21 @@ class ObjectStoreCliTest {
 
         CliRun.Result verify = CliRun.run("audit", "verify", graph);
         assertThat(verify.code()).as(verify.toString()).isZero();
+
+        // the incident tools read the journal locally and the tables on the store
+        CliRun.Result explain = CliRun.run("explain", graph, "--key", "a", "--table", "person", "--json");
+        assertThat(explain.code()).as(explain.toString()).isZero();
+        com.fasterxml.jackson.databind.JsonNode doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(explain.out());
+        assertThat(doc.get("current_value").toString()).as("the key's value as read from the s3:// table")
+                .contains("\"age\":1").doesNotContain("\"age\":9");
+        assertThat(explain.out()).contains("KEY_CONFLICT"); // the refused second insert of a
+        CliRun.Result replay = CliRun.run("replay", graph, "--at", "last 1", "--format", "json");
+        assertThat(replay.code()).as(replay.toString()).isZero();
+        assertThat(replay.out()).contains("person");
+        Path html = tmp.resolve("report.html");
+        CliRun.Result report = CliRun.run("report", graph, "--html", html.toString());
+        assertThat(report.code()).as(report.toString()).isZero();
+        assertThat(Files.readString(html)).contains("person");
     }
 
     @Test
