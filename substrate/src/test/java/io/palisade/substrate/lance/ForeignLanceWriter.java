@@ -1,14 +1,11 @@
 package io.palisade.substrate.lance;
 
 import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowStreamReader;
-import org.apache.arrow.vector.ipc.ArrowStreamWriter;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -16,8 +13,6 @@ import org.lance.Dataset;
 import org.lance.WriteParams;
 import org.lance.merge.MergeInsertParams;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,7 +34,8 @@ public final class ForeignLanceWriter implements AutoCloseable {
 
     /** A Lance Append (no key check at all) of rows with the table's own schema, PK metadata included. */
     public long append(Object... idAge) {
-        try (Dataset now = open(); ArrowArrayStream s = stream(now.getSchema(), idAge);
+        try (Dataset now = open(); VectorSchemaRoot rows = rows(now.getSchema(), idAge);
+             ArrowArrayStream s = ArrowStreams.export(allocator, now.getSchema(), rows);
              Dataset after = Dataset.write().allocator(allocator).stream(s).uri(uri)
                      .mode(WriteParams.WriteMode.APPEND).execute()) {
             return after.version();
@@ -48,7 +44,8 @@ public final class ForeignLanceWriter implements AutoCloseable {
 
     /** A Lance merge-insert ON id, WhenMatched UpdateAll (an upsert that goes through no journal). */
     public long upsert(Object... idAge) {
-        try (Dataset now = open(); ArrowArrayStream s = stream(now.getSchema(), idAge)) {
+        try (Dataset now = open(); VectorSchemaRoot rows = rows(now.getSchema(), idAge);
+             ArrowArrayStream s = ArrowStreams.export(allocator, now.getSchema(), rows)) {
             try (Dataset after = now.mergeInsert(new MergeInsertParams(List.of("id")).withMatchedUpdateAll(), s).dataset()) {
                 return after.version();
             }
@@ -80,7 +77,8 @@ public final class ForeignLanceWriter implements AutoCloseable {
                         f.getChildren()));
             }
             Schema stripped = new Schema(fields, now.getSchema().getCustomMetadata());
-            try (ArrowArrayStream s = stream(stripped, idAge);
+            try (VectorSchemaRoot rows = rows(stripped, idAge);
+                 ArrowArrayStream s = ArrowStreams.export(allocator, stripped, rows);
                  Dataset after = Dataset.write().allocator(allocator).stream(s).uri(uri)
                          .mode(WriteParams.WriteMode.OVERWRITE).execute()) {
                 return after.version();
@@ -98,29 +96,18 @@ public final class ForeignLanceWriter implements AutoCloseable {
         return Dataset.open().allocator(allocator).uri(uri).build();
     }
 
-    private ArrowArrayStream stream(Schema schema, Object... idAge) {
-        ByteArrayOutputStream bos = new ByteArrayOutputStream();
-        try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
-            VarCharVector id = (VarCharVector) root.getVector("id");
-            BigIntVector age = (BigIntVector) root.getVector("age");
-            int n = idAge.length / 2;
-            for (int i = 0; i < n; i++) {
-                id.setSafe(i, ((String) idAge[2 * i]).getBytes(StandardCharsets.UTF_8));
-                age.setSafe(i, ((Number) idAge[2 * i + 1]).longValue());
-            }
-            root.setRowCount(n);
-            try (ArrowStreamWriter w = new ArrowStreamWriter(root, null, bos)) {
-                w.start();
-                w.writeBatch();
-                w.end();
-            }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+    /** The rows as a batch of {@code schema} (id, age pairs); Lance gets it through the product's {@link ArrowStreams}. */
+    private VectorSchemaRoot rows(Schema schema, Object... idAge) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+        VarCharVector id = (VarCharVector) root.getVector("id");
+        BigIntVector age = (BigIntVector) root.getVector("age");
+        int n = idAge.length / 2;
+        for (int i = 0; i < n; i++) {
+            id.setSafe(i, ((String) idAge[2 * i]).getBytes(StandardCharsets.UTF_8));
+            age.setSafe(i, ((Number) idAge[2 * i + 1]).longValue());
         }
-        ArrowStreamReader r = new ArrowStreamReader(new ByteArrayInputStream(bos.toByteArray()), allocator);
-        ArrowArrayStream st = ArrowArrayStream.allocateNew(allocator);
-        Data.exportArrayStream(allocator, r, st);
-        return st;
+        root.setRowCount(n);
+        return root;
     }
 
     @Override
