@@ -82,6 +82,7 @@ public final class ConditionalPutProbe {
                     s3.putObject(put, RequestBody.fromBytes(BODY));
                 } catch (SdkException e) {
                     if (attempt < PUT_ATTEMPTS && !(e instanceof S3Exception s && s.statusCode() / 100 == 4)) {
+                        deleteQuietly(s3, bucket, key); // the put may have landed before the transport failed
                         continue;
                     }
                     throw new ObjectStoreRefusedException("cannot write to the object store at " + root + " (the "
@@ -123,11 +124,15 @@ public final class ConditionalPutProbe {
                         + "lost. Use a store that refuses it with 412 (AWS S3, MinIO, S3Proxy; docs/scale-out.md)");
             }
         } finally {
-            try {
-                s3.deleteObject(b -> b.bucket(bucket).key(key));
-            } catch (SdkException ignored) {
-                // a probe object left behind is harmless: a fresh key every time, never read
-            }
+            deleteQuietly(s3, bucket, key);
+        }
+    }
+
+    private static void deleteQuietly(S3Client s3, String bucket, String key) {
+        try {
+            s3.deleteObject(b -> b.bucket(bucket).key(key));
+        } catch (SdkException ignored) {
+            // a probe object left behind is harmless: a fresh key every time, never read
         }
     }
 
@@ -153,11 +158,17 @@ public final class ConditionalPutProbe {
                 .region(Region.of(region))
                 .credentialsProvider(credentials)
                 .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
-                // no "Expect: 100-continue" on the probe's 31-byte puts: with it, the JDK's HttpURLConnection waits
-                // for the interim 100 response (5 s at most) and on a loaded machine a late 100 leaves the exchange
-                // out of step, failing the put with "Error writing request body to server" (seen under the crash
-                // matrix on S3Proxy); a body this small gains nothing from the handshake
-                .serviceConfiguration(S3Configuration.builder().expectContinueEnabled(false).build())
+                // one plain body, signed whole: over http the SDK would otherwise send the put as aws-chunked
+                // (a signed data chunk, then a signed empty final chunk, written piece by piece). S3Proxy answers
+                // 200 and closes the connection once it has the decoded bytes, before the final chunk arrives; the
+                // client's write of that chunk then meets a reset and the SDK reports "Error writing request body
+                // to server" for a put that landed (seen in a packet capture under the crash matrix on a loaded
+                // machine, docs/crash-points.md). Chunked signing exists for bodies too large to hash up front; a
+                // 31-byte body gains nothing from it, nor from the Expect: 100-continue handshake
+                .serviceConfiguration(S3Configuration.builder()
+                        .chunkedEncodingEnabled(false)
+                        .expectContinueEnabled(false)
+                        .build())
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
         endpoint.ifPresent(e -> b.endpointOverride(URI.create(e)).forcePathStyle(!virtualHosted));
