@@ -258,6 +258,15 @@ public final class Palisade {
         return open(root, options, false, Wiring.standard(options, storageOptions));
     }
 
+    /**
+     * {@link #open(Path, Options, boolean)} with Lance storage options for its object-store tables (as
+     * {@link #open(Path, Options, java.util.Map)}): a foreign commit to an {@code s3://} table is adopted or refused
+     * there as on local disk.
+     */
+    public static Graph open(Path root, Options options, boolean adoptForeign, java.util.Map<String, String> storageOptions) {
+        return open(root, options, adoptForeign, Wiring.standard(options, storageOptions));
+    }
+
     static Graph open(Path root, Options options, boolean adoptForeign, Wiring wiring) {
         JvmOptions.check();
         GraphLayout layout = new GraphLayout(root);

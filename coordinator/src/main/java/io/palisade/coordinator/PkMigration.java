@@ -127,7 +127,8 @@ public final class PkMigration {
                 .withFormatStamp(stampJournaled ? FormatStamp.FENCING.number() : FormatStamp.PRE_FENCING.number()));
         TableStore store = null;
         try {
-            store = TableLocation.of(root).openForWriting(options.durability() == io.palisade.journal.Durability.POWER_LOSS);
+            store = TableLocation.of(root, options.storageOptions())
+                    .openForWriting(options.durability() == io.palisade.journal.Durability.POWER_LOSS);
             HeadsState state = HeadsReplayer.of(layout.palisade()).replay().state();
             return new PkMigration(root, options, catalog, journal, store, state).execute();
         } finally {

@@ -133,6 +133,15 @@ public final class Repair {
 
     /** Runs the repair of the graph at {@code root}; takes the writer lease for its duration. */
     public static Report run(Path root, Request request) {
+        return run(root, request, Map.of());
+    }
+
+    /**
+     * {@link #run(Path, Request)} on a graph whose tables are on an object store: {@code storageOptions} are added to
+     * those of {@code PALISADE_STORAGE_FILE} and {@code PALISADE_STORAGE_*} ({@link TableLocation}); ignored for
+     * tables on local disk.
+     */
+    public static Report run(Path root, Request request, Map<String, String> storageOptions) {
         GraphLayout layout = new GraphLayout(root);
         if (!layout.exists()) {
             throw new ValidationException("no graph at " + root + " (missing " + layout.catalogFile() + ")");
@@ -154,7 +163,7 @@ public final class Repair {
                 .withDefaultDurability(request.durability()).withBinaryVersion(Palisade.VERSION).withFormatStamp(stamp));
         TableStore store = null;
         try {
-            store = TableLocation.of(root).openForWriting(request.durability() == Durability.POWER_LOSS);
+            store = TableLocation.of(root, storageOptions).openForWriting(request.durability() == Durability.POWER_LOSS);
             HeadsReplayer.Replay replay = HeadsReplayer.of(layout.palisade()).replay();
             HeadsState state = replay.state();
             String recovered = "";

@@ -44,15 +44,16 @@ final class LegacyGraphFixture implements AutoCloseable {
     private final BufferAllocator allocator = new RootAllocator();
     private HeadsState state = HeadsState.empty();
 
-    private LegacyGraphFixture(Path root, Catalog catalog) {
+    private LegacyGraphFixture(Path root, Catalog catalog, TableLocation tables) {
         this.root = root;
         this.catalog = catalog;
         GraphLayout layout = new GraphLayout(root);
         GraphFormat.write(root, FormatStamp.PRE_FENCING.number());
+        tables.record(root); // tables on an object store: _palisade/tables.uri, as a graph moved there would have
         layout.writeCatalog(catalog);
         this.journal = Journal.open(layout.palisade(), JournalOptions.defaults().withBinaryVersion("0.0.9-legacy")
                 .withFormatStamp(FormatStamp.PRE_FENCING.number()));
-        this.store = new LanceTableStore(layout.tables().toString());
+        this.store = tables.open(true);
         state = io.palisade.heads.HeadsReplayer.of(layout.palisade()).replay().state();
         List<JournalEvent> events = new ArrayList<>();
         for (Catalog.TableDef t : catalog.tables()) {
@@ -69,7 +70,15 @@ final class LegacyGraphFixture implements AutoCloseable {
     }
 
     static LegacyGraphFixture create(Path root, Catalog catalog) {
-        return new LegacyGraphFixture(root, catalog);
+        return new LegacyGraphFixture(root, catalog, TableLocation.of(root));
+    }
+
+    /** {@link #standard(Path)} with the tables on {@code tables} (an object store: recorded in the graph). */
+    static Path standard(Path root, TableLocation tables) {
+        try (LegacyGraphFixture f = new LegacyGraphFixture(root, Rows.catalog(), tables)) {
+            f.standardContent();
+        }
+        return root;
     }
 
     /**
@@ -79,6 +88,14 @@ final class LegacyGraphFixture implements AutoCloseable {
      */
     static Path standard(Path root) {
         try (LegacyGraphFixture f = create(root, Rows.catalog())) {
+            f.standardContent();
+        }
+        return root;
+    }
+
+    private void standardContent() {
+        LegacyGraphFixture f = this;
+        {
             f.insertPeople("main", "a1", 30, "a2", 31, "a3", null, "a4", 40);
             f.insertKnows("main", "k1", "a1", "a2", "k2", "a2", "a3");
             f.createBranch("dev", "main");
@@ -88,7 +105,6 @@ final class LegacyGraphFixture implements AutoCloseable {
             f.insertPeople("main", "a5", 50);
             f.insertKnows("main", "k3", "a4", "a5");
         }
-        return root;
     }
 
     void insertPeople(String branch, Object... idAgePairs) {
@@ -170,11 +186,16 @@ final class LegacyGraphFixture implements AutoCloseable {
 
     /** Digest of every keyed (branch, table) image the graph pins, read without the PK check. */
     static Map<String, String> digests(Path root) {
+        return digests(root, Map.of());
+    }
+
+    /** {@link #digests(Path)} of a graph whose tables may be on an object store ({@code storageOptions} reach it). */
+    static Map<String, String> digests(Path root, Map<String, String> storageOptions) {
         GraphLayout layout = new GraphLayout(root);
         HeadsState s = io.palisade.heads.HeadsReplayer.of(layout.palisade()).replay().state();
         Catalog catalog = Catalog.read(layout.catalogFile());
         Map<String, String> out = new TreeMap<>();
-        try (LanceTableStore store = new LanceTableStore(layout.tables().toString())) {
+        try (LanceTableStore store = TableLocation.of(root, storageOptions).open(false)) {
             for (String b : s.branches().keySet()) {
                 for (Map.Entry<String, Pin> e : s.pins(b).entrySet()) {
                     if (!catalog.require(e.getKey()).kind().keyed()) {

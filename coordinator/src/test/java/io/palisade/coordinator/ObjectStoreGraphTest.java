@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.MergeConflictException;
 import io.palisade.fencing.ObjectStoreRefusedException;
@@ -93,6 +94,38 @@ class ObjectStoreGraphTest extends GraphTestSupport {
             assertThat(people(g, "main")).hasSize(9);
             assertThat(g.rows("main", "log")).hasSize(1);
         }
+    }
+
+    /**
+     * PK migration runs where the tables are: a pre-fencing graph whose tables are on the store (as one moved there
+     * would be, its URI in {@code _palisade/tables.uri}) migrates through the storage options given, every pinned image
+     * keeps its rows and gains the key annotation in the {@code s3://} tables, and the graph then opens fenced.
+     */
+    @Test
+    void aPreFencingGraphWhoseTablesAreOnTheStoreMigratesThere() {
+        Path root = dir.resolve("legacy");
+        LegacyGraphFixture.standard(root, TableLocation.objectStore(s3.freshUri(), s3.storageOptions()));
+        assertThat(root.resolve("tables")).doesNotExist();
+        Map<String, String> before = LegacyGraphFixture.digests(root, s3.storageOptions());
+        assertThat(before).hasSize(8);
+        assertThatThrownBy(() -> Palisade.open(root, Options.defaults(), s3.storageOptions()))
+                .isInstanceOf(GraphRefusedException.class).hasMessageContaining("migrate pk");
+
+        MigrationReport r = PkMigration.run(root, MigrationOptions.defaults().withStorageOptions(s3.storageOptions()));
+
+        assertThat(r.status()).isEqualTo(MigrationReport.Status.COMPLETED);
+        assertThat(r.refusals()).isEmpty();
+        assertThat(r.units()).hasSize(8);
+        assertThat(root.resolve("tables")).doesNotExist();
+        PkMigrationTest.assertEveryPinAnnotatedAndOwned(root, s3.storageOptions());
+        try (Graph g = Palisade.open(root, Options.defaults(), s3.storageOptions())) {
+            assertThat(PkMigrationTest.scannedDigests(g)).isEqualTo(before);
+            try (VectorSchemaRoot again = Rows.people(allocator, "a1", 99)) {
+                assertThatThrownBy(() -> g.insert("main", "person", again)).isInstanceOf(KeyConflictException.class);
+            }
+        }
+        assertThat(PkMigration.run(root, MigrationOptions.defaults().withStorageOptions(s3.storageOptions())).status())
+                .isEqualTo(MigrationReport.Status.ALREADY_FENCING);
     }
 
     @Test

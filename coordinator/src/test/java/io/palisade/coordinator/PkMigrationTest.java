@@ -42,9 +42,14 @@ class PkMigrationTest {
     }
 
     static void assertEveryPinAnnotatedAndOwned(Path root) {
+        assertEveryPinAnnotatedAndOwned(root, Map.of());
+    }
+
+    /** {@link #assertEveryPinAnnotatedAndOwned(Path)} with the tables where the graph records them. */
+    static void assertEveryPinAnnotatedAndOwned(Path root, Map<String, String> storageOptions) {
         HeadsState s = HeadsReplayer.of(root.resolve("_palisade")).replay().state();
         Catalog catalog = Catalog.read(root.resolve("_palisade").resolve("catalog.json"));
-        try (LanceTableStore store = new LanceTableStore(root.resolve("tables").toString())) {
+        try (LanceTableStore store = TableLocation.of(root, storageOptions).open(false)) {
             for (String b : s.branches().keySet()) {
                 for (Map.Entry<String, Pin> e : s.pins(b).entrySet()) {
                     if (!catalog.require(e.getKey()).kind().keyed()) {

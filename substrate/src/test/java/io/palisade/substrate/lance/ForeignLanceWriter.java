@@ -10,6 +10,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
+import org.lance.ReadOptions;
 import org.lance.WriteParams;
 import org.lance.merge.MergeInsertParams;
 
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A writer that bypasses Palisade and commits straight to a graph's Lance table with the Lance Java API,
@@ -27,9 +29,17 @@ import java.util.List;
 public final class ForeignLanceWriter implements AutoCloseable {
     private final BufferAllocator allocator = new RootAllocator();
     private final String uri;
+    private final Map<String, String> storageOptions;
 
+    /** The table {@code table} of the graph at {@code graph} whose tables are on local disk. */
     public ForeignLanceWriter(Path graph, String table) {
-        this.uri = graph.resolve("tables").resolve(table + ".lance").toString();
+        this(graph.resolve("tables").resolve(table + ".lance").toString(), Map.of());
+    }
+
+    /** The Lance dataset at {@code tableUri} (an {@code s3://} table with the storage options that reach it). */
+    public ForeignLanceWriter(String tableUri, Map<String, String> storageOptions) {
+        this.uri = tableUri;
+        this.storageOptions = Map.copyOf(storageOptions);
     }
 
     /** A Lance Append (no key check at all) of rows with the table's own schema, PK metadata included. */
@@ -37,7 +47,7 @@ public final class ForeignLanceWriter implements AutoCloseable {
         try (Dataset now = open(); VectorSchemaRoot rows = rows(now.getSchema(), idAge);
              ArrowArrayStream s = ArrowStreams.export(allocator, now.getSchema(), rows);
              Dataset after = Dataset.write().allocator(allocator).stream(s).uri(uri)
-                     .mode(WriteParams.WriteMode.APPEND).execute()) {
+                     .mode(WriteParams.WriteMode.APPEND).storageOptions(storageOptions).execute()) {
             return after.version();
         }
     }
@@ -80,7 +90,7 @@ public final class ForeignLanceWriter implements AutoCloseable {
             try (VectorSchemaRoot rows = rows(stripped, idAge);
                  ArrowArrayStream s = ArrowStreams.export(allocator, stripped, rows);
                  Dataset after = Dataset.write().allocator(allocator).stream(s).uri(uri)
-                         .mode(WriteParams.WriteMode.OVERWRITE).execute()) {
+                         .mode(WriteParams.WriteMode.OVERWRITE).storageOptions(storageOptions).execute()) {
                 return after.version();
             }
         }
@@ -93,7 +103,8 @@ public final class ForeignLanceWriter implements AutoCloseable {
     }
 
     private Dataset open() {
-        return Dataset.open().allocator(allocator).uri(uri).build();
+        return Dataset.open().allocator(allocator).uri(uri)
+                .readOptions(new ReadOptions.Builder().setStorageOptions(storageOptions).build()).build();
     }
 
     /** The rows as a batch of {@code schema} (id, age pairs); Lance gets it through the product's {@link ArrowStreams}. */
