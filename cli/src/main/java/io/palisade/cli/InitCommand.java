@@ -22,8 +22,9 @@ import java.util.concurrent.Callable;
         description = {"Create a graph from a catalog of node, edge and append-only tables.",
                 "The graph is built beside GRAPH and renamed into place, so a failed create leaves nothing behind.",
                 "With --journal-kafka the graph's journal is a replicated Kafka topic instead of the embedded Chronicle "
-                        + "one; GRAPH/_palisade/journal.properties records where it is (no credential unless given as a "
-                        + "--kafka-property), and every later command reads it from there (docs/scale-out.md)."},
+                        + "one; GRAPH/_palisade/journal.properties records where it is (never a credential: those come from "
+                        + "the file named by PALISADE_KAFKA_FILE), and every later command reads it from there "
+                        + "(docs/scale-out.md)."},
         footer = {"%nExample:%n  palisade init GRAPH --catalog catalog.json",
                 "  PALISADE_STORAGE_FILE=s3.properties palisade init GRAPH --catalog catalog.json --tables s3://bucket/g1",
                 "  palisade init GRAPH --catalog catalog.json --journal-kafka broker1:9092,broker2:9092,broker3:9092"})
@@ -72,7 +73,9 @@ final class InitCommand implements Callable<Integer> {
 
         @Option(names = "--kafka-property", paramLabel = "KEY=VALUE", description = "A Kafka client property for "
                 + "every client of the journal (security.protocol, default.api.timeout.ms, ...), repeatable; written to "
-                + "journal.properties. It cannot change transactional.id, acks, idempotence or isolation.level.")
+                + "journal.properties. It cannot change transactional.id, acks, idempotence or isolation.level, and "
+                + "cannot be a secret (sasl.jaas.config, ssl.*.password): put those in a Kafka client properties file "
+                + "named by PALISADE_KAFKA_FILE, read on this machine by every command and never written to the graph.")
         Map<String, String> clientProperties = new TreeMap<>();
 
         /**

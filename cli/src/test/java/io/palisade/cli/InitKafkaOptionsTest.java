@@ -114,6 +114,15 @@ class InitKafkaOptionsTest {
     }
 
     @Test
+    void aSecretKafkaPropertyIsInvalidInputNamingTheLocalFileAndWritesNothing() throws Exception {
+        CliRun.Result r = init("g", "--journal-kafka", "b1:9092", "--kafka-property", "security.protocol=SASL_SSL",
+                "--kafka-property", "sasl.jaas.config=LoginModule required password=\"hunter2\";");
+        validation(r, "'sasl.jaas.config' is a secret", KafkaJournalConfig.LOCAL_FILE_VARIABLE);
+        assertThat(r.err() + r.out()).doesNotContain("hunter2");
+        nothingWritten("g");
+    }
+
+    @Test
     void kafkaOptionsWithoutJournalKafkaAreAUsageError() throws Exception {
         for (String[] opts : new String[][] {{"--journal-topic", "t"}, {"--replication", "1"}, {"--min-insync", "1"},
                 {"--kafka-property", "a=b"}}) {

@@ -35,6 +35,13 @@ import java.util.regex.Pattern;
  * kafka.&lt;client property&gt;=...      (passed to the producer, consumers and admin client as they are)
  * </pre>
  *
+ * <p>Secrets never enter the graph directory: a client property that Kafka's own configuration definitions type as a
+ * password ({@code sasl.jaas.config}, {@code ssl.key.password}, {@code ssl.keystore.password}, ...) is refused here, so
+ * it is never written to {@code journal.properties} nor printed. Such properties come from the file named by
+ * {@value #LOCAL_FILE_VARIABLE} (or the system property {@value #LOCAL_FILE_PROPERTY}), plain Kafka client
+ * properties read each time a journal client is made on this machine ({@link #localProperties()}); the graph
+ * directory can then be copied to an auditor or another machine without its credentials.
+ *
  * Invariants: the topic has one partition and is written only by the transactional producer whose
  * {@code transactional.id} is {@link #transactionalId()} (derived from the topic, so the same on every machine that
  * opens the graph); {@code 1 <= minInsyncReplicas <= replicationFactor}; every entry of {@code bootstrapServers} is
@@ -44,9 +51,9 @@ import java.util.regex.Pattern;
  * @param topic             the graph's journal topic (legal Kafka topic name)
  * @param replicationFactor replicas of the topic when Palisade creates it (3 in production, 1 on a one-node cluster)
  * @param minInsyncReplicas the topic's {@code min.insync.replicas} ({@code acks=all} waits for that many)
- * @param clientProperties  extra client properties ({@code security.protocol}, timeouts ...); they cannot change
- *                          {@code transactional.id}, {@code acks}, idempotence, {@code isolation.level} or topic
- *                          auto-creation, which fencing and durability rest on
+ * @param clientProperties  extra client properties ({@code security.protocol}, timeouts ...), never a password-typed
+ *                          one; they cannot change {@code transactional.id}, {@code acks}, idempotence,
+ *                          {@code isolation.level} or topic auto-creation, which fencing and durability rest on
  */
 public record KafkaJournalConfig(String bootstrapServers, String topic, int replicationFactor, int minInsyncReplicas,
                                  Map<String, String> clientProperties) {
@@ -54,6 +61,10 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
     public static final String FILE = "journal.properties";
     /** Client properties in the file carry this prefix. */
     public static final String CLIENT_PREFIX = "kafka.";
+    /** The environment variable naming this machine's file of Kafka client properties kept out of the graph. */
+    public static final String LOCAL_FILE_VARIABLE = "PALISADE_KAFKA_FILE";
+    /** The system property that names that file (it wins over the variable). */
+    public static final String LOCAL_FILE_PROPERTY = "palisade.kafka.file";
 
     private static final java.util.concurrent.atomic.AtomicLong CLIENTS = new java.util.concurrent.atomic.AtomicLong();
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,200}");
@@ -62,6 +73,13 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         Objects.requireNonNull(topic, "topic");
         clientProperties = Map.copyOf(clientProperties);
+        for (String key : new TreeMap<>(clientProperties).keySet()) {
+            if (isSecret(key)) {
+                throw new ValidationException("Kafka client property '" + key + "' is a secret and is never written to "
+                        + "the graph's " + FILE + "; put it in the file named by " + LOCAL_FILE_VARIABLE
+                        + " (Kafka client properties read on this machine at every open; docs/scale-out.md)");
+            }
+        }
         if (bootstrapServers.isBlank()) {
             throw new ValidationException("the Kafka journal needs bootstrap.servers (host:port,...)");
         }
@@ -76,6 +94,59 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
             throw new ValidationException("journal topic replication: need 1 <= min.insync.replicas ("
                     + minInsyncReplicas + ") <= replication.factor (" + replicationFactor + ")");
         }
+    }
+
+    /** Kafka's own configuration definitions of its producer, consumer and admin clients, by property name. */
+    private static final Map<String, org.apache.kafka.common.config.ConfigDef.ConfigKey> CLIENT_KEYS = clientKeys();
+
+    private static Map<String, org.apache.kafka.common.config.ConfigDef.ConfigKey> clientKeys() {
+        Map<String, org.apache.kafka.common.config.ConfigDef.ConfigKey> keys = new TreeMap<>();
+        keys.putAll(org.apache.kafka.clients.admin.AdminClientConfig.configDef().configKeys());
+        keys.putAll(org.apache.kafka.clients.consumer.ConsumerConfig.configDef().configKeys());
+        keys.putAll(org.apache.kafka.clients.producer.ProducerConfig.configDef().configKeys());
+        return Map.copyOf(keys);
+    }
+
+    /**
+     * True when Kafka types the client property {@code key} as a password (its value is a credential), or when the key
+     * is a listener- or mechanism-scoped form of one ({@code listener.name.x.scram-sha-256.sasl.jaas.config}).
+     */
+    public static boolean isSecret(String key) {
+        String k = key.strip();
+        for (Map.Entry<String, org.apache.kafka.common.config.ConfigDef.ConfigKey> e : CLIENT_KEYS.entrySet()) {
+            if (e.getValue().type == org.apache.kafka.common.config.ConfigDef.Type.PASSWORD
+                    && (k.equals(e.getKey()) || k.endsWith("." + e.getKey()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * This machine's Kafka client properties kept out of the graph: those of the file named by
+     * {@value #LOCAL_FILE_PROPERTY} or {@value #LOCAL_FILE_VARIABLE} (a Java properties file of Kafka client
+     * property names, credentials among them), read anew each time a journal client is made; empty without one.
+     *
+     * @throws ValidationException the named file cannot be read
+     */
+    public static Map<String, String> localProperties() {
+        String name = System.getProperty(LOCAL_FILE_PROPERTY, System.getenv(LOCAL_FILE_VARIABLE));
+        if (name == null || name.isBlank()) {
+            return Map.of();
+        }
+        Path f = Path.of(name.strip());
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
+            p.load(r);
+        } catch (IOException e) {
+            throw new ValidationException("cannot read the Kafka client properties file " + f + " ("
+                    + LOCAL_FILE_VARIABLE + "): " + e.getMessage(), e);
+        }
+        Map<String, String> out = new TreeMap<>();
+        for (String k : p.stringPropertyNames()) {
+            out.put(k.strip(), p.getProperty(k).strip());
+        }
+        return out;
     }
 
     /** One entry of {@code bootstrap.servers}: {@code host:port} ({@code [v6 address]:port}), port 1-65535. */
@@ -193,7 +264,8 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
     static final int MAX_RECORD_BYTES = RecordDescriptor.MAX_PAYLOAD_LENGTH + 4096;
 
     /**
-     * The producer's settings: {@code kafka.*} client properties apply first, then the ones fencing and durability
+     * The producer's settings: {@code kafka.*} client properties apply first, this machine's
+     * ({@link #localProperties()}) over them, then the ones fencing and durability
      * rest on ({@code transactional.id}, {@code acks=all}, idempotence), which no client property can change.
      */
     Properties producerProperties() {
@@ -204,6 +276,7 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
         p.put("key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
         p.put("value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
         p.putAll(clientProperties);
+        p.putAll(localProperties());
         p.put("transactional.id", transactionalId());
         p.put("acks", "all");
         p.put("enable.idempotence", "true");
@@ -211,7 +284,8 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
     }
 
     /**
-     * The consumer's settings: {@code kafka.*} client properties apply first, then the ones readers and recovery rest
+     * The consumer's settings: {@code kafka.*} client properties apply first, this machine's
+     * ({@link #localProperties()}) over them, then the ones readers and recovery rest
      * on: only committed transactions are read ({@code read_committed}), and a reader never creates the topic.
      */
     Properties consumerProperties() {
@@ -224,6 +298,7 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
         p.put("key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
         p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
         p.putAll(clientProperties);
+        p.putAll(localProperties());
         p.put("isolation.level", "read_committed");
         p.put("allow.auto.create.topics", "false");
         return p;
@@ -232,6 +307,7 @@ public record KafkaJournalConfig(String bootstrapServers, String topic, int repl
     Properties adminProperties() {
         Properties p = base();
         p.putAll(clientProperties);
+        p.putAll(localProperties());
         return p;
     }
 
