@@ -193,7 +193,7 @@ public final class Palisade {
         layout.writeCatalog(catalog);
         CrashPoints.hit("create-after-catalog");
         wiring.kafkaJournal().ifPresent(k -> k.write(layout.palisade()));
-        Journal journal = Journal.open(layout.palisade(), journalOptions(options));
+        Journal journal = Journal.openNew(layout.palisade(), journalOptions(options));
         TableStore store = wiring.stores().apply(layout.tables());
         try {
             List<JournalEvent> events = new ArrayList<>();

@@ -100,12 +100,35 @@ public final class Journal implements AutoCloseable {
      * @throws WriterFencedException                         when a newer writer fenced this one while it opened
      */
     public static Journal open(Path palisadeDir, JournalOptions options) {
+        return open(palisadeDir, options, false);
+    }
+
+    /**
+     * {@link #open(Path, JournalOptions)} for a graph being created: after the storage is this writer's (the lease
+     * taken, or on Kafka the previous producer fenced and the topic read to its end under this writer's epoch), the
+     * journal must hold no record, else nothing is appended and the open is refused. On Kafka this closes the race
+     * that {@link #checkNewKafkaTopic}'s read-only check leaves between two creates naming one topic: the create that
+     * fences second sees the first one's committed records and is refused, and one whose first transaction is fenced
+     * by another create fails its start with {@link WriterFencedException}; neither appends to the other's journal.
+     *
+     * @throws io.palisade.fencing.GraphRefusedException the journal already holds records (nothing was appended)
+     */
+    public static Journal openNew(Path palisadeDir, JournalOptions options) {
+        return open(palisadeDir, options, true);
+    }
+
+    private static Journal open(Path palisadeDir, JournalOptions options, boolean mustBeEmpty) {
         Optional<KafkaJournalConfig> kafka = KafkaJournalConfig.read(palisadeDir);
         JournalStorage storage = kafka.isPresent()
                 ? KafkaStorage.open(kafka.get(), options.clock())
                 : ChronicleStorage.open(palisadeDir, options.clock());
         try {
             Journal journal = new Journal(palisadeDir, options, storage);
+            if (mustBeEmpty && journal.nextSequence != 0) {
+                throw new io.palisade.fencing.GraphRefusedException("journal " + storage.describe() + " already holds "
+                        + journal.nextSequence + " record(s): it is another graph's journal, or that of a create that "
+                        + "raced this one or did not finish; nothing was written to it");
+            }
             journal.start();
             return journal;
         } catch (RuntimeException e) {

@@ -114,6 +114,41 @@ class KafkaJournalContractTest extends JournalContractTest {
         }
     }
 
+    /**
+     * Two creates naming one topic both pass {@link Journal#checkNewKafkaTopic} (read-only, before either writes); the
+     * one that opens second fences the first's producer, reads the first's committed records under its own epoch and
+     * is refused with nothing appended; the first's next append fails typed, and its journal is whole and reopens.
+     */
+    @Test
+    void twoCreatesOnOneTopicThatBothPassedTheReadOnlyCheckNeverShareAJournal() throws Exception {
+        KafkaJournalConfig config = cluster.newJournal("raced");
+        Path a = java.nio.file.Files.createDirectories(graph.resolve("raced-a").resolve("_palisade"));
+        Path b = java.nio.file.Files.createDirectories(graph.resolve("raced-b").resolve("_palisade"));
+        config.write(a);
+        config.write(b);
+        Journal.checkNewKafkaTopic(config);
+        Journal.checkNewKafkaTopic(config);
+        try (Journal first = Journal.openNew(a, JournalOptions.defaults())) {
+            first.append(new GraphBranchCreated("of-a", "main", 0));
+            assertThatThrownBy(() -> Journal.openNew(b, JournalOptions.defaults()))
+                    .isInstanceOf(io.palisade.fencing.GraphRefusedException.class)
+                    .isNotInstanceOf(WriterFencedException.class)
+                    .hasMessageContaining(config.topic()).hasMessageContaining("already holds 2 record(s)")
+                    .hasMessageContaining("nothing was written");
+            assertThatThrownBy(() -> first.append(new GraphBranchCreated("after", "main", 0)))
+                    .isInstanceOf(WriterFencedException.class);
+        }
+        try (JournalReader r = JournalReader.open(a); JournalCursor c = r.read(0)) {
+            List<JournalRecord> all = c.drain();
+            assertThat(all).extracting(JournalRecord::sequence).containsExactly(0L, 1L);
+            assertThat(all.get(1).event()).isEqualTo(new GraphBranchCreated("of-a", "main", 0));
+            assertThat(r.verify().ok()).isTrue();
+        }
+        try (Journal again = Journal.open(a, JournalOptions.defaults())) {
+            assertThat(again.endSequence()).isEqualTo(3);
+        }
+    }
+
     @Test
     void bothFormsOfAFencedProducerAreTheOneFencedError() {
         assertThat(KafkaStorage.isFenced(new ProducerFencedException("idle"))).isTrue();
