@@ -36,7 +36,7 @@ public enum ErrorKind {
     CHECKPOINT_DAMAGED(Main.CORRUPTED, CheckpointDamagedException.class, ""),
     CHECKPOINT(Main.INTERNAL, CheckpointException.class, ""),
     FOREIGN_COMMIT(Main.FOREIGN_COMMIT, ForeignCommitException.class, ""),
-    COMMIT_STATE_UNKNOWN(Main.INTERNAL, CommitStateUnknownException.class, " (consult the journal before retrying: palisade explain)");
+    COMMIT_STATE_UNKNOWN(Main.COMMIT_STATE_UNKNOWN, CommitStateUnknownException.class, " (consult the journal before retrying: palisade explain)");
 
     /** The exit code. */
     public final int code;

@@ -17,14 +17,15 @@ import picocli.CommandLine.Option;
         exitCodeListHeading = "%nExit codes (and the JSON error kinds of each; README \"Errors: one vocabulary\"):%n",
         exitCodeList = {
                 "0:ok",
-                "1:internal error (internal_error, checkpoint); a write whose outcome is not known (commit_state_unknown: consult the journal)",
+                "1:internal error (internal_error, checkpoint)",
                 "2:usage error: unknown command, bad option, a journal point or range outside the journal, an unknown type, branch or table (usage)",
                 "3:key conflict: strict insert of an existing or concurrently inserted key (key_conflict); merge conflict (merge_conflict)",
                 "4:retryable write conflict: the same request may succeed if retried (write_conflict)",
                 "5:invalid input, nothing written: bad JSON line, null or duplicate id, wrong type, unknown column (validation)",
                 "6:refused: writer lease held by another process, unsupported format stamp (graph_refused)",
                 "7:journal or table files corrupted, or verification failed; names the sequence or the file (journal_corrupted, table_corrupted, checkpoint_damaged)",
-                "8:foreign commit: a table version no journaled write explains; not acknowledged; see recover (foreign_commit)"},
+                "8:foreign commit: a table version no journaled write explains; not acknowledged; see recover (foreign_commit)",
+                "9:a write whose outcome is not known: it may have been committed; consult the journal (palisade explain) before retrying (commit_state_unknown)"},
         footer = {"%nA journal point (--at, --from, --to) is a sequence (42), an ISO-8601 time with or without zone "
                 + "(2026-11-29T14:00:00Z; a zone-less time is UTC), a relative time (-10m, 2h ago, now) or 'last N'. "
                 + "Output: --format table|json|jsonl (--json = --format json).",
@@ -42,6 +43,8 @@ public final class Main implements Runnable {
     public static final int REFUSED = 6;
     public static final int CORRUPTED = 7;
     public static final int FOREIGN_COMMIT = 8;
+    /** A write whose outcome is not known (it may have been committed): never "retry blindly", unlike 1 or 4. */
+    public static final int COMMIT_STATE_UNKNOWN = 9;
 
     static volatile boolean verbose;
     /** Whether the command line asked for JSON output ({@code --json}): errors are then also one JSON line on stdout. */
