@@ -87,8 +87,11 @@ public final class WriterLease implements AutoCloseable {
                     UUID.randomUUID().toString());
             write(channel, owner);
             if (previous != null) {
-                LOG.info("writer lease of {} taken; the previous owner ({}) is gone; new epoch {}", palisadeDir,
-                        previous.describe(), epoch);
+                // the lock was free, so the previous owner no longer holds it: it exited, was killed, or (same pid)
+                // is this process, which closed the graph and opened it again
+                LOG.info("writer lease of {} taken; the previous owner ({}) {}; new epoch {}", palisadeDir,
+                        previous.describe(), previous.pid() == owner.pid() && previous.host().equals(owner.host())
+                                ? "was this process, which released it" : "released it or is gone", epoch);
             }
             return new WriterLease(file, channel, lock, owner, previous);
         } catch (IOException e) {
