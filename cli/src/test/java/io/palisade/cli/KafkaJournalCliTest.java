@@ -3,11 +3,9 @@ package io.palisade.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.palisade.journal.KafkaJournalConfig;
-import io.palisade.journal.KafkaTestCluster;
+import io.palisade.journal.KafkaClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,26 +26,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link InitKafkaOptionsTest}. With {@code --tables s3://...} as well (S3Proxy in this JVM) the graph has both halves
  * off the machine's disk but its catalog and pointers.
  */
-@org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
-        disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
 class KafkaJournalCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static KafkaTestCluster cluster;
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final KafkaClusterExtension KAFKA = new KafkaClusterExtension(1);
 
     @TempDir
     Path tmp;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = KafkaTestCluster.start(1);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     private Path catalog() throws Exception {
         Path cat = tmp.resolve("catalog.json");
@@ -69,13 +54,13 @@ class KafkaJournalCliTest {
         Path cat = catalog();
         String graph = tmp.resolve("orders").toString();
         CliRun.Result init = ok(CliRun.run("init", graph, "--catalog", cat.toString(), "--journal-kafka",
-                cluster.bootstrapServers(), "--replication", "1", "--min-insync", "1", "--json"));
+                KAFKA.cluster().bootstrapServers(), "--replication", "1", "--min-insync", "1", "--json"));
         JsonNode created = JSON.readTree(init.out());
         String topic = created.at("/journal/topic").asText();
         assertThat(created.at("/journal/storage").asText()).isEqualTo("kafka");
         assertThat(topic).matches("palisade-journal-orders-[0-9a-f]{8}");
         assertThat(KafkaJournalConfig.read(Path.of(graph, "_palisade"))).hasValue(
-                new KafkaJournalConfig(cluster.bootstrapServers(), topic, 1, 1, Map.of()));
+                new KafkaJournalConfig(KAFKA.cluster().bootstrapServers(), topic, 1, 1, Map.of()));
         assertThat(Path.of(graph, "_palisade", "journal")).as("no Chronicle journal").doesNotExist();
 
         ok(write(graph, "main", "insert", "{\"id\":\"a\",\"age\":1}\n{\"id\":\"b\",\"age\":2}\n"));
@@ -123,7 +108,7 @@ class KafkaJournalCliTest {
         long endBefore = JSON.readTree(ok(CliRun.run("audit", "verify", graph, "--json")).out()).get("end_sequence").asLong();
         String second = tmp.resolve("second").toString();
         CliRun.Result taken = CliRun.run("init", second, "--catalog", cat.toString(), "--journal-kafka",
-                cluster.bootstrapServers(), "--journal-topic", topic, "--replication", "1", "--min-insync", "1", "--json");
+                KAFKA.cluster().bootstrapServers(), "--journal-topic", topic, "--replication", "1", "--min-insync", "1", "--json");
         assertThat(taken.code()).as(taken.toString()).isEqualTo(Main.REFUSED);
         assertThat(taken.err()).startsWith("palisade: graph refused: journal topic " + topic + " ").contains("is not empty");
         assertThat(JSON.readTree(taken.out()).at("/error/kind").asText()).isEqualTo("graph_refused");
@@ -145,7 +130,7 @@ class KafkaJournalCliTest {
             String graph = tmp.resolve("both").toString();
             String uri = s3.freshUri();
             CliRun.Result init = ok(CliRun.run("init", graph, "--catalog", cat.toString(), "--tables", uri,
-                    "--journal-kafka", cluster.bootstrapServers(), "--replication", "1", "--min-insync", "1"));
+                    "--journal-kafka", KAFKA.cluster().bootstrapServers(), "--replication", "1", "--min-insync", "1"));
             assertThat(init.out()).contains("on " + uri).contains("journal on Kafka topic palisade-journal-both-");
             assertThat(Path.of(graph, "tables")).doesNotExist();
             assertThat(Path.of(graph, "_palisade", "journal")).doesNotExist();
@@ -163,14 +148,14 @@ class KafkaJournalCliTest {
         Path cat = catalog();
         String topic = "operator-made-" + System.nanoTime();
         Properties p = new Properties();
-        p.put("bootstrap.servers", cluster.bootstrapServers());
+        p.put("bootstrap.servers", KAFKA.cluster().bootstrapServers());
         try (Admin admin = Admin.create(p)) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of("min.insync.replicas", "1"))))
                     .all().get();
         }
         String graph = tmp.resolve("weak").toString();
         CliRun.Result r = CliRun.run("init", graph, "--catalog", cat.toString(), "--journal-kafka",
-                cluster.bootstrapServers(), "--journal-topic", topic, "--replication", "2", "--min-insync", "2");
+                KAFKA.cluster().bootstrapServers(), "--journal-topic", topic, "--replication", "2", "--min-insync", "2");
         assertThat(r.code()).as(r.toString()).isEqualTo(Main.REFUSED);
         assertThat(r.err()).startsWith("palisade: graph refused: journal topic " + topic + " has min.insync.replicas 1,"
                 + " below the configured 2");
@@ -178,7 +163,7 @@ class KafkaJournalCliTest {
             assertThat(s.map(x -> x.getFileName().toString())).containsOnly("catalog.json");
         }
         // the same topic with what it offers is an empty journal topic: init takes it
-        ok(CliRun.run("init", graph, "--catalog", cat.toString(), "--journal-kafka", cluster.bootstrapServers(),
+        ok(CliRun.run("init", graph, "--catalog", cat.toString(), "--journal-kafka", KAFKA.cluster().bootstrapServers(),
                 "--journal-topic", topic, "--replication", "1", "--min-insync", "1"));
         ok(write(graph, "main", "insert", "{\"id\":\"a\",\"age\":1}\n"));
     }

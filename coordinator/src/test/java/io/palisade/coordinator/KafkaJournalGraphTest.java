@@ -4,10 +4,8 @@ import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.WriterFencedException;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.KafkaJournalConfig;
-import io.palisade.journal.KafkaTestCluster;
+import io.palisade.journal.KafkaClusterExtension;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -18,22 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The coordinator's main flows with the journal on Kafka (one in-process KRaft node for the class). */
-@org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
-        disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
 class KafkaJournalGraphTest extends GraphTestSupport {
-    private static KafkaTestCluster cluster;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = KafkaTestCluster.start(1);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final KafkaClusterExtension KAFKA = new KafkaClusterExtension(1);
 
     private static Map<String, Object> byId(List<Map<String, Object>> rows, String id) {
         return rows.stream().filter(r -> id.equals(r.get("id"))).findFirst().orElseThrow();
@@ -42,7 +27,7 @@ class KafkaJournalGraphTest extends GraphTestSupport {
     @Test
     void writesWithAKeyConflictAndReopenReplayTheKafkaJournal() {
         Path p = dir.resolve("g");
-        KafkaJournalConfig journal = cluster.newJournal("g");
+        KafkaJournalConfig journal = KAFKA.cluster().newJournal("g");
         Receipt upserted;
         try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults(), journal);
              VectorSchemaRoot a = Rows.people(allocator, "alice", 30, "bob", 40);
@@ -74,7 +59,7 @@ class KafkaJournalGraphTest extends GraphTestSupport {
     @Test
     void aSecondCoordinatorFencesTheFirstWhoseNextWriteFailsBeforeAnyLanceCommit() {
         Path p = dir.resolve("g");
-        try (Graph first = Palisade.create(p, Rows.catalog(), Options.defaults(), cluster.newJournal("g"));
+        try (Graph first = Palisade.create(p, Rows.catalog(), Options.defaults(), KAFKA.cluster().newJournal("g"));
              VectorSchemaRoot a = Rows.people(allocator, "alice", 30);
              VectorSchemaRoot zombie = Rows.people(allocator, "zed", 1);
              VectorSchemaRoot d = Rows.people(allocator, "dora", 2)) {

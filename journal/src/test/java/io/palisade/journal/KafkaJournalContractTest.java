@@ -10,8 +10,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.KafkaException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -27,26 +25,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The journal contract on Kafka (one in-process KRaft node for the class), and what is Kafka's own: a writer killed
  * mid-transaction leaves an open transaction, which the next writer's start aborts (the Kafka form of a torn tail).
  */
-@org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
-        disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
 class KafkaJournalContractTest extends JournalContractTest {
-    private static KafkaTestCluster cluster;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = KafkaTestCluster.start(1);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final KafkaClusterExtension KAFKA = new KafkaClusterExtension(1);
 
     @Override
     void prepare(Path palisade) {
-        cluster.newJournal(graph.getFileName().toString()).write(palisade);
+        KAFKA.cluster().newJournal(graph.getFileName().toString()).write(palisade);
     }
 
     @Override
@@ -96,7 +81,7 @@ class KafkaJournalContractTest extends JournalContractTest {
 
     @Test
     void aTopicThatAllowsUncleanLeaderElectionIsRefusedAndNothingIsWritten() throws Exception {
-        KafkaJournalConfig config = cluster.newJournal("unclean");
+        KafkaJournalConfig config = KAFKA.cluster().newJournal("unclean");
         try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(config.adminProperties())) {
             admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(config.topic(), 1,
                     (short) config.replicationFactor()).configs(java.util.Map.of("unclean.leader.election.enable", "true"))))
@@ -121,7 +106,7 @@ class KafkaJournalContractTest extends JournalContractTest {
      */
     @Test
     void twoCreatesOnOneTopicThatBothPassedTheReadOnlyCheckNeverShareAJournal() throws Exception {
-        KafkaJournalConfig config = cluster.newJournal("raced");
+        KafkaJournalConfig config = KAFKA.cluster().newJournal("raced");
         Path a = java.nio.file.Files.createDirectories(graph.resolve("raced-a").resolve("_palisade"));
         Path b = java.nio.file.Files.createDirectories(graph.resolve("raced-b").resolve("_palisade"));
         config.write(a);

@@ -7,7 +7,7 @@ import io.palisade.coordinator.Palisade;
 import io.palisade.coordinator.TableLocation;
 import io.palisade.fencing.ForeignCommitException;
 import io.palisade.journal.JournalReader;
-import io.palisade.journal.KafkaTestCluster;
+import io.palisade.journal.KafkaClusterExtension;
 import io.palisade.journal.TableHead;
 import io.palisade.substrate.ArrowRows;
 import io.palisade.substrate.KeyedTable;
@@ -17,7 +17,6 @@ import io.palisade.substrate.s3.S3ProxyFixture;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -66,15 +65,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code -Dpalisade.failover.seed=S} replays a run.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@org.junit.jupiter.api.condition.DisabledIfSystemProperty(named = "palisade.kafka.tests", matches = "off",
-        disabledReason = "-Dpalisade.kafka.tests=off: the in-process Kafka suites are skipped")
 class KafkaFailoverTest {
     static final String CATALOG = """
             {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
               {"name": "age", "type": "int64", "nullable": true}]}]}
             """;
 
-    private static KafkaTestCluster cluster;
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final KafkaClusterExtension KAFKA = new KafkaClusterExtension(3);
     private static final S3ProxyFixture S3 = S3ProxyFixture.shared();
     private static final long SEED = Long.getLong("palisade.failover.seed", System.nanoTime());
     private static final Random RANDOM = new Random(SEED);
@@ -83,16 +81,8 @@ class KafkaFailoverTest {
     Path dir;
 
     @BeforeAll
-    static void startCluster() {
+    static void printSeed() {
         System.out.println("[failover] seed=" + SEED);
-        cluster = KafkaTestCluster.start(3);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test
@@ -115,8 +105,8 @@ class KafkaFailoverTest {
         Path g = createGraph("broker");
         Child a = Child.start(g, "a", dir);
         a.awaitAcks(1 + RANDOM.nextInt(6));
-        List<Integer> brokers = new ArrayList<>(cluster.brokerIds());
-        cluster.stopBroker(brokers.get(RANDOM.nextInt(brokers.size())));
+        List<Integer> brokers = new ArrayList<>(KAFKA.cluster().brokerIds());
+        KAFKA.cluster().stopBroker(brokers.get(RANDOM.nextInt(brokers.size())));
         int before = a.acks().size();
         a.awaitAcks(before + 1 + RANDOM.nextInt(4)); // A goes on writing on the two remaining replicas
         a.send("PAUSE");
@@ -248,7 +238,7 @@ class KafkaFailoverTest {
     private Path createGraph(String name) {
         Path g = dir.resolve(name);
         Palisade.create(g, Catalog.fromJson(CATALOG), Options.defaults(), S3.freshUri(), S3.storageOptions(),
-                cluster.newJournal(name)).close();
+                KAFKA.cluster().newJournal(name)).close();
         return g;
     }
 

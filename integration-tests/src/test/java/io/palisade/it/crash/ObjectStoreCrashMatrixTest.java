@@ -2,11 +2,11 @@ package io.palisade.it.crash;
 
 import io.palisade.it.crash.CrashMatrixTest.Cell;
 import io.palisade.it.crash.CrashMatrixTest.WriteOp;
+import io.palisade.journal.KafkaClusterExtension;
 import io.palisade.journal.KafkaTestCluster;
 import io.palisade.substrate.s3.S3ProxyFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * writer as on three. {@link KafkaTestCluster#start(int) start(1)} gives every journal topic (and the transaction
  * state log) replication 1 with {@code min.insync.replicas} 1, which {@code KafkaJournalConfig} accepts; it boots
  * faster than 3 brokers + 1 controller and commits a transaction in 10–25 ms instead of about 50. Replication under
- * broker loss is {@code KafkaFailoverTest}'s subject. {@code -Dpalisade.kafka.tests=off} skips the suite, loudly.
+ * broker loss is {@code KafkaFailoverTest}'s subject. {@code -Dpalisade.kafka.tests=off} skips the suite, loudly ({@link KafkaClusterExtension}).
  */
 class ObjectStoreCrashMatrixTest {
     /** The operations whose every write-path cell this suite has (docs/crash-points.md lists them all). */
@@ -58,35 +58,24 @@ class ObjectStoreCrashMatrixTest {
 
     private static final List<String> CELLS = new ArrayList<>();
     private static CrashSummary.Snapshot start;
-    private static KafkaTestCluster cluster;
+    @org.junit.jupiter.api.extension.RegisterExtension
+    static final KafkaClusterExtension KAFKA = new KafkaClusterExtension(1);
     private static long startNanos;
 
     @TempDir
     Path dir;
 
     @BeforeAll
-    static void startCluster() {
-        if ("off".equals(System.getProperty("palisade.kafka.tests"))) {
-            String line = TAG + " SKIPPED: -Dpalisade.kafka.tests=off: the crash matrix on S3Proxy with a Kafka journal"
-                    + " (ObjectStoreCrashMatrixTest) did NOT run";
-            System.out.println(line);
-            System.err.println(line);
-            Assumptions.abort(line);
-        }
+    static void takeSummary() {
         startNanos = System.nanoTime();
         start = CrashSummary.take();
-        cluster = KafkaTestCluster.start(1);
-        System.out.println(TAG + " kafka (1 node) started in " + (System.nanoTime() - startNanos) / 1_000_000 + " ms");
     }
 
     @AfterAll
-    static void stopCluster() {
+    static void reportSummary() {
         if (start != null) {
             CrashSummary.report("ObjectStoreCrashMatrixTest", start, "cells=" + CELLS.size() + " seconds="
                     + (System.nanoTime() - startNanos) / 1_000_000_000L);
-        }
-        if (cluster != null) {
-            cluster.close();
         }
     }
 
@@ -116,7 +105,7 @@ class ObjectStoreCrashMatrixTest {
     /** A fresh deployment for one graph: a new prefix of the shared S3 server, a new topic on the cluster. */
     private static Deployment.ObjectStore deployment(String graphName) {
         S3ProxyFixture s3 = S3ProxyFixture.shared();
-        return new Deployment.ObjectStore(s3.freshUri(), s3.storageOptions(), cluster.newJournal(graphName));
+        return new Deployment.ObjectStore(s3.freshUri(), s3.storageOptions(), KAFKA.cluster().newJournal(graphName));
     }
 
     /**
