@@ -120,6 +120,13 @@ public final class TableLocation {
     void probe() {
         if (onObjectStore()) {
             ConditionalPutProbe.check(uri, storageOptions);
+            java.util.List<String> env = io.palisade.substrate.lance.BranchEnvironment.mismatches(uri, storageOptions,
+                    System.getenv());
+            if (!env.isEmpty()) {
+                org.slf4j.LoggerFactory.getLogger(TableLocation.class).warn("tables on {}: every fork of a table "
+                        + "branch will be refused until the AWS_* environment agrees with the storage options (Lance "
+                        + "opens a new branch's store from the environment): {}", uri, String.join("; ", env));
+            }
         }
     }
 

@@ -326,6 +326,7 @@ public final class LanceTableStore implements TableStore {
         if (listBranches(table).contains(newBranch)) {
             throw new ValidationException("table '" + table + "' already has branch '" + newBranch + "'");
         }
+        BranchEnvironment.check(root, table, storageOptions, System.getenv()); // before Lance writes anything
         // createBranch must be called on a dataset checked out on the source branch: called on another
         // branch's dataset, Lance 7.0.0 records the right parent but copies that dataset's manifest
         // at the same version number (surface guard createBranchCopiesTheCallingDatasetsBranch).
