@@ -34,7 +34,7 @@ class ExitCodesTest {
         assertThat(Main.exitCode(new io.palisade.fencing.ForeignCommitException(
                 io.palisade.fencing.ForeignCommitException.Situation.RACED_WRITE, "person", "main", "main", 4, 6,
                 List.of(5L), List.of("i-1"), true, List.of("alice"), "raced"))).isEqualTo(8);
-        assertThat(Main.exitCode(new CommitStateUnknownException("unknown", null))).isEqualTo(1);
+        assertThat(Main.exitCode(new CommitStateUnknownException("unknown", null))).isEqualTo(9);
         assertThat(Main.exitCode(new IllegalStateException("bug"))).isEqualTo(1);
     }
 
@@ -71,7 +71,7 @@ class ExitCodesTest {
             System.setErr(err);
         }
         String text = help.toString(StandardCharsets.UTF_8);
-        for (int code = 0; code <= 8; code++) {
+        for (int code = 0; code <= Main.COMMIT_STATE_UNKNOWN; code++) {
             assertThat(text).contains("  " + code + "   ");
         }
     }
