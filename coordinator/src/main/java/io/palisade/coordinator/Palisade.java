@@ -255,7 +255,7 @@ public final class Palisade {
      * {@code PALISADE_STORAGE_FILE} and {@code PALISADE_STORAGE_*} (docs/scale-out.md).
      */
     public static Graph open(Path root, Options options, java.util.Map<String, String> storageOptions) {
-        return open(root, options, false, Wiring.standard(options, storageOptions));
+        return open(root, options, false, storageOptions);
     }
 
     /**

@@ -93,18 +93,16 @@ final class LegacyGraphFixture implements AutoCloseable {
         return root;
     }
 
+    /** The standard fixture's branches and rows ({@link #standard(Path)}). */
     private void standardContent() {
-        LegacyGraphFixture f = this;
-        {
-            f.insertPeople("main", "a1", 30, "a2", 31, "a3", null, "a4", 40);
-            f.insertKnows("main", "k1", "a1", "a2", "k2", "a2", "a3");
-            f.createBranch("dev", "main");
-            f.insertPeople("dev", "d1", 20, "d2", 21);
-            f.createBranch("feature", "dev");
-            f.createBranch("stale", "main");
-            f.insertPeople("main", "a5", 50);
-            f.insertKnows("main", "k3", "a4", "a5");
-        }
+        insertPeople("main", "a1", 30, "a2", 31, "a3", null, "a4", 40);
+        insertKnows("main", "k1", "a1", "a2", "k2", "a2", "a3");
+        createBranch("dev", "main");
+        insertPeople("dev", "d1", 20, "d2", 21);
+        createBranch("feature", "dev");
+        createBranch("stale", "main");
+        insertPeople("main", "a5", 50);
+        insertKnows("main", "k3", "a4", "a5");
     }
 
     void insertPeople(String branch, Object... idAgePairs) {

@@ -54,7 +54,7 @@ public final class BranchEnvironment {
             return out;
         }
         for (Setting s : SETTINGS) {
-            Optional<String> wanted = option(options, s.optionKeys());
+            Optional<String> wanted = ConditionalPutProbe.option(options, s.optionKeys().toArray(String[]::new));
             if (wanted.isEmpty()) {
                 continue;
             }
@@ -96,16 +96,5 @@ public final class BranchEnvironment {
             return t.toLowerCase(Locale.ROOT);
         }
         return t;
-    }
-
-    private static Optional<String> option(Map<String, String> o, List<String> keys) {
-        for (String k : keys) {
-            for (Map.Entry<String, String> e : o.entrySet()) {
-                if (e.getKey().toLowerCase(Locale.ROOT).equals(k) && e.getValue() != null && !e.getValue().isBlank()) {
-                    return Optional.of(e.getValue());
-                }
-            }
-        }
-        return Optional.empty();
     }
 }

@@ -175,7 +175,8 @@ public final class ConditionalPutProbe {
         return b.build();
     }
 
-    private static Optional<String> option(Map<String, String> o, String... keys) {
+    /** The first of {@code keys} (lower case) that {@code o} gives a non-blank value, matched ignoring case; trimmed. */
+    static Optional<String> option(Map<String, String> o, String... keys) {
         for (String k : keys) {
             for (Map.Entry<String, String> e : o.entrySet()) {
                 if (e.getKey().toLowerCase(Locale.ROOT).equals(k) && e.getValue() != null && !e.getValue().isBlank()) {
