@@ -220,7 +220,7 @@ public record Catalog(List<TableDef> tables) {
                 + tables.stream().map(TableDef::name).toList()));
     }
 
-    static Field arrowField(ColumnDef c) {
+    public static Field arrowField(ColumnDef c) {
         return switch (c.type()) {
             case ColumnType.Scalar s -> new Field(c.name(), new FieldType(c.nullable(), switch (s) {
                 case STRING -> ArrowType.Utf8.INSTANCE;
@@ -239,7 +239,7 @@ public record Catalog(List<TableDef> tables) {
     }
 
     /** The catalog type of an Arrow field (the inverse of {@link #arrowField}). */
-    static ColumnType columnType(Field f) {
+    public static ColumnType columnType(Field f) {
         ArrowType t = f.getType();
         if (t instanceof ArrowType.Utf8) {
             return ColumnType.Scalar.STRING;

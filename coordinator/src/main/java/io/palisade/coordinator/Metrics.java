@@ -1,62 +1,42 @@
 package io.palisade.coordinator;
 
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
+import io.palisade.coordinator.internal.Counters;
+import io.palisade.coordinator.internal.KeyBloom;
+import io.palisade.coordinator.internal.KeyPresence;
 
-/** Counters a user can read: commits, conflicts by kind, retries, group sizes, phase latencies. */
+/**
+ * What a graph has done so far, read-only: commits, conflicts by kind, retries, group sizes, phase latencies, folds
+ * and back-pressure. Every method reads the live counters of the graph's engine; {@link #snapshot()} copies them for
+ * reporting.
+ */
 public final class Metrics {
-    final LongAdder commits = new LongAdder();
-    final LongAdder substrateCommits = new LongAdder();
-    final LongAdder keyConflicts = new LongAdder();
-    final LongAdder writeConflicts = new LongAdder();
-    final LongAdder validationFailures = new LongAdder();
-    final LongAdder retries = new LongAdder();
-    final LongAdder idempotentReplays = new LongAdder();
-    final AtomicLong largestGroup = new AtomicLong();
-    final LongAdder phaseANanos = new LongAdder();
-    final LongAdder phaseBNanos = new LongAdder();
-    final LongAdder phaseCDNanos = new LongAdder();
-    final LongAdder maintenanceReplans = new LongAdder();
-    final LongAdder maintenanceCommits = new LongAdder();
-    final LongAdder autoIndexRefreshes = new LongAdder();
-    final LongAdder autoIndexRefreshFailures = new LongAdder();
-    final LongAdder foreignCommits = new LongAdder();
-    /** Journal-ack writes acknowledged from the journal. */
-    final LongAdder journalAcks = new LongAdder();
-    /** Folds committed, and the journal-ack writes they folded. */
-    final LongAdder folds = new LongAdder();
-    final LongAdder foldedWrites = new LongAdder();
-    /** Strict-insert keys the negative filter could not rule out, and of those the ones the table did not hold. */
-    final LongAdder keyLookups = new LongAdder();
-    final LongAdder keyFilterFalsePositives = new LongAdder();
-    /** Wall time of committed folds (building the fold's rows from the tail through publication), and their rows. */
-    final LongAdder foldNanos = new LongAdder();
-    final LongAdder foldedRows = new LongAdder();
-    /** Acknowledgement groups held back by a fold bound (memory or lag), and the wall time they waited. */
-    final LongAdder backPressureWaits = new LongAdder();
-    final LongAdder backPressureNanos = new LongAdder();
+    private final Counters c;
+
+    Metrics(Counters counters) {
+        this.c = counters;
+    }
 
     /**
      * Journal-ack acknowledgement groups that waited for a fold of their table because the unfolded rows were past
      * {@link Options#maxUnfoldedBytes()} or the table's fold lag past {@link Options#maxFoldLagMillis()}.
      */
     public long backPressureWaits() {
-        return backPressureWaits.sum();
+        return c.backPressureWaits.sum();
     }
 
     /** Wall time the committer spent folding for those back-pressured groups (the writers' extra wait). */
     public long backPressureNanos() {
-        return backPressureNanos.sum();
+        return c.backPressureNanos.sum();
     }
 
     /** Wall time spent in committed folds, from building their rows out of the tail to their publication. */
     public long foldNanos() {
-        return foldNanos.sum();
+        return c.foldNanos.sum();
     }
 
     /** Rows the committed folds wrote (the newest row of each upserted key; deletes not counted). */
     public long foldedRows() {
-        return foldedRows.sum();
+        return c.foldedRows.sum();
     }
 
     /**
@@ -75,32 +55,32 @@ public final class Metrics {
 
     /** Writes acknowledged from the journal (journal-ack tables). */
     public long journalAcks() {
-        return journalAcks.sum();
+        return c.journalAcks.sum();
     }
 
     /** Folds committed to journal-ack tables. */
     public long folds() {
-        return folds.sum();
+        return c.folds.sum();
     }
 
     /** Journal-ack writes the folds committed. */
     public long foldedWrites() {
-        return foldedWrites.sum();
+        return c.foldedWrites.sum();
     }
 
     /** Strict-insert keys looked up in a table because its negative key filter could not rule them out. */
     public long keyLookups() {
-        return keyLookups.sum();
+        return c.keyLookups.sum();
     }
 
     /** Keys looked up although the table did not hold them (the negative filter's false positives). */
     public long keyFilterFalsePositives() {
-        return keyFilterFalsePositives.sum();
+        return c.keyFilterFalsePositives.sum();
     }
 
     /** Commits (writes, maintenance, bulk-load batches) that Lance rebased over a foreign version: none acknowledged. */
     public long foreignCommits() {
-        return foreignCommits.sum();
+        return c.foreignCommits.sum();
     }
 
     /**
@@ -109,22 +89,22 @@ public final class Metrics {
      * describe writes.
      */
     public long maintenanceCommits() {
-        return maintenanceCommits.sum();
+        return c.maintenanceCommits.sum();
     }
 
     /** Index optimises the committer ran by itself ({@link Options#indexRefreshEvery()}) and that completed. */
     public long autoIndexRefreshes() {
-        return autoIndexRefreshes.sum();
+        return c.autoIndexRefreshes.sum();
     }
 
     /** Automatic index optimises that failed (logged; the writes that triggered them are unaffected). */
     public long autoIndexRefreshFailures() {
-        return autoIndexRefreshFailures.sum();
+        return c.autoIndexRefreshFailures.sum();
     }
 
     /** How often a maintenance plan was judged against a winner and made again from the head. */
     public long maintenanceReplans() {
-        return maintenanceReplans.sum();
+        return c.maintenanceReplans.sum();
     }
 
     /** An immutable snapshot. Mean latencies are per substrate commit (group). */
@@ -134,14 +114,10 @@ public final class Metrics {
     }
 
     public Snapshot snapshot() {
-        long groups = Math.max(1, substrateCommits.sum());
-        return new Snapshot(commits.sum(), substrateCommits.sum(), keyConflicts.sum(), writeConflicts.sum(),
-                validationFailures.sum(), retries.sum(), idempotentReplays.sum(), largestGroup.get(),
-                (double) commits.sum() / groups, phaseANanos.sum() / 1e3 / groups, phaseBNanos.sum() / 1e3 / groups,
-                phaseCDNanos.sum() / 1e3 / groups);
-    }
-
-    void group(int size) {
-        largestGroup.accumulateAndGet(size, Math::max);
+        long groups = Math.max(1, c.substrateCommits.sum());
+        return new Snapshot(c.commits.sum(), c.substrateCommits.sum(), c.keyConflicts.sum(), c.writeConflicts.sum(),
+                c.validationFailures.sum(), c.retries.sum(), c.idempotentReplays.sum(), c.largestGroup.get(),
+                (double) c.commits.sum() / groups, c.phaseANanos.sum() / 1e3 / groups, c.phaseBNanos.sum() / 1e3 / groups,
+                c.phaseCDNanos.sum() / 1e3 / groups);
     }
 }

@@ -1,5 +1,12 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.BinaryVersion;
+import io.palisade.coordinator.internal.CrashPoints;
+import io.palisade.coordinator.internal.Engine;
+import io.palisade.coordinator.internal.GraphFormat;
+import io.palisade.coordinator.internal.GraphLayout;
+import io.palisade.coordinator.internal.StagedCreate;
+
 import io.palisade.fencing.FormatStamp;
 import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.ValidationException;
@@ -44,7 +51,7 @@ public final class Palisade {
     }
 
     /** The binary's version, stamped on every writer session. */
-    public static final String VERSION = "0.1.0";
+    public static final String VERSION = BinaryVersion.VERSION;
 
     private Palisade() {
     }
@@ -314,9 +321,8 @@ public final class Palisade {
             }
             checkPkOnEveryBranch(catalog, store, state);
             allocator = new RootAllocator();
-            Graph graph = new Graph(layout, catalog, options, journal, store, allocator, state, wiring.manualCommitter());
-            graph.recoveryReport(report);
-            return graph;
+            return new Graph(new Engine(layout, catalog, options, journal, store, allocator, state, wiring.manualCommitter()),
+                    report);
         } catch (RuntimeException | Error e) { // an Error too: the lease and the queue are released either way
             if (allocator != null) {
                 allocator.close();

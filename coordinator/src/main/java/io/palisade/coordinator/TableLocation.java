@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.GraphLayout;
 import io.palisade.fencing.ValidationException;
 import io.palisade.substrate.lance.ConditionalPutProbe;
 import io.palisade.substrate.lance.LanceTableStore;
@@ -39,7 +40,7 @@ import java.util.Properties;
  */
 public final class TableLocation {
     /** The file under {@code _palisade/} that records an object-store tables URI. */
-    static final String URI_FILE = "tables.uri";
+    public static final String URI_FILE = "tables.uri";
     public static final String FILE_VARIABLE = "PALISADE_STORAGE_FILE";
     public static final String FILE_PROPERTY = "palisade.storage.file";
     public static final String ENV_PREFIX = "PALISADE_STORAGE_";

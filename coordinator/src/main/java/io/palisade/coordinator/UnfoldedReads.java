@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.Reads;
 import io.palisade.heads.HeadsState;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -28,9 +29,8 @@ public final class UnfoldedReads {
         if (at.foldMark(branch, table).unfolded() == 0) {
             return folded;
         }
-        UnfoldedWrites tail = Graph.rebuildUnfolded(palisadeDir, catalog, at, through);
         try (RootAllocator allocator = new RootAllocator()) {
-            return UnfoldedWrites.overlay(folded, tail.newest(branch, table), allocator);
+            return Reads.overlay(palisadeDir, catalog, at, through, branch, table, folded, allocator);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.GraphLayout;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.heads.Checkpoints;
 import io.palisade.heads.HeadsReplayer;

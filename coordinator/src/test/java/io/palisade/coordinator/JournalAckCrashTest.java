@@ -74,7 +74,7 @@ class JournalAckCrashTest extends GraphTestSupport {
         if (point.equals("after-journal-ack")) {
             // the write's records are durable, its receipt never given: it may be in the graph, or not
             unanswered = g.insertAsync("main", "person", d, WriteOptions.NONE);
-            assertThatThrownBy(g::stepCommitter).isInstanceOf(Simulation.SimulatedCrash.class);
+            assertThatThrownBy(g.engine()::stepCommitter).isInstanceOf(Simulation.SimulatedCrash.class);
         } else {
             // a branch is created after its parent's tables are folded: the fold dies at the point
             assertThatThrownBy(() -> g.createBranch("dev", "main")).isInstanceOf(Simulation.SimulatedCrash.class);
@@ -83,7 +83,7 @@ class JournalAckCrashTest extends GraphTestSupport {
         if (unanswered != null) {
             assertThat(unanswered).isNotDone();
         }
-        g.abandon();
+        g.engine().abandon();
         stores.forEach(LanceTableStore::close);
         d.close();
 

@@ -148,7 +148,7 @@ class JournalAckTest extends GraphTestSupport {
         Graph dead = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold(), dying);
         dead.insert("main", "person", List.of(Row.of("id", "a", "age", 1), Row.of("id", "b", "age", 2)));
         last = dead.delete("main", "person", List.of("a"));
-        dead.abandon();
+        dead.engine().abandon();
         stores.forEach(LanceTableStore::close);
         try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
             assertThat(g.state().foldMark("main", "person").unfolded()).isEqualTo(2);
@@ -258,20 +258,20 @@ class JournalAckTest extends GraphTestSupport {
         CountDownLatch release = new CountDownLatch(1);
         try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
             long v0 = g.state().head("main", "person").orElseThrow().version();
-            g.folder().beforeLanceCommit = () -> {
+            g.engine().beforeFoldCommit(() -> {
                 inLance.countDown();
                 try {
                     release.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-            };
+            });
             Receipt third = null;
             for (int i = 0; i < 3; i++) {
                 third = g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
             }
             assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue(); // the fold's Lance commit is held
-            g.folder().beforeLanceCommit = null;
+            g.engine().beforeFoldCommit(null);
 
             // while it is held: writes are acknowledged, fenced against every unfolded write, and read at once
             Receipt up = g.upsert("main", "person", List.of(Row.of("id", "k0", "age", 100)));
@@ -341,13 +341,13 @@ class JournalAckTest extends GraphTestSupport {
         CountDownLatch inLance = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
-            g.folder().beforeLanceCommit = hold(inLance, release, () -> { });
+            g.engine().beforeFoldCommit(hold(inLance, release, () -> { }));
             Receipt third = null;
             for (int i = 0; i < 3; i++) {
                 third = g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
             }
             assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue();
-            g.folder().beforeLanceCommit = null;
+            g.engine().beforeFoldCommit(null);
 
             // under the bound: acknowledged while the fold is held
             Receipt under = g.upsert("main", "person", List.of(Row.of("id", "k3", "age", 3)));
@@ -356,7 +356,7 @@ class JournalAckTest extends GraphTestSupport {
             assertThat(g.metrics().backPressureWaits()).isZero();
 
             // the unfolded writes age past the bound (the clock moves 20 min on; nothing waits on wall time)
-            g.clockMillis = () -> System.currentTimeMillis() + 1_200_000;
+            g.engine().clock(() -> System.currentTimeMillis() + 1_200_000);
             CompletableFuture<Receipt> over = CompletableFuture.supplyAsync(
                     () -> g.upsert("main", "person", List.of(Row.of("id", "k4", "age", 4))));
             assertThat(over).isNotDone(); // cannot be acknowledged before the held fold publishes (checked below)
@@ -389,15 +389,15 @@ class JournalAckTest extends GraphTestSupport {
         CountDownLatch inLance = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
-            g.folder().beforeLanceCommit = hold(inLance, release, () -> {
+            g.engine().beforeFoldCommit(hold(inLance, release, () -> {
                 throw new IllegalStateException("lance went away");
-            });
+            }));
             for (int i = 0; i < 3; i++) {
                 g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
             }
             assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue();
-            g.folder().beforeLanceCommit = null;
-            g.clockMillis = () -> System.currentTimeMillis() + 1_200_000;
+            g.engine().beforeFoldCommit(null);
+            g.engine().clock(() -> System.currentTimeMillis() + 1_200_000);
             CompletableFuture<Receipt> over = CompletableFuture.supplyAsync(
                     () -> g.upsert("main", "person", List.of(Row.of("id", "k4", "age", 4))));
             release.countDown();

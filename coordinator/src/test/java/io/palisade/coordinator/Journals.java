@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.GraphLayout;
 import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalEvent;
@@ -48,7 +49,7 @@ final class Journals {
 
     /** The newest physical (Lance) version of a table branch, whatever the heads say. */
     static long physicalVersion(Graph g, String table, String tableBranch) {
-        return g.store().latest(table, tableBranch).version();
+        return g.engine().store().latest(table, tableBranch).version();
     }
 
     static long physicalVersion(Graph g, String table) {
@@ -65,7 +66,7 @@ final class Journals {
         private final Thread holder;
 
         CommitterGate(Graph g) {
-            holder = new Thread(() -> g.onCommitter(() -> {
+            holder = new Thread(() -> g.engine().onCommitter(() -> {
                 entered.countDown();
                 release.await();
                 return null;

@@ -55,12 +55,12 @@ class KeyConflictLoserCrashTest {
              VectorSchemaRoot loser = Rows.people(allocator, "k6", 3)) {
             CompletableFuture<Receipt> a = g.insertAsync("main", "person", survivor, WriteOptions.idempotencyKey("a"));
             CompletableFuture<Receipt> b = g.insertAsync("main", "person", loser, WriteOptions.idempotencyKey("b"));
-            assertThatThrownBy(g::stepCommitter).isInstanceOf(Simulation.SimulatedCrash.class); // one group: a and b
+            assertThatThrownBy(g.engine()::stepCommitter).isInstanceOf(Simulation.SimulatedCrash.class); // one group: a and b
             assertThat(a).isNotDone();
             assertThat(b).isNotDone();
         }
         PhaseCrashPoints.listener(null);
-        g.abandon();
+        g.engine().abandon();
 
         try (Graph reopened = Palisade.open(root, options, false, wiring)) {
             assertThat(reopened.state().receipt("a")).isPresent(); // rolled forward

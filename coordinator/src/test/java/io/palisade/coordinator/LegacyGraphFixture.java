@@ -1,5 +1,8 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.RowDigest;
+import io.palisade.coordinator.internal.GraphFormat;
+import io.palisade.coordinator.internal.GraphLayout;
 import io.palisade.fencing.FormatStamp;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.Pin;

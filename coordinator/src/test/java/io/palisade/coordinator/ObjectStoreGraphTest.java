@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.GraphLayout;
 import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.MergeConflictException;
@@ -141,7 +142,7 @@ class ObjectStoreGraphTest extends GraphTestSupport {
         Graph g = Palisade.create(root, Rows.catalog(), options, wiring, TableLocation.objectStore(s3.freshUri(), so));
         try (VectorSchemaRoot a = Rows.people(allocator, "a", 1)) {
             CompletableFuture<Receipt> first = g.upsertAsync("main", "person", a, WriteOptions.idempotencyKey("w1"));
-            g.stepCommitter();
+            g.engine().stepCommitter();
             assertThat(first).isCompleted();
         }
         PhaseCrashPoints.listener(point -> {
@@ -151,11 +152,11 @@ class ObjectStoreGraphTest extends GraphTestSupport {
         });
         try (VectorSchemaRoot b = Rows.people(allocator, "b", 2)) {
             CompletableFuture<Receipt> second = g.upsertAsync("main", "person", b, WriteOptions.idempotencyKey("w2"));
-            assertThatThrownBy(g::stepCommitter).isInstanceOf(Simulation.SimulatedCrash.class);
+            assertThatThrownBy(g.engine()::stepCommitter).isInstanceOf(Simulation.SimulatedCrash.class);
             assertThat(second).isNotDone();
         }
         PhaseCrashPoints.listener(null);
-        g.abandon();
+        g.engine().abandon();
         try (Graph reopened = Palisade.open(root, options, false, wiring)) {
             assertThat(reopened.recoveryReport().classifications()).hasSize(1);
             assertThat(reopened.state().receipt("w2")).isPresent();

@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.GraphFormat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /** Test batches of the person table ({@code id string, age int64 nullable}). */
-final class Rows {
-    static final String CATALOG = """
+public final class Rows {
+    public static final String CATALOG = """
             {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
               {"name": "age", "type": "int64", "nullable": true}]},
              {"name": "knows", "kind": "edge", "columns": [{"name": "id", "type": "string"}, {"name": "src", "type": "string"},
@@ -23,11 +23,11 @@ final class Rows {
     private Rows() {
     }
 
-    static Catalog catalog() {
+    public static Catalog catalog() {
         return Catalog.fromJson(CATALOG);
     }
 
-    static VectorSchemaRoot people(BufferAllocator allocator, Object... idAgePairs) {
+    public static VectorSchemaRoot people(BufferAllocator allocator, Object... idAgePairs) {
         Schema schema = catalog().require("person").arrowSchema();
         List<Map<String, Object>> rows = new ArrayList<>();
         for (int i = 0; i < idAgePairs.length; i += 2) {
@@ -41,7 +41,7 @@ final class Rows {
         return root;
     }
 
-    static VectorSchemaRoot logLines(BufferAllocator allocator, String... msgs) {
+    public static VectorSchemaRoot logLines(BufferAllocator allocator, String... msgs) {
         Schema schema = catalog().require("log").arrowSchema();
         List<Map<String, Object>> rows = new ArrayList<>();
         for (String m : msgs) {

@@ -225,7 +225,7 @@ final class Simulation {
             PhaseCrashPoints.listener(null);
             try {
                 if (s.graph != null) {
-                    s.graph.abandon();
+                    s.graph.engine().abandon();
                 }
                 s.closeOutstanding();
             } finally {
@@ -280,7 +280,7 @@ final class Simulation {
             submit();
         } else if (r < 78) {
             trace("step");
-            graph.stepCommitter();
+            graph.engine().stepCommitter();
             collect();
         } else if (r < 84) {
             append();
@@ -306,7 +306,7 @@ final class Simulation {
         }
         if (free.isEmpty()) {
             trace("step (writers full)");
-            graph.stepCommitter();
+            graph.engine().stepCommitter();
             collect();
             return;
         }
@@ -435,7 +435,7 @@ final class Simulation {
             plan.put(t, p);
         }
         trace("merge " + source + " #" + n + " expect " + (both.isEmpty() ? "ok " + plan : "conflict " + both));
-        long journalEnd = graph.journal().endSequence();
+        long journalEnd = graph.engine().journal().endSequence();
         pendingMerge = both.isEmpty() ? new PendingMerge(n, source, journalEnd, plan) : null;
         try {
             MergeResult result = graph.merge(source, MAIN);
@@ -513,7 +513,7 @@ final class Simulation {
     private void drain() {
         int guard = 0;
         while (!outstanding.isEmpty()) {
-            graph.stepCommitter();
+            graph.engine().stepCommitter();
             collect();
             if (++guard > 10_000) {
                 throw new Violation("seed " + seed + ": the committer makes no progress on " + outstanding);
@@ -639,7 +639,7 @@ final class Simulation {
             uncertain.add(op);
         }
         outstanding.clear();
-        graph.abandon();
+        graph.engine().abandon();
         graph = openAndRecover(true);
         verify("crash at " + c.getMessage().substring("simulated crash at ".length()));
         armSessionCrash();
@@ -713,7 +713,7 @@ final class Simulation {
         // 5
         HeadsReplayer replayer = HeadsReplayer.of(palisade);
         HeadsReplayer.Replay viaCheckpoint = replayer.replay();
-        Recovery.Report second = Recovery.run(graph.journal(), viaCheckpoint, graph.store(), false);
+        Recovery.Report second = Recovery.run(graph.engine().journal(), viaCheckpoint, graph.engine().store(), false);
         check("5-second-recovery-noop", !second.changedAnything() && second.headsDigest().equals(state.digest()),
                 label + ": a second recovery " + second.toJson());
         check("5-checkpoint-tail-equals-full-replay", viaCheckpoint.state().digest().equals(replayer.fullReplay().digest())

@@ -1,5 +1,6 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.CrashPoints;
 import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalReader;

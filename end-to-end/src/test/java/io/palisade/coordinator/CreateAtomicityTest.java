@@ -1,5 +1,8 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.GraphFormat;
+import io.palisade.coordinator.internal.GraphLayout;
+import io.palisade.coordinator.internal.CrashPoints;
 import io.palisade.fencing.ValidationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,5 +1,8 @@
 package io.palisade.coordinator;
 
+import io.palisade.coordinator.internal.CrashPoints;
+import io.palisade.coordinator.internal.GraphFormat;
+import io.palisade.coordinator.internal.MigrationClaim;
 import io.palisade.fencing.GraphRefusedException;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;

@@ -590,7 +590,7 @@ final class CrashHarness implements AutoCloseable {
                 break;
             }
         }
-        if (death instanceof AtPoint a && exit != io.palisade.coordinator.CrashPoints.HALT_STATUS) {
+        if (death instanceof AtPoint a && exit != io.palisade.coordinator.internal.CrashPoints.HALT_STATUS) {
             throw new AssertionError("child did not halt at crash point " + a.point() + " (exit " + exit + "): "
                     + describe(plan, death, copy) + "; stderr in " + stderr + ", ending:\n" + tail(stderr));
         }
@@ -612,7 +612,7 @@ final class CrashHarness implements AutoCloseable {
         String cutAt = lines.stream().filter(l -> l.startsWith("CUT ")).map(l -> l.split(" ")[2]).findFirst().orElse(null);
         boolean ended = exit == 0 && lines.contains("DONE");
         boolean pointCut = death instanceof Power c && c.cut().point() != null;
-        if (!(exit == io.palisade.coordinator.CrashPoints.HALT_STATUS && cutAt != null) && !(ended && !pointCut)) {
+        if (!(exit == io.palisade.coordinator.internal.CrashPoints.HALT_STATUS && cutAt != null) && !(ended && !pointCut)) {
             throw new AssertionError("power-mode child neither halted at its cut nor ended (exit " + exit + "): "
                     + describe(plan, death, lines) + "; stderr in " + logs);
         }

@@ -1,7 +1,7 @@
 package io.palisade.it.crash;
 
 import io.palisade.coordinator.Catalog;
-import io.palisade.coordinator.CrashPoints;
+import io.palisade.coordinator.internal.CrashPoints;
 import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;

@@ -1,0 +1,114 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.ValidationException;
+import io.palisade.substrate.ArrowRows;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A write's rows and keys checked against its table's declared schema before anything is journaled: every column
+ * declared and of its declared type, no null in a non-null column, no key twice in one batch. Pure: it reads the
+ * catalog entry and the batch and throws {@link ValidationException} naming the table, column and row.
+ */
+public final class BatchValidation {
+    private BatchValidation() {
+    }
+
+    /** The exact key filter of {@code keys} over {@code def}'s {@code id} (parsed as int64 where {@code id} is one). */
+    public static KeyFilter keyFilter(Catalog.TableDef def, List<String> keys) {
+        if (def.column("id").orElseThrow().type() == Catalog.ColumnType.Scalar.INT64) {
+            long[] ks = new long[keys.size()];
+            for (int i = 0; i < ks.length; i++) {
+                try {
+                    ks[i] = Long.parseLong(keys.get(i));
+                } catch (NumberFormatException | NullPointerException e) {
+                    throw new ValidationException("key '" + keys.get(i) + "' is not an int64 id of table '" + def.name() + "'");
+                }
+            }
+            return KeyFilter.ofLongs(def.idFieldId(), ks);
+        }
+        return KeyFilter.ofStrings(def.idFieldId(), keys);
+    }
+
+    /**
+     * An Arrow batch of {@code rows} in {@code def}'s schema; a column the table does not have is a
+     * {@link ValidationException} (never silently dropped). The caller closes the batch.
+     */
+    public static VectorSchemaRoot batch(Catalog.TableDef def, List<Map<String, Object>> rows, BufferAllocator allocator) {
+        Set<String> columns = new HashSet<>();
+        def.columns().forEach(c -> columns.add(c.name()));
+        for (int i = 0; i < rows.size(); i++) {
+            for (String c : rows.get(i).keySet()) {
+                if (!columns.contains(c)) {
+                    throw new ValidationException("row " + (i + 1) + ": table '" + def.name() + "' has no column '" + c
+                            + "' (columns: " + String.join(", ", def.columns().stream().map(Catalog.ColumnDef::name).toList()) + ")");
+                }
+            }
+        }
+        VectorSchemaRoot root = VectorSchemaRoot.create(def.arrowSchema(), allocator);
+        try {
+            ArrowRows.fill(root, rows);
+            return root;
+        } catch (RuntimeException e) {
+            root.close();
+            throw e;
+        }
+    }
+
+    /** Validates an op's rows against the table's declared schema; returns its exact key filter (null for keyless). */
+    static KeyFilter validate(Catalog.TableDef def, WriteOp op) {
+        if (op.kind == WriteOp.Kind.DELETE) {
+            return op.deleteKeys;
+        }
+        if (op.kind == WriteOp.Kind.FOLD) {
+            return op.keys; // every row was validated when its write was acknowledged
+        }
+        if (op.kind == WriteOp.Kind.ADD_COLUMNS || op.kind == WriteOp.Kind.OPTIMIZE_INDEX || op.kind == WriteOp.Kind.COMPACT) {
+            return null;
+        }
+        return validateRows(def, op.rows);
+    }
+
+    /** Checks {@code rows} against {@code def}'s declared schema; returns their exact key filter (null for keyless). */
+    static KeyFilter validateRows(Catalog.TableDef def, VectorSchemaRoot rows) {
+        Schema declared = def.arrowSchema();
+        for (Field f : rows.getSchema().getFields()) {
+            Field d = declared.getFields().stream().filter(x -> x.getName().equals(f.getName())).findFirst()
+                    .orElseThrow(() -> new ValidationException("table '" + def.name() + "' has no column '" + f.getName()
+                            + "'; its columns are " + declared.getFields().stream().map(Field::getName).toList()));
+            if (!d.getType().equals(f.getType())) {
+                throw new ValidationException("column '" + f.getName() + "' of table '" + def.name() + "' is "
+                        + d.getType() + ", the batch has " + f.getType());
+            }
+        }
+        for (Field d : declared.getFields()) {
+            FieldVector v = rows.getVector(d.getName());
+            if (v == null) {
+                throw new ValidationException("column '" + d.getName() + "' of table '" + def.name()
+                        + "' is missing from the batch" + (d.getName().equals("id") ? " (it is the key)" : ""));
+            }
+            if (!d.isNullable() && !d.getName().equals("id") && v.getNullCount() > 0) {
+                for (int r = 0; r < rows.getRowCount(); r++) {
+                    if (v.isNull(r)) {
+                        throw new ValidationException("column '" + d.getName() + "' of table '" + def.name()
+                                + "' is non-null but row " + r + " is null");
+                    }
+                }
+            }
+        }
+        if (!def.kind().keyed()) {
+            return null;
+        }
+        return KeyFilter.fromBatch(rows, "id", def.idFieldId(), KeyFilter.Duplicates.REJECT);
+    }
+}

@@ -1,0 +1,327 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.LoadMode;
+import io.palisade.coordinator.MergeResult;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Receipt;
+
+import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.ForeignCommitException;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.heads.HeadsState;
+import io.palisade.heads.Pin;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.TableRef;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The one committer of a graph (DESIGN §3): an Agrona agent draining a many-to-one queue. Per duty
+ * cycle it takes every queued operation, runs control tasks in queue order, groups compatible writes
+ * (same kind, graph branch and table, at most {@code maxGroup}) and runs each group through the stages:
+ * <ol>
+ *   <li>{@link Fence}: idempotency, validation, in-group deferral, the strict-insert winner check and
+ *       maintenance planning and judging, against the commits it remembers;</li>
+ *   <li>Phase A: {@link JournalPhases} journals every accepted intent, with the fence's rejections (one sync);</li>
+ *   <li>Phase B: {@link SubstrateCommit} forks a lazily inherited table branch and makes one substrate commit
+ *       for the group (the achieved-version rule, maintenance verification);</li>
+ *   <li>the fence remembers the commit; {@link Publisher} journals Phases C and D (one sync) and answers the writers.</li>
+ * </ol>
+ * Invariants: every stage runs on this thread only, except a fold's Lance commit ({@link Folder}: off this thread,
+ * while journal-ack acknowledgements go on; every other op on that table waits for the fold), so only this thread
+ * appends to the journal, and one substrate commit is in flight per table; the published {@link HeadsState} is replaced
+ * only by the journal appends, after the records it folds are durable. Every published commit is remembered
+ * as a winner for operations based before it.
+ */
+final class Committer implements Agent {
+    private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
+
+    /** A task to run on the committer thread, in queue order with the writes. */
+    record Control(Callable<Object> task, CompletableFuture<Object> future) {
+    }
+
+    private final Context ctx;
+    private final ManyToOneConcurrentArrayQueue<Object> queue;
+    private final ArrayDeque<Object> pending = new ArrayDeque<>();
+    private final JournalPhases journal;
+    private final Fence fence;
+    private final SubstrateCommit substrate;
+    private final Publisher publisher;
+
+    private final KeyPresence presence;
+    private final JournalAck journalAck;
+    private final Folder folder;
+
+    Committer(Context ctx, ManyToOneConcurrentArrayQueue<Object> queue) {
+        this.ctx = ctx;
+        this.queue = queue;
+        this.journal = new JournalPhases(ctx);
+        this.fence = new Fence(ctx, journal);
+        this.substrate = new SubstrateCommit(ctx, journal);
+        this.publisher = new Publisher(ctx, journal, pending::addFirst);
+        this.presence = new KeyPresence(ctx);
+        this.journalAck = new JournalAck(ctx, journal, presence);
+        this.folder = new Folder(ctx, this, ctx.steppedCommitter());
+    }
+
+    /** The fold agent of journal-ack tables (for the graph's branch operations and close). */
+    Folder folder() {
+        return folder;
+    }
+
+    @Override
+    public String roleName() {
+        return "palisade-committer";
+    }
+
+    @Override
+    public int doWork() {
+        int drained = queue.drain(pending::addLast, ctx.options().maxGroup() * 4);
+        int work = 0;
+        while (!pending.isEmpty()) {
+            Object head = pending.pollFirst();
+            work++;
+            if (head instanceof Control c) {
+                runControl(c);
+                continue;
+            }
+            WriteOp first = (WriteOp) head;
+            List<WriteOp> group = new ArrayList<>();
+            group.add(first);
+            ArrayDeque<Object> rest = new ArrayDeque<>();
+            while (!pending.isEmpty() && group.size() < ctx.options().maxGroup()) {
+                Object o = pending.pollFirst();
+                if (o instanceof WriteOp w && w.groupsWith(first)) {
+                    group.add(w);
+                } else {
+                    rest.addLast(o);
+                    if (o instanceof Control || (o instanceof WriteOp w && w.branch.equals(first.branch)
+                            && w.table.equals(first.table))) {
+                        // keep controls ordered after the writes queued before them, and never pull a write
+                        // past an earlier write of another kind on the same table (e.g. upsert k past delete k)
+                        break;
+                    }
+                }
+            }
+            while (!rest.isEmpty()) {
+                pending.addFirst(rest.pollLast());
+            }
+            try {
+                runGroup(group);
+            } catch (RuntimeException e) {
+                LOG.error("committer failed a group of {} on {}/{}", group.size(), first.branch, first.table, e);
+                PalisadeException failure = e instanceof PalisadeException p ? p
+                        : new CommitStateUnknownException("internal error while committing: " + e, e);
+                group.forEach(op -> op.future.completeExceptionally(failure));
+            }
+        }
+        return drained + work + folder.duty();
+    }
+
+    private void runControl(Control c) {
+        try {
+            // a control task (bulk load, branch, merge, repair...) may write any table: never beside a fold's commit
+            folder.awaitRunning();
+            c.future().complete(c.task().call());
+        } catch (Exception e) {
+            c.future().completeExceptionally(e);
+        }
+    }
+
+    /**
+     * A fold after its fence and Phase A, its Lance commit ({@link SubstrateCommit#commit}) running off the committer
+     * thread as {@code result}; {@link #finishFold} publishes it. {@code head} is the table's head it was planned on.
+     */
+    record FoldInFlight(WriteOp op, Catalog.TableDef def, TableHead head, long phaseAStart, long phaseBStart,
+                        CompletableFuture<SubstrateCommit.Result> result) {
+    }
+
+    /**
+     * Runs a fold op through its fence and Phase A; its substrate commit is handed to {@link Folder#launched}. When
+     * the fence or Phase A ends it, {@code op.future} is completed and nothing is launched.
+     */
+    void startFold(WriteOp op) {
+        runGroup(List.of(op));
+    }
+
+    /**
+     * Waits for a fold's Lance commit and runs the rest of its group on this thread: the fence remembers the commit,
+     * Phases C and D publish it (crash points {@code before-fold-publish}, {@code after-fold-publish}) and the fold's
+     * future is completed. A commit that failed off-thread without a result is of unknown outcome: the table is
+     * poisoned, as for any commit.
+     */
+    void finishFold(FoldInFlight f) {
+        WriteOp op = f.op();
+        SubstrateCommit.Result result;
+        try {
+            result = f.result().join();
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            ctx.refusals().poison(op.branch, op.table);
+            LOG.error("the fold {} of {}/{} failed off the committer thread", op.intentId, op.branch, op.table, cause);
+            op.future.completeExceptionally(new CommitStateUnknownException("fold of " + op.where() + " failed: "
+                    + cause, cause));
+            return;
+        }
+        try {
+            long t2 = System.nanoTime();
+            if (result instanceof SubstrateCommit.Result.Committed c && c.achieved().version() != c.base().version()) {
+                fence.remember(op.where(), f.def().kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
+            }
+            publisher.publish(op, f.def(), f.head(), result, f.phaseAStart(), f.phaseBStart(), t2);
+        } catch (RuntimeException e) {
+            // its Lance commit may have landed without Phases C/D: an unknown outcome, as for any commit
+            ctx.refusals().poison(op.branch, op.table);
+            LOG.error("committer failed to publish the fold {} of {}/{}", op.intentId, op.branch, op.table, e);
+            op.future.completeExceptionally(e instanceof PalisadeException p ? p
+                    : new CommitStateUnknownException("internal error while publishing a fold: " + e, e));
+        }
+    }
+
+    /** Runs one write now, on the committer thread (for compound operations such as a branch merge). */
+    Receipt runNow(WriteOp op) {
+        runGroup(List.of(op));
+        return op.future.join();
+    }
+
+    /**
+     * Remembers a commit published by another path on this thread (a bulk load): judged by what its
+     * versions did; never a key-add winner of the strict-insert check (its keys are not journaled).
+     */
+    void rememberCommit(String branch, String table, boolean keyed, TableRef from, TableRef to, String intentId) {
+        fence.rememberCommit(branch, table, keyed, from, to, intentId);
+        presence.invalidate(branch, table);
+    }
+
+    /** Fails everything still queued (on close). */
+    void failPending(PalisadeException e) {
+        queue.drain(pending::addLast);
+        for (Object o : pending) {
+            if (o instanceof WriteOp w) {
+                w.future.completeExceptionally(e);
+            } else if (o instanceof Control c) {
+                c.future().completeExceptionally(e);
+            }
+        }
+        pending.clear();
+    }
+
+    // ------------------------------------------------------------------ one group through the stages
+
+    private void runGroup(List<WriteOp> ops) {
+        WriteOp first = ops.get(0);
+        Optional<Catalog.TableDef> ackTable = ctx.view().catalog().table(first.table).filter(Catalog.TableDef::journalAck);
+        if (ackTable.isPresent() && first.kind != WriteOp.Kind.FOLD) {
+            if (!first.kind.journalable()) {
+                folder.fold(first.branch, first.table); // every other operation on a journal-ack table follows a fold
+            } else if (backPressured(first)) {
+                // past the memory or the lag bound the acknowledgement waits for the fold in flight to publish and
+                // for a fold of the rest of the table's tail (back-pressure: the writers wait, they are not failed)
+                long t = System.nanoTime();
+                folder.fold(first.branch, first.table);
+                ctx.counters().backPressureWaits.increment();
+                ctx.counters().backPressureNanos.add(System.nanoTime() - t);
+            }
+        }
+        HeadsState state = ctx.view().state();
+        Optional<PalisadeException> refusal = ctx.refusals().refusal(first.branch, first.table);
+        if (refusal.isPresent()) {
+            fail(ops, refusal.get());
+            return;
+        }
+        Catalog.TableDef def;
+        Pin pin;
+        try {
+            def = ctx.view().catalog().require(first.table);
+            if (!state.branchLive(first.branch)) {
+                throw new ValidationException("unknown graph branch '" + first.branch + "'");
+            }
+            pin = state.pin(first.branch, first.table).orElseThrow(
+                    () -> new ValidationException("table '" + first.table + "' has no head on branch '" + first.branch + "'"));
+        } catch (ValidationException e) {
+            fail(ops, e);
+            return;
+        }
+
+        // 1. the fence: validation, idempotency, in-group and winner conflict checks, maintenance plans
+        Fence.Admission admission = fence.admit(ops, def, pin, state);
+        List<WriteOp> deferred = admission.deferred();
+        for (int i = deferred.size() - 1; i >= 0; i--) {
+            pending.addFirst(deferred.get(i));
+        }
+        List<WriteOp> accepted = admission.accepted();
+        if (accepted.isEmpty()) {
+            if (!admission.rejections().isEmpty()) {
+                journal.append(admission.rejections());
+            }
+            return;
+        }
+        if (def.journalAck() && first.kind.journalable()) {
+            journalAck.acknowledge(def, pin, state, accepted, admission.rejections());
+            return;
+        }
+
+        // 2. Phase A
+        TableHead head = pin.head();
+        String tableBranch = pin.owned() ? head.tableBranch() : TableBranches.tableBranchFor(first.branch);
+        List<JournalEvent> phaseA = new ArrayList<>(admission.rejections());
+        phaseA.addAll(journal.intents(accepted, head, tableBranch, state.lastSequence()));
+        long t0 = System.nanoTime();
+        journal.appendIntents(phaseA);
+        long t1 = System.nanoTime();
+
+        // 3. Phase B (a fold's Lance commit runs off this thread; acknowledgements go on meanwhile)
+        TableRef base = substrate.base(pin, first.table, tableBranch);
+        if (first.kind == WriteOp.Kind.FOLD) {
+            List<WriteOp> fold = List.copyOf(accepted);
+            folder.launched(new FoldInFlight(first, def, head, t0, t1,
+                    folder.offThread(() -> substrate.commit(def, fold, base))));
+            return;
+        }
+        SubstrateCommit.Result result = substrate.commit(def, accepted, base);
+        long t2 = System.nanoTime();
+
+        // 4. Phases C and D (a fold's: finishFold)
+        if (result instanceof SubstrateCommit.Result.Committed && switch (first.kind) {
+            // a fold's keys are in the filter already; maintenance does not change the key set
+            case FOLD, OPTIMIZE_INDEX, COMPACT -> false;
+            case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS -> true;
+        }) {
+            presence.invalidate(first.branch, first.table);
+        }
+        if (result instanceof SubstrateCommit.Result.Committed c && c.achieved().version() != c.base().version()) {
+            fence.remember(first.where(), def.kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
+        }
+        publisher.publish(first, def, head, result, t0, t1, t2);
+    }
+
+    /**
+     * Whether a journal-ack acknowledgement must wait for a fold of its table first: the unfolded rows of the graph
+     * are at {@link Options#maxUnfoldedBytes()}, or the table's oldest unfolded write is
+     * {@link Options#maxFoldLagMillis()} old.
+     */
+    private boolean backPressured(WriteOp w) {
+        Options o = ctx.options();
+        if (ctx.view().unfoldedBytes() >= o.maxUnfoldedBytes()) {
+            return true;
+        }
+        long lag = ctx.view().foldLagMillis(w.branch, w.table);
+        return lag >= 0 && lag >= o.maxFoldLagMillis();
+    }
+
+    private static void fail(List<WriteOp> ops, PalisadeException e) {
+        ops.forEach(op -> op.future.completeExceptionally(e));
+    }
+}

@@ -1,0 +1,300 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.LoadMode;
+import io.palisade.coordinator.MergeResult;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Receipt;
+import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.heads.HeadsState;
+import io.palisade.journal.Journal;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.TableStore;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.slf4j.LoggerFactory;
+
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+
+/**
+ * The engine of one open graph (DESIGN §3): it owns the graph's journal, table store and allocator, the queue to its
+ * single committer and the committer itself, and runs every write, control task and branch operation there. The
+ * public {@code Graph} is a facade over it.
+ *
+ * <p>Invariants: every write and control task is queued here and run by the one committer (its own Agrona thread, or
+ * the caller's when the committer is stepped); a caller waits for its future, which completes only once the write's
+ * completion is durable in the journal; after {@link #close} nothing more is queued and everything still queued fails.
+ */
+public final class Engine implements AutoCloseable {
+    private static final int QUEUE_CAPACITY = 1 << 14;
+
+    private final Context ctx;
+    private final ManyToOneConcurrentArrayQueue<Object> queue = new ManyToOneConcurrentArrayQueue<>(QUEUE_CAPACITY);
+    private final Committer committer;
+    private final AgentRunner runner;
+    private volatile boolean closed;
+
+    /**
+     * @param manualCommitter no committer thread: the caller steps the committer ({@link #stepCommitter()}) and
+     *                        blocking calls step it until their own result is ready (the deterministic simulation)
+     */
+    public Engine(GraphLayout layout, Catalog catalog, Options options, Journal journal, TableStore store,
+                  BufferAllocator allocator, HeadsState state, boolean manualCommitter) {
+        PublishedView view = new PublishedView(layout, catalog, options, journal, state);
+        this.ctx = new Context(layout, options, journal, store, allocator, view,
+                new Reads(view, store, allocator, layout), new Counters(), new TableRefusals(), new TableBranches(store),
+                manualCommitter);
+        this.committer = new Committer(ctx, queue);
+        if (manualCommitter) {
+            this.runner = null;
+        } else {
+            this.runner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000), this::onCommitterError, null,
+                    committer);
+            AgentRunner.startOnThread(runner);
+        }
+    }
+
+    public Context context() {
+        return ctx;
+    }
+
+    public PublishedView view() {
+        return ctx.view();
+    }
+
+    public Reads reads() {
+        return ctx.reads();
+    }
+
+    public Counters counters() {
+        return ctx.counters();
+    }
+
+    public TableStore store() {
+        return ctx.store();
+    }
+
+    public Journal journal() {
+        return ctx.journal();
+    }
+
+    public GraphLayout layout() {
+        return ctx.layout();
+    }
+
+    public Options options() {
+        return ctx.options();
+    }
+
+    public BufferAllocator allocator() {
+        return ctx.allocator();
+    }
+
+    // ------------------------------------------------------------------ submission
+
+    /** The table version the current published view has for (branch, table): a new op's base; -1 without a head. */
+    public long baseVersion(String branch, String table) {
+        return ctx.view().state().head(branch, table).map(TableHead::version).orElse(-1L);
+    }
+
+    /**
+     * Queues {@code op} for the committer; an op whose idempotency key already has a receipt gets that receipt
+     * without being queued.
+     */
+    public CompletableFuture<Receipt> submit(WriteOp op) {
+        if (op.idempotencyKey.isPresent()) {
+            HeadsState state = ctx.view().state();
+            Optional<io.palisade.heads.Receipt> r = state.receipt(op.idempotencyKey.get());
+            if (r.isPresent()) {
+                ctx.counters().idempotentReplays.increment();
+                return CompletableFuture.completedFuture(Receipts.of(r.get(), state));
+            }
+        }
+        enqueue(op);
+        return op.future;
+    }
+
+    private void enqueue(Object item) {
+        long park = 1_000;
+        while (!queue.offer(item)) {
+            if (closed) {
+                throw new GraphRefusedException("graph " + ctx.layout().root() + " is closed");
+            }
+            LockSupport.parkNanos(park);
+            park = Math.min(park * 2, 1_000_000);
+        }
+        if (closed) {
+            committer.failPending(new GraphRefusedException("graph " + ctx.layout().root() + " is closed"));
+        }
+    }
+
+    /** Runs {@code task} on the committer thread, ordered with the writes queued before it; returns its result. */
+    @SuppressWarnings("unchecked")
+    public <T> T onCommitter(Callable<T> task) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        enqueue(new Committer.Control((Callable<Object>) task, f));
+        return (T) join(f);
+    }
+
+    /** Waits for {@code f} (stepping a manual committer meanwhile); a Palisade failure is rethrown as it is. */
+    public <T> T join(CompletableFuture<T> f) {
+        if (runner == null) {
+            while (!f.isDone()) {
+                stepCommitter();
+            }
+        }
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommitStateUnknownException("interrupted while waiting for the receipt", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof PalisadeException p) {
+                throw p;
+            }
+            throw new CompletionException(e.getCause());
+        }
+    }
+
+    // ------------------------------------------------------------------ compound operations on the committer
+
+    /** A bulk load (docs/bulk-load.md), run on the committer as one intent. */
+    public Receipt load(String branch, String table, ArrowReader reader, LoadMode mode, int batchRows) {
+        return onCommitter(() -> BulkLoader.load(ctx, committer, branch, table, reader, mode, batchRows));
+    }
+
+    /** Creates a graph branch from {@code from}, once {@code from}'s journal-ack tables are folded. */
+    public void createBranch(String name, String from) {
+        GraphBranches.checkName(name);
+        onCommitter(() -> {
+            committer.folder().foldBranch(from); // a branch starts from its parent's folded tables (docs/journal-ack.md)
+            GraphBranches.create(ctx, name, from);
+            return null;
+        });
+    }
+
+    public void deleteBranch(String name) {
+        GraphBranches.checkDeletable(name);
+        onCommitter(() -> {
+            GraphBranches.delete(ctx, name);
+            return null;
+        });
+    }
+
+    /** Merges {@code source} into {@code target} on the committer, once both sides' journal-ack tables are folded. */
+    public MergeResult merge(String source, String target) {
+        return onCommitter(() -> {
+            committer.folder().foldBranch(source); // a merge reads both sides' folded tables
+            committer.folder().foldBranch(target);
+            return Merges.merge(ctx, committer, source, target);
+        });
+    }
+
+    /** Waits until no fold is in flight (a control task on the committer, which waits for it like every one). */
+    public void awaitFold() {
+        onCommitter(() -> null);
+    }
+
+    // ------------------------------------------------------------------ test and simulation hooks
+
+    /** Runs {@code hook} on the fold thread just before a fold's Lance commit (tests hold a fold there); null clears. */
+    public void beforeFoldCommit(Runnable hook) {
+        committer.folder().beforeLanceCommit = hook;
+    }
+
+    /** Replaces the clock the fold bounds use (tests: age the unfolded writes without waiting). */
+    public void clock(LongSupplier clockMillis) {
+        ctx.view().clock(clockMillis);
+    }
+
+    /**
+     * Simulation mode only: runs one committer duty cycle on the calling thread (everything queued so far), returns
+     * its work count. Whatever a crash point throws propagates to the caller.
+     */
+    public int stepCommitter() {
+        if (runner != null) {
+            throw new IllegalStateException("the committer of " + ctx.layout().root() + " runs on its own thread");
+        }
+        return committer.doWork();
+    }
+
+    /**
+     * Simulation mode only: what a process death leaves. Nothing more is journaled (no checkpoint, no completion,
+     * queued writes are neither run nor failed); the journal's queue is closed and the writer lease released, as the OS
+     * does for a dead process; the table store is not closed (it stands for files that outlive the process).
+     * Idempotent, and a no-op after {@link #close()}.
+     */
+    public void abandon() {
+        if (runner != null) {
+            throw new IllegalStateException("only a graph with a manual committer can be abandoned");
+        }
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            ctx.journal().close();
+        } finally {
+            ctx.allocator().close();
+        }
+    }
+
+    /** Waits (bounded) for the committer to drain; for tests. */
+    public boolean awaitIdle(long timeout, TimeUnit unit) {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (!queue.isEmpty() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(100_000);
+        }
+        return queue.isEmpty();
+    }
+
+    private void onCommitterError(Throwable t) {
+        LoggerFactory.getLogger(Engine.class).error("committer error", t);
+    }
+
+    /**
+     * Stops the committer, folds what it can (best effort: what stays unfolded is still in the journal), fails what is
+     * still queued, checkpoints, and releases the journal, the table store and the allocator. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (runner != null) {
+            runner.close();
+        }
+        try {
+            try {
+                committer.folder().foldAll();
+            } catch (RuntimeException e) {
+                LoggerFactory.getLogger(Engine.class).warn("folding at close failed; the writes stay in the journal: {}",
+                        e.toString());
+            }
+            // an Error out of the fold (a simulated crash, an OOM) still releases the journal below
+            committer.failPending(new GraphRefusedException("graph " + ctx.layout().root() + " was closed"));
+            ctx.view().checkpointIfBehind();
+        } finally {
+            try {
+                committer.folder().close();
+                ctx.journal().close();
+            } finally {
+                ctx.store().close();
+                ctx.allocator().close();
+            }
+        }
+    }
+}

@@ -1,0 +1,360 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.LoadMode;
+import io.palisade.coordinator.MergeResult;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Receipt;
+
+import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.fencing.WriteConflictException;
+import io.palisade.fencing.action.Action;
+import io.palisade.fencing.conflict.CommittedTransaction;
+import io.palisade.fencing.conflict.Conflict;
+import io.palisade.fencing.conflict.ConflictResolver;
+import io.palisade.fencing.conflict.Transaction;
+import io.palisade.fencing.conflict.Verdict;
+import io.palisade.heads.HeadsState;
+import io.palisade.heads.Pin;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.KeylessTable;
+import io.palisade.substrate.MaintenancePlan;
+import io.palisade.substrate.TableRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The fence: which operations of a group go on to Phase A (DESIGN §3 steps 1–2; docs/coordinator.md "Pipeline",
+ * "Maintenance"). For each operation in queue order: an idempotency key already answered returns the first receipt,
+ * and a second op with the key of an earlier one in the group (its twin) is answered with the twin's outcome;
+ * then validation against the catalog (its exact key filter), maintenance planning and judging, deferral of an op
+ * sharing a key with an earlier accepted or deferred op of the group to the next group, and, for a strict insert,
+ * the winner check against the commits published since its base ({@link #keyCollision}).
+ *
+ * <p>It holds the memory of recent published commits: the last {@value #RECENT_COMMITS} per graph branch and table,
+ * each with its intents' key-adding actions and, described from the substrate on first use, what its versions did.
+ * Every commit the committer publishes is {@linkplain #remember remembered}, and so is a bulk load's
+ * ({@link #rememberCommit}).
+ *
+ * <p>Invariants: committer thread only (nothing here is thread-safe). It reads the catalog, the published heads and
+ * the substrate (planning on the head, describing remembered versions); it writes no table and appends nothing to the
+ * journal: the records of the ops it rejects are returned in {@link Admission#rejections} for the caller to journal
+ * ahead of Phase A. It completes the future of every op it does not pass on (an idempotent replay with the first
+ * receipt, an invalid or rejected op with its failure — a rejected op's before its records are journaled; a twin
+ * completes when its twin does, with the same outcome) and leaves the accepted and deferred ops' futures alone; every
+ * op it passes on has its intent id and key filter set (a maintenance op its judged plan). Guarantees: no two accepted
+ * ops share a key; an op is deferred exactly when it shares a key with an earlier accepted or deferred op of the group
+ * (so writes of one key keep queue order); an accepted strict insert collides with no key added by a remembered
+ * commit after its base (RFC-023 §6: a strict insert is never turned into an update); an accepted maintenance op's
+ * plan was judged COMPATIBLE with every remembered commit since the version it was read at.
+ */
+final class Fence {
+    private static final Logger LOG = LoggerFactory.getLogger(Fence.class);
+    static final int RECENT_COMMITS = 4096;
+
+    /**
+     * What the fence made of a group: the ops for Phase A, in queue order; the ops deferred to the next group, in
+     * queue order; the records of the ops it rejected, to journal (with Phase A, or alone when nothing was accepted).
+     */
+    record Admission(List<WriteOp> accepted, List<WriteOp> deferred, List<JournalEvent> rejections) {
+    }
+
+    /**
+     * A commit remembered for conflict checks of operations based before it: the versions
+     * {@code (from.version, to.version]} of {@code to}'s table branch are its effect (the committer is the
+     * table's single writer). {@code keyAdds} holds, per intent, the journaled actions of the writes that
+     * add keys (strict inserts, upserts, keyed overwrites): the strict-insert check judges only those,
+     * since a delete's keys must not read as a collision with a later insert of the same key. Every other
+     * check judges the commit by what it did, named by {@link io.palisade.substrate.CatalogActions#of} from the
+     * substrate's description of its versions (described once, lazily, on the committer thread).
+     */
+    private final class Recent {
+        final String table;
+        final boolean keyed;
+        final TableRef from;
+        final TableRef to;
+        final List<String> intents;
+        final List<CommittedTransaction> keyAdds;
+        final Optional<KeyFilter> keys;
+        private List<Action> described;
+
+        Recent(String table, boolean keyed, TableRef from, TableRef to, List<String> intents,
+               List<CommittedTransaction> keyAdds, Optional<KeyFilter> keys, List<Action> described) {
+            this.table = table;
+            this.keyed = keyed;
+            this.from = from;
+            this.to = to;
+            this.intents = List.copyOf(intents);
+            this.keyAdds = List.copyOf(keyAdds);
+            this.keys = keys;
+            this.described = described == null ? null : List.copyOf(described);
+        }
+
+        /** The commit as the resolver's winner, with the actions its versions did. */
+        CommittedTransaction committed() {
+            if (described == null) {
+                described = WriteActions.ofVersions(WriteActions.describe(ctx.store(), table, from, to), keyed, keys);
+            }
+            return new CommittedTransaction(String.join(",", intents), to.version(), described);
+        }
+    }
+
+    private final Context ctx;
+    private final JournalPhases journal;
+    private final Map<String, ArrayDeque<Recent>> recent = new HashMap<>();
+
+    Fence(Context ctx, JournalPhases journal) {
+        this.ctx = ctx;
+        this.journal = journal;
+    }
+
+    /**
+     * Fences a group of compatible ops (one kind, graph branch and table) whose table is {@code def}, pinned at
+     * {@code pin} in {@code state}; see the class comment for what it decides.
+     */
+    Admission admit(List<WriteOp> ops, Catalog.TableDef def, Pin pin, HeadsState state) {
+        String where = ops.get(0).where();
+        List<WriteOp> accepted = new ArrayList<>();
+        List<JournalEvent> rejections = new ArrayList<>();
+        Map<String, WriteOp> byIdempotencyKey = new HashMap<>();
+        KeyFilter acceptedKeys = null;
+        List<WriteOp> deferred = new ArrayList<>();
+        KeyFilter deferredKeys = null;
+        for (WriteOp op : ops) {
+            if (op.idempotencyKey.isPresent()) {
+                Optional<io.palisade.heads.Receipt> r = state.receipt(op.idempotencyKey.get());
+                if (r.isPresent()) {
+                    ctx.counters().idempotentReplays.increment();
+                    op.future.complete(Receipts.of(r.get(), state));
+                    continue;
+                }
+                WriteOp twin = byIdempotencyKey.get(op.idempotencyKey.get());
+                if (twin != null) {
+                    ctx.counters().idempotentReplays.increment();
+                    twin.future.whenComplete((rc, ex) -> {
+                        if (ex != null) {
+                            op.future.completeExceptionally(ex);
+                        } else {
+                            op.future.complete(rc);
+                        }
+                    });
+                    continue;
+                }
+            }
+            try {
+                op.keys = BatchValidation.validate(def, op);
+            } catch (ValidationException e) {
+                ctx.counters().validationFailures.increment();
+                op.future.completeExceptionally(e);
+                continue;
+            }
+            if (op.intentId == null) { // a fold names its intent itself (its plan names it too)
+                op.intentId = "i-" + UUID.randomUUID();
+            }
+            if (op.maintenance() && !planMaintenance(op, def, pin, where, rejections)) {
+                continue;
+            }
+            if (op.keys != null && ((acceptedKeys != null && acceptedKeys.intersects(op.keys))
+                    || (deferredKeys != null && deferredKeys.intersects(op.keys)))) {
+                // Same key twice in one group: serialise through the next group. A strict insert is not
+                // rejected here: the op holding the key may still fail in Phase B (another of its keys
+                // exists), and then this one conflicts with nothing. If the holder commits, the next
+                // group's winner check rejects this op, naming the holder as the winning intent.
+                // Every later op sharing a key with a deferred one is deferred too, so that no write of a
+                // key overtakes an earlier write of the same key.
+                deferred.add(op);
+                deferredKeys = deferredKeys == null ? op.keys : deferredKeys.union(op.keys);
+                continue;
+            }
+            // a journal-ack table's strict inserts are fenced against its unfolded writes and head (JournalAck)
+            if (op.kind == WriteOp.Kind.INSERT && op.keys != null && !def.journalAck()) {
+                Optional<Conflict> winner = keyCollision(where, op.intentId, op.keys, op.baseVersion);
+                if (winner.isPresent()) {
+                    Conflict c = winner.get();
+                    rejectKeyConflict(op, pin.head(), c.keys(), c.keys().size(), c.winnerId(), rejections);
+                    continue;
+                }
+            }
+            if (op.idempotencyKey.isPresent()) {
+                byIdempotencyKey.put(op.idempotencyKey.get(), op);
+            }
+            accepted.add(op);
+            if (op.keys != null) {
+                acceptedKeys = acceptedKeys == null ? op.keys : acceptedKeys.union(op.keys);
+            }
+        }
+        return new Admission(accepted, deferred, rejections);
+    }
+
+    /**
+     * The strict-insert winner check: whether adding {@code keys} (intent {@code intentId}, read at version
+     * {@code since}) collides with a key added by a commit of {@code where} ({@code "<graph branch>/<table>"})
+     * remembered as published after {@code since}. The fencing resolver judges it with exact key filters against
+     * the key-adding intents of those commits only (a delete's keys never collide); the answer is the first key
+     * collision, naming the winning intent and the colliding keys.
+     */
+    Optional<Conflict> keyCollision(String where, String intentId, KeyFilter keys, long since) {
+        ArrayDeque<Recent> commits = recent.get(where);
+        if (commits == null) {
+            return Optional.empty();
+        }
+        List<CommittedTransaction> winners = new ArrayList<>();
+        for (Recent r : commits) {
+            if (r.to.version() > since) {
+                winners.addAll(r.keyAdds);
+            }
+        }
+        if (winners.isEmpty()) {
+            return Optional.empty();
+        }
+        Verdict v = ConflictResolver.check(new Transaction(intentId, since, WriteActions.keyAdd(keys)), winners);
+        return v.conflicts().stream().filter(Conflict::keyCollision).findFirst();
+    }
+
+    private void rejectKeyConflict(WriteOp op, TableHead head, List<String> keys, long count, String winner,
+                                   List<JournalEvent> rejections) {
+        KeyConflictException e = new KeyConflictException(op.table, keys, count, winner);
+        rejections.addAll(journal.keyConflictRejection(op, head, e.getMessage(), winner, keys));
+        ctx.counters().keyConflicts.increment();
+        op.future.completeExceptionally(e);
+    }
+
+    /**
+     * Plans a maintenance op on the head it will be committed on and judges the plan, as a transaction
+     * read at the op's base, against every commit published since (DESIGN §3, docs/coordinator.md
+     * "Maintenance"). COMPATIBLE: the plan is the op's. Any other verdict re-plans from the current head
+     * (read version = head), at most {@code upsertRetries} times; when they are exhausted the intent is
+     * journaled with its last plan and completed WRITE_CONFLICT, and the op fails with a retryable
+     * {@link WriteConflictException}. A maintenance plan is committed exactly as planned, never as
+     * rebased: Lance, not the resolver, decides what the commit writes. Returns whether the op goes on
+     * to Phase A; on false its future is completed.
+     */
+    private boolean planMaintenance(WriteOp op, Catalog.TableDef def, Pin pin, String where, List<JournalEvent> rejections) {
+        TableHead head = pin.head();
+        TableRef at = new TableRef(head.tableBranch(), head.version());
+        long readVersion = Math.max(0, op.baseVersion);
+        for (int attempt = 0; ; attempt++) {
+            try {
+                op.plan = plan(def, op, at);
+            } catch (PalisadeException e) {
+                if (e instanceof ValidationException) {
+                    ctx.counters().validationFailures.increment();
+                }
+                op.future.completeExceptionally(e); // no plan: nothing journaled, nothing written
+                return false;
+            }
+            String reason;
+            try {
+                Verdict v = ConflictResolver.check(new Transaction(op.intentId, readVersion, op.plan.actions()),
+                        winners(where, readVersion));
+                if (v.outcome() == Verdict.Outcome.COMPATIBLE) {
+                    return true;
+                }
+                reason = v.outcome() + ": " + v.reason();
+            } catch (PalisadeException e) {
+                reason = "a winner could not be named: " + e.getMessage(); // judged conservatively: a conflict
+            }
+            ctx.counters().writeConflicts.increment();
+            if (attempt >= ctx.options().upsertRetries()) {
+                WriteConflictException e = new WriteConflictException(op.kind + " of " + where + " planned at " + at
+                        + " conflicts with commits since its base v" + readVersion + " (" + reason + "); retry");
+                rejections.addAll(journal.writeConflictRejection(op, head, e.getMessage()));
+                op.future.completeExceptionally(e);
+                return false;
+            }
+            LOG.info("{} of {}: plan judged against winners since v{}: {}; planning again from the head", op.kind, where,
+                    readVersion, reason);
+            ctx.counters().maintenanceReplans.increment();
+            ctx.counters().retries.increment();
+            readVersion = head.version();
+        }
+    }
+
+    /** The maintenance plan of {@code op} at the exact state {@code at}. */
+    private MaintenancePlan plan(Catalog.TableDef def, WriteOp op, TableRef at) {
+        if (def.kind().keyed()) {
+            try (KeyedTable t = ctx.store().openKeyed(op.table, at)) {
+                return switch (op.kind) {
+                    case OPTIMIZE_INDEX -> t.planIndexOptimize();
+                    case COMPACT -> t.planCompaction();
+                    case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
+                            throw new IllegalArgumentException(op.kind + " is not maintenance");
+                };
+            }
+        }
+        try (KeylessTable t = ctx.store().openKeyless(op.table, at)) {
+            return switch (op.kind) {
+                case COMPACT -> t.planCompaction();
+                case OPTIMIZE_INDEX -> throw new ValidationException("table '" + op.table + "' is append-only and has no key index");
+                case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
+                        throw new IllegalArgumentException(op.kind + " is not maintenance");
+            };
+        }
+    }
+
+    /** Every remembered commit of {@code where} after {@code readVersion}, as the resolver's winners. */
+    private List<CommittedTransaction> winners(String where, long readVersion) {
+        List<CommittedTransaction> out = new ArrayList<>();
+        ArrayDeque<Recent> commits = recent.get(where);
+        if (commits != null) {
+            for (Recent r : commits) {
+                if (r.to.version() > readVersion) {
+                    out.add(r.committed());
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Remembers a commit published by another path on this thread (a bulk load): judged by what its
+     * versions did; never a key-add winner of the strict-insert check (its keys are not journaled).
+     */
+    void rememberCommit(String branch, String table, boolean keyed, TableRef from, TableRef to, String intentId) {
+        remember(WriteOp.where(branch, table), new Recent(table, keyed, from, to, List.of(intentId), List.of(),
+                Optional.empty(), null));
+    }
+
+    /**
+     * Remembers a published commit of {@code committed} that moved {@code where}'s table from {@code from} to
+     * {@code to} (every committed op is remembered: writes, deletes, overwrites, schema changes, maintenance).
+     * {@code described}: the commit's actions when already known (maintenance verified them), else null
+     * (described on first use).
+     */
+    void remember(String where, boolean keyed, TableRef from, TableRef to, List<WriteOp> committed, List<Action> described) {
+        List<CommittedTransaction> keyAdds = new ArrayList<>();
+        KeyFilter keys = null;
+        for (WriteOp op : committed) {
+            // a fold's keys include the ones it deletes, and its table's inserts are fenced by JournalAck
+            if (op.keys != null && op.kind != WriteOp.Kind.DELETE && op.kind != WriteOp.Kind.FOLD) {
+                keyAdds.add(new CommittedTransaction(op.intentId, to.version(), WriteActions.of(op)));
+            }
+            if (op.keys != null) {
+                keys = keys == null ? op.keys : keys.union(op.keys);
+            }
+        }
+        remember(where, new Recent(committed.get(0).table, keyed, from, to, committed.stream().map(op -> op.intentId).toList(),
+                keyAdds, Optional.ofNullable(keys), described));
+    }
+
+    private void remember(String where, Recent commit) {
+        ArrayDeque<Recent> q = recent.computeIfAbsent(where, k -> new ArrayDeque<>());
+        q.addLast(commit);
+        while (q.size() > RECENT_COMMITS) {
+            q.pollFirst();
+        }
+    }
+}

@@ -1,0 +1,337 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.LoadMode;
+import io.palisade.coordinator.MergeResult;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Receipt;
+
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.heads.FoldMark;
+import io.palisade.heads.HeadsState;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.TableHead;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowStreamReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The fold agent of journal-ack tables (docs/journal-ack.md): commits a table's whole unfolded tail to Lance as one
+ * fenced merge-insert through the ordinary pipeline (a {@code FOLD} op: fence, Phase A with its
+ * {@link JournalEvent.FoldPlanned}, the substrate commit with its achieved-version check, publication). The fold's
+ * rows are the newest row of every key whose newest unfolded write is an insert or upsert; its deletes, every key
+ * whose newest write is a delete. When its intent completes, the heads fold moves the table's watermark and the
+ * unfolded writes are dropped: each write is folded exactly once.
+ *
+ * <p>When it folds: {@link #duty} after each committer cycle folds a table whose tail has reached
+ * {@link Options#foldEvery()} writes or whose oldest unfolded write is older than {@link Options#foldLagMillis()};
+ * before an acknowledgement that would pass {@link Options#maxUnfoldedBytes()}, or on a table whose oldest unfolded
+ * write is {@link Options#maxFoldLagMillis()} old, the committer folds first (after publishing the fold in flight), so
+ * the writer waits (back-pressure) rather than fails; and before any other operation on the table, a branch created
+ * from its graph branch, a merge, a bulk load, or the graph's close.
+ *
+ * <p><b>Off the committer thread.</b> A fold's fence, Phase A (its intent and {@code fold_planned}, the watermark) and
+ * publication run on the committer thread; its Lance merge-insert runs on the fold thread ({@code palisade-fold}), so
+ * journal-ack acknowledgements go on while it runs. The writes they acknowledge are journaled after the plan, so they
+ * lie above its watermark and stay unfolded when it completes. At most one fold is in flight per graph: {@link #duty}
+ * publishes it once its Lance commit is done and only then starts another; {@link #fold} (every other caller: an
+ * operation on the table that is not a journal-ack write, the memory bound, branches, merges, close) first waits
+ * for the fold in flight, so those still run after a fold of the table, as before. With a stepped committer (the
+ * deterministic simulation) the Lance commit runs inline.
+ *
+ * <p>Invariants: committer thread only (the fold thread runs only the substrate commit). A fold that fails leaves its
+ * writes unfolded (they stay acknowledged and readable); a fold of unknown outcome poisons the table like any commit,
+ * and recovery decides at the next open.
+ */
+final class Folder implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Folder.class);
+
+    private final Context ctx;
+    private final Committer committer;
+    /** Null with a stepped committer: the Lance commit runs inline. */
+    private final java.util.concurrent.ExecutorService lance;
+    /** Tests only: runs on the fold thread before the fold's Lance commit (e.g. to hold it with a latch). */
+    volatile Runnable beforeLanceCommit;
+
+    /** The fold in flight, null when none. */
+    private Running running;
+    /** The fold being started ({@link #start}), to which {@link #launched} attaches its Lance commit. */
+    private Running starting;
+
+    private static final class Running {
+        final WriteOp op;
+        final VectorSchemaRoot rows;
+        final int rowCount;
+        final long started;
+        final long writes;
+        Committer.FoldInFlight flight;
+
+        Running(WriteOp op, VectorSchemaRoot rows, long started, long writes) {
+            this.op = op;
+            this.rows = rows;
+            this.rowCount = rows.getRowCount();
+            this.started = started;
+            this.writes = writes;
+        }
+    }
+
+    Folder(Context ctx, Committer committer, boolean inline) {
+        this.ctx = ctx;
+        this.committer = committer;
+        this.lance = inline ? null : java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "palisade-fold");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Publishes the fold in flight once its Lance commit is done, then folds a table whose tail reached a bound. */
+    int duty() {
+        int work = 0;
+        if (running != null) {
+            if (!running.flight.result().isDone()) {
+                return 0;
+            }
+            finish();
+            work++;
+        }
+        List<PublishedView.TailSummary> tails = ctx.view().unfoldedSummary();
+        if (tails.isEmpty()) {
+            return work;
+        }
+        Options o = ctx.options();
+        long now = ctx.view().clockMillis() * 1_000_000L;
+        for (PublishedView.TailSummary t : tails) {
+            boolean due = t.writes() >= o.foldEvery() || t.bytes() >= o.maxUnfoldedBytes()
+                    || now - t.oldestNanos() >= o.foldLagMillis() * 1_000_000L;
+            if (due && start(t.branch(), t.table())) {
+                if (lance == null) {
+                    finish(); // inline (a stepped committer): published in the same cycle, as before
+                }
+                return work + 1; // one fold in flight at a time
+            }
+        }
+        return work;
+    }
+
+    /** Folds every table of the graph with unfolded writes (before close). */
+    void foldAll() {
+        awaitRunning();
+        for (PublishedView.TailSummary t : ctx.view().unfoldedSummary()) {
+            fold(t.branch(), t.table());
+        }
+    }
+
+    /** Folds the tables of {@code branch} with unfolded writes (before a branch is created from it, or merged). */
+    void foldBranch(String branch) {
+        awaitRunning();
+        for (PublishedView.TailSummary t : ctx.view().unfoldedSummary()) {
+            if (t.branch().equals(branch)) {
+                fold(t.branch(), t.table());
+            }
+        }
+    }
+
+    /**
+     * Folds (branch, table) if it has unfolded writes, after the fold in flight (if any) is published, and waits for
+     * it; whether a fold committed.
+     */
+    boolean fold(String branch, String table) {
+        awaitRunning();
+        return start(branch, table) && finish();
+    }
+
+    /** Waits for the fold in flight, if any, and publishes it. */
+    void awaitRunning() {
+        if (running != null) {
+            finish();
+        }
+    }
+
+    /** Whether a fold is in flight (its Lance commit running or done, not yet published). */
+    boolean folding() {
+        return running != null;
+    }
+
+    /** Runs a fold's substrate commit on the fold thread (inline with a stepped committer). */
+    CompletableFuture<SubstrateCommit.Result> offThread(java.util.function.Supplier<SubstrateCommit.Result> commit) {
+        if (lance == null) {
+            return CompletableFuture.completedFuture(commit.get()); // a simulated crash propagates to the stepper
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            Runnable hook = beforeLanceCommit;
+            if (hook != null) {
+                hook.run();
+            }
+            return commit.get();
+        }, lance);
+    }
+
+    /** Called by the committer once the fold being started has its Lance commit running. */
+    void launched(Committer.FoldInFlight flight) {
+        if (starting == null || starting.op != flight.op()) {
+            throw new IllegalStateException("fold " + flight.op().intentId + " launched outside Folder.start");
+        }
+        starting.flight = flight;
+    }
+
+    /** Starts a fold of (branch, table) if it has unfolded writes; whether its Lance commit is now in flight. */
+    private boolean start(String branch, String table) {
+        HeadsState state = ctx.view().state();
+        FoldMark mark = state.foldMark(branch, table);
+        Map<String, UnfoldedWrites.Entry> newest = ctx.view().unfoldedNewest(branch, table);
+        if (mark.unfolded() == 0 || newest.isEmpty()) {
+            return false;
+        }
+        Catalog.TableDef def = ctx.view().catalog().require(table);
+        TableHead head = state.head(branch, table).orElseThrow();
+        List<String> deleted = new ArrayList<>();
+        List<String> all = new ArrayList<>(newest.keySet());
+        for (Map.Entry<String, UnfoldedWrites.Entry> e : newest.entrySet()) {
+            if (e.getValue().deletes()) {
+                deleted.add(e.getKey());
+            }
+        }
+        long t0 = System.nanoTime();
+        KeyFilter deletes = deleted.isEmpty() ? null : BatchValidation.keyFilter(def, deleted);
+        VectorSchemaRoot rows = newestRows(def, newest);
+        String intentId = "f-" + UUID.randomUUID();
+        WriteOp op = new WriteOp(WriteOp.Kind.FOLD, branch, table, rows, deletes, Optional.empty(), head.version());
+        op.intentId = intentId;
+        op.keys = BatchValidation.keyFilter(def, all);
+        op.foldPlan = new JournalEvent.FoldPlanned(intentId, branch, table, mark.newestSequence(),
+                Math.toIntExact(mark.unfolded()), deletes);
+        Running r = new Running(op, rows, t0, mark.unfolded());
+        starting = r;
+        try {
+            committer.startFold(op);
+        } catch (PalisadeException e) {
+            rows.close();
+            boolean planned = ctx.view().state().openIntent(intentId).isPresent();
+            if (planned) {
+                // its plan is journaled and open: another plan of the table would be refused by replay, so the table
+                // takes no more writes this session and recovery judges the fold at the next open
+                ctx.refusals().poison(branch, table);
+            }
+            LOG.warn("fold of {}/{} ({} writes) was not started{}; they stay acknowledged and unfolded: {}", branch, table,
+                    mark.unfolded(), planned ? " after its plan was journaled (the table is refused until reopen)" : "",
+                    e.getMessage());
+            return false;
+        } catch (RuntimeException | Error e) {
+            rows.close();
+            throw e;
+        } finally {
+            starting = null;
+        }
+        if (r.flight == null) {
+            // the fence or Phase A ended it: nothing was committed
+            rows.close();
+            report(r);
+            return false;
+        }
+        running = r;
+        return true;
+    }
+
+    /** Waits for the fold in flight and publishes it; whether it committed. */
+    private boolean finish() {
+        Running r = running;
+        running = null;
+        try {
+            committer.finishFold(r.flight);
+        } finally {
+            r.rows.close();
+        }
+        return report(r);
+    }
+
+    private boolean report(Running r) {
+        if (!r.op.future.isDone()) {
+            throw new IllegalStateException("fold " + r.op.intentId + " ended without an outcome");
+        }
+        try {
+            r.op.future.join();
+            ctx.counters().foldNanos.add(System.nanoTime() - r.started);
+            ctx.counters().foldedRows.add(r.rowCount);
+            return true;
+        } catch (CompletionException | PalisadeException e) {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            LOG.warn("fold of {}/{} ({} writes) did not commit; they stay acknowledged and unfolded: {}", r.op.branch,
+                    r.op.table, r.writes, cause.getMessage());
+            return false;
+        }
+    }
+
+    /** Stops the fold thread (after {@link #foldAll}, at close). */
+    @Override
+    public void close() {
+        if (lance != null) {
+            lance.shutdownNow();
+        }
+    }
+
+    /**
+     * The newest row of every key whose newest unfolded write inserted or upserted it, copied vector by vector from
+     * the journaled batches (so every column type the catalog declares is carried exactly), in the catalog schema.
+     */
+    private VectorSchemaRoot newestRows(Catalog.TableDef def, Map<String, UnfoldedWrites.Entry> newest) {
+        VectorSchemaRoot target = VectorSchemaRoot.create(def.arrowSchema(), ctx.allocator());
+        target.allocateNew();
+        Set<UnfoldedWrites.Entry> entries = new java.util.LinkedHashSet<>();
+        for (UnfoldedWrites.Entry e : newest.values()) {
+            if (!e.deletes()) {
+                entries.add(e);
+            }
+        }
+        List<UnfoldedWrites.Entry> ordered = new ArrayList<>(entries);
+        ordered.sort(java.util.Comparator.comparingLong(e -> e.acknowledgedAt));
+        int n = 0;
+        Set<String> copied = new HashSet<>();
+        for (UnfoldedWrites.Entry e : ordered) {
+            try (ArrowStreamReader r = new ArrowStreamReader(new ByteArrayInputStream(e.rows), ctx.allocator())) {
+                while (r.loadNextBatch()) {
+                    VectorSchemaRoot from = r.getVectorSchemaRoot();
+                    FieldVector ids = from.getVector("id");
+                    for (int i = 0; i < from.getRowCount(); i++) {
+                        String key = String.valueOf(ids.getObject(i));
+                        if (newest.get(key) != e || !copied.add(key)) {
+                            continue; // a newer write of the key decides, or the key was copied already
+                        }
+                        for (FieldVector to : target.getFieldVectors()) {
+                            FieldVector src = from.getVector(to.getName());
+                            if (src == null) {
+                                to.setNull(n);
+                            } else {
+                                to.copyFromSafe(i, n, src);
+                            }
+                        }
+                        n++;
+                    }
+                }
+            } catch (IOException ex) {
+                target.close();
+                throw new IllegalStateException("journaled rows of " + e.intentId + " do not decode: " + ex.getMessage(), ex);
+            }
+        }
+        for (FieldVector v : target.getFieldVectors()) {
+            v.setValueCount(n);
+        }
+        target.setRowCount(n);
+        return target;
+    }
+}

@@ -1,0 +1,131 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.LoadMode;
+import io.palisade.coordinator.MergeResult;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Receipt;
+
+import io.palisade.fencing.KeyConflictException;
+import io.palisade.heads.HeadsState;
+import io.palisade.heads.Pin;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.TableHead;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The acknowledgement stage of a journal-ack table (docs/journal-ack.md): the fenced inserts, upserts and deletes of
+ * one group are acknowledged once their intents and rows are durable in the journal, without a table commit.
+ * <ol>
+ *   <li>The exact fence of a strict insert: its keys are checked against every acknowledged-but-unfolded write of the
+ *       table (the newest write of a key decides: an insert or upsert holds it, a delete frees it) and, for the keys
+ *       no unfolded write touched, against the folded head ({@link KeyPresence}: a negative filter, then a lookup of
+ *       the possible hits). A held key fails the op with {@link KeyConflictException} naming its keys and, where an
+ *       unfolded write holds the key, that write's intent. The fence before this stage has already deferred every op
+ *       that shares a key with an earlier op of the group, so the ops of a group are judged independently.</li>
+ *   <li>One append, one sync: for each accepted op its {@code IntentRecorded} (the head to itself: the table does not
+ *       move) and {@code RowsRecorded}, then every op's {@code IntentCompleted JOURNALED}; rejected ops' records go
+ *       first. Only then are receipts ({@code folded = false}) given.</li>
+ * </ol>
+ *
+ * <p>Invariants: committer thread only; writes no table; its records are folded into the published heads and the
+ * unfolded writes by {@link Graph#append} before any receipt is given, so a reader that sees a receipt sees the
+ * write. Crash point {@code after-journal-ack} follows the append.
+ */
+final class JournalAck {
+    private final Context ctx;
+    private final JournalPhases journal;
+    private final KeyPresence presence;
+
+    JournalAck(Context ctx, JournalPhases journal, KeyPresence presence) {
+        this.ctx = ctx;
+        this.journal = journal;
+        this.presence = presence;
+    }
+
+    /** Acknowledges the fenced {@code accepted} ops of one group; {@code rejections} are the fence's records. */
+    void acknowledge(Catalog.TableDef def, Pin pin, HeadsState state, List<WriteOp> accepted,
+                     List<JournalEvent> rejections) {
+        WriteOp first = accepted.get(0);
+        TableHead head = pin.head();
+        List<JournalEvent> batch = new ArrayList<>(rejections);
+        List<WriteOp> acked = new ArrayList<>();
+        List<WriteOp> conflicted = new ArrayList<>();
+        if (first.kind == WriteOp.Kind.INSERT) {
+            List<String> asked = new ArrayList<>();
+            for (WriteOp op : accepted) {
+                asked.addAll(op.keys.keys());
+            }
+            Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(first.branch, first.table, asked);
+            Set<String> untouched = new HashSet<>();
+            for (WriteOp op : accepted) {
+                for (String k : op.keys.keys()) {
+                    if (!tail.containsKey(k)) {
+                        untouched.add(k);
+                    }
+                }
+            }
+            Set<String> atHead = untouched.isEmpty() ? Set.of()
+                    : presence.presentAtHead(def, first.branch, first.table, head, untouched);
+            for (WriteOp op : accepted) {
+                List<String> held = new ArrayList<>();
+                String winner = null;
+                for (String k : op.keys.keys()) {
+                    UnfoldedWrites.Entry e = tail.get(k);
+                    if (e != null ? !e.deletes() : atHead.contains(k)) {
+                        held.add(k);
+                        if (winner == null && e != null) {
+                            winner = e.intentId;
+                        }
+                    }
+                }
+                if (held.isEmpty()) {
+                    acked.add(op);
+                    continue;
+                }
+                KeyConflictException c = new KeyConflictException(op.table, held.subList(0, Math.min(20, held.size())),
+                        held.size(), winner);
+                batch.addAll(journal.keyConflictRejection(op, head, c.getMessage(), winner, held));
+                ctx.counters().keyConflicts.increment();
+                op.failure = c;
+                conflicted.add(op);
+            }
+        } else {
+            acked.addAll(accepted);
+        }
+        for (WriteOp op : acked) {
+            batch.add(journal.acknowledgedIntent(op, head));
+            byte[] rows = op.kind == WriteOp.Kind.DELETE ? new byte[0] : JournaledRows.encode(op.rows);
+            batch.add(new JournalEvent.RowsRecorded(op.intentId, op.branch, op.table,
+                    op.kind == WriteOp.Kind.DELETE ? 0 : op.rows.getRowCount(), rows));
+        }
+        int firstCompletion = batch.size();
+        for (WriteOp op : acked) {
+            batch.add(new IntentCompleted(op.intentId, IntentOutcome.JOURNALED, "", null, List.of()));
+        }
+        long firstSeq = journal.append(batch);
+        CrashPoints.hit("after-journal-ack");
+        for (WriteOp op : acked) {
+            if (op.kind != WriteOp.Kind.DELETE) {
+                presence.added(op.branch, op.table, op.keys.keys());
+            }
+        }
+        ctx.counters().journalAcks.add(acked.size());
+        ctx.counters().commits.add(acked.size());
+        for (int i = 0; i < acked.size(); i++) {
+            WriteOp op = acked.get(i);
+            op.future.complete(new Receipt(op.intentId, firstSeq + firstCompletion + i, op.table, op.branch,
+                    head.version(), op.rowCount(), false));
+        }
+        for (WriteOp op : conflicted) {
+            op.future.completeExceptionally(op.failure);
+        }
+    }
+}

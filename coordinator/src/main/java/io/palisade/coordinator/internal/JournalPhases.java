@@ -1,0 +1,168 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.LoadMode;
+import io.palisade.coordinator.MergeResult;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Receipt;
+
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.action.ActionCodec;
+import io.palisade.journal.ExpectedBase;
+import io.palisade.journal.HeadTransition;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.HeadPublished;
+import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.JournalEvent.TableCommitted;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.TableRef;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The pipeline's journal records and their appends (DESIGN §3 phases A, C and D; §4): the Phase A
+ * {@link IntentRecorded} of each operation, the records of an operation rejected before its commit (an intent
+ * whose transition is the head to itself, completed {@code KEY_CONFLICT} or {@code WRITE_CONFLICT}), the
+ * completions of a commit's losers, and a commit's {@link TableCommitted}, {@link HeadPublished} and
+ * {@link IntentCompleted} records.
+ *
+ * <p>Invariants: committer thread only. Building a record decides nothing and touches nothing; every append goes
+ * through {@link Graph#append} (one sync per call, after which the records are folded into the published heads), so
+ * the state readers see never runs ahead of the journal. This is the pipeline's only path to the journal: the other
+ * stages hand it the records they made (a foreign race's evidence included). The write path's crash points at the
+ * journal are hit here: {@code after-intent} after the Phase A append, {@code before-publish} and
+ * {@code after-publish} around the Phase C/D append.
+ */
+final class JournalPhases {
+    private final Context ctx;
+
+    JournalPhases(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    /**
+     * Phase A: one {@link IntentRecorded} per operation, each expecting {@code head} (at journal sequence
+     * {@code lastSequence}) and intending the transition to the next version of {@code tableBranch}.
+     */
+    List<JournalEvent> intents(List<WriteOp> ops, TableHead head, String tableBranch, long lastSequence) {
+        TableHead intendedTo = new TableHead(tableBranch, head.version() + 1, head.schemaId(), head.incarnation());
+        ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), lastSequence);
+        List<JournalEvent> out = new ArrayList<>();
+        for (WriteOp op : ops) {
+            out.add(new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), WriteActions.operation(op.kind), op.branch,
+                    op.table, base, ActionCodec.encode(WriteActions.of(op)), op.keys,
+                    new HeadTransition(op.branch, op.table, head, intendedTo)));
+            if (op.foldPlan != null) {
+                out.add(op.foldPlan);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A strict insert the fence rejected ({@code KeyConflictException} with {@code message}): its intent, which
+     * leaves {@code head} as it is, and its completion naming {@code winner} and the colliding {@code keys}.
+     */
+    List<JournalEvent> keyConflictRejection(WriteOp op, TableHead head, String message, String winner, List<String> keys) {
+        return List.of(rejectedIntent(op, head, op.keys),
+                new IntentCompleted(op.intentId, IntentOutcome.KEY_CONFLICT, message, winner, keys));
+    }
+
+    /**
+     * A maintenance operation whose plan conflicted until its retries were exhausted: its intent with the last plan
+     * (no key filter), which leaves {@code head} as it is, and its completion {@code WRITE_CONFLICT}.
+     */
+    List<JournalEvent> writeConflictRejection(WriteOp op, TableHead head, String message) {
+        return List.of(rejectedIntent(op, head, null),
+                new IntentCompleted(op.intentId, IntentOutcome.WRITE_CONFLICT, message, null, List.of()));
+    }
+
+    /** A journal-ack write's intent (docs/journal-ack.md): the head to itself, the table moves only at a fold. */
+    IntentRecorded acknowledgedIntent(WriteOp op, TableHead head) {
+        return rejectedIntent(op, head, op.keys);
+    }
+
+    private IntentRecorded rejectedIntent(WriteOp op, TableHead head, KeyFilter keyFilter) {
+        ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), ctx.view().state().lastSequence());
+        return new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), WriteActions.operation(op.kind), op.branch,
+                op.table, base, ActionCodec.encode(WriteActions.of(op)), keyFilter, new HeadTransition(op.branch, op.table, head, head));
+    }
+
+    /** The completion of a commit's loser whose {@code keys} the substrate found already held ({@code winner} nullable). */
+    IntentCompleted keyConflictLoss(WriteOp op, String reason, String winner, List<String> keys) {
+        return new IntentCompleted(op.intentId, IntentOutcome.KEY_CONFLICT, reason, winner, keys);
+    }
+
+    /** The completion of an intent that had no effect ({@code WRITE_CONFLICT}, {@code VALIDATION_FAILED}, {@code ABORTED}). */
+    IntentCompleted failed(WriteOp op, IntentOutcome outcome, String reason) {
+        return new IntentCompleted(op.intentId, outcome, reason, null, List.of());
+    }
+
+    /** {@code op}'s commit reached {@code achieved}: its effect, journaled without publishing it. */
+    TableCommitted tableCommitted(WriteOp op, TableRef achieved) {
+        return new TableCommitted(List.of(op.intentId), op.branch, op.table, achieved.branch(), achieved.version());
+    }
+
+    /**
+     * Phases C and D of a commit of {@code committed} from {@code base} to {@code achieved}: {@link TableCommitted},
+     * the {@link HeadPublished} transition from {@code head}, and one {@code COMMITTED} completion per operation, in
+     * order, added to {@code into}. A commit that reached no new version (maintenance with nothing to do) is
+     * completed with a reason starting {@code no-op:}. Returns the index in {@code into} of the first completion.
+     */
+    int publication(List<JournalEvent> into, List<WriteOp> committed, TableHead head, TableRef base, TableRef achieved) {
+        WriteOp first = committed.get(0);
+        TableHead to = new TableHead(achieved.branch(), achieved.version(), head.schemaId(), head.incarnation());
+        List<String> ids = committed.stream().map(op -> op.intentId).toList();
+        into.add(new TableCommitted(ids, first.branch, first.table, to.tableBranch(), to.version()));
+        into.add(new HeadPublished(List.of(new HeadTransition(first.branch, first.table, head, to))));
+        int commitIndex = into.size();
+        boolean noOp = achieved.version() == base.version();
+        for (WriteOp op : committed) {
+            into.add(new IntentCompleted(op.intentId, IntentOutcome.COMMITTED, noOp && op.maintenance()
+                    ? "no-op: " + (op.kind == WriteOp.Kind.COMPACT ? "nothing to compact" : "the index covers every fragment")
+                    + "; no table version was committed" : "", null, List.of()));
+        }
+        return commitIndex;
+    }
+
+    /** Appends the Phase A batch (one sync), then crash point {@code after-intent}; returns its first sequence. */
+    long appendIntents(List<JournalEvent> phaseA) {
+        long first = ctx.view().journal(phaseA);
+        CrashPoints.hit(folds(phaseA) ? "after-fold-intent" : "after-intent");
+        return first;
+    }
+
+    /** Whether a batch is a fold's (a fold runs alone: its crash points have their own names). */
+    private static boolean folds(List<JournalEvent> batch) {
+        for (JournalEvent e : batch) {
+            if (e instanceof JournalEvent.FoldPlanned) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Appends the Phase C/D batch (one sync) between crash points {@code before-publish} and
+     * {@code after-publish}; returns its first sequence.
+     */
+    long publish(List<JournalEvent> phaseCD) {
+        return publish(phaseCD, false);
+    }
+
+    /** {@link #publish(List)}; a fold's batch hits {@code before-fold-publish} and {@code after-fold-publish}. */
+    long publish(List<JournalEvent> phaseCD, boolean fold) {
+        CrashPoints.hit(fold ? "before-fold-publish" : "before-publish");
+        long first = ctx.view().journal(phaseCD);
+        CrashPoints.hit(fold ? "after-fold-publish" : "after-publish");
+        return first;
+    }
+
+    /** Appends records outside the phase boundaries (one sync): rejections, losers' outcomes, a race's evidence. */
+    long append(List<JournalEvent> events) {
+        return ctx.view().journal(events);
+    }
+}

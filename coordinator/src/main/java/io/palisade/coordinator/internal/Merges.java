@@ -1,0 +1,170 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.LoadMode;
+import io.palisade.coordinator.MergeResult;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Receipt;
+
+import io.palisade.fencing.KeyFilter;
+import io.palisade.fencing.MergeConflictException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.heads.CompletedIntent;
+import io.palisade.heads.GraphBranch;
+import io.palisade.heads.HeadsReplayer;
+import io.palisade.heads.HeadsState;
+import io.palisade.journal.JournalCursor;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalReader;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.LogicalOperation;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.ArrowRows;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** Branch merge planning and execution (runs on the committer thread). */
+final class Merges {
+    private Merges() {
+    }
+
+    static MergeResult merge(Context ctx, Committer committer, String source, String target) {
+        HeadsState state = ctx.view().state();
+        if (!state.branchLive(source) || !state.branchLive(target)) {
+            throw new ValidationException("unknown graph branch '" + (state.branchLive(source) ? target : source) + "'");
+        }
+        if (source.equals(target)) {
+            throw new ValidationException("cannot merge branch '" + source + "' into itself");
+        }
+        GraphBranch branch = state.branch(source).orElseThrow();
+        if (branch.parent() == null) {
+            throw new ValidationException("branch '" + source + "' has no fork point to merge from");
+        }
+        long fork = branch.fromSequence();
+        Map<String, Set<String>> sourceKeys = changedKeys(ctx, state, source, fork);
+        Map<String, Set<String>> targetKeys = changedKeys(ctx, state, target, fork);
+
+        List<String> both = new ArrayList<>();
+        for (Map.Entry<String, Set<String>> e : sourceKeys.entrySet()) {
+            Set<String> t = targetKeys.getOrDefault(e.getKey(), Set.of());
+            for (String k : new TreeSet<>(e.getValue())) {
+                if (t.contains(k)) {
+                    both.add(e.getKey() + ":" + k);
+                }
+            }
+        }
+        if (!both.isEmpty()) {
+            throw new MergeConflictException("cannot merge '" + source + "' into '" + target + "': keys changed on both "
+                    + "sides since the fork at sequence " + fork + ":", both.subList(0, Math.min(10, both.size())));
+        }
+
+        long inserted = 0, updated = 0, deleted = 0;
+        List<Receipt> receipts = new ArrayList<>();
+        HeadsState atFork = HeadsReplayer.of(ctx.layout().palisade()).headsAt(fork);
+        for (Map.Entry<String, Set<String>> e : sourceKeys.entrySet()) {
+            String table = e.getKey();
+            Catalog.TableDef def = ctx.view().catalog().require(table);
+            Set<String> keys = e.getValue();
+            Map<String, Map<String, Object>> sourceRows = rowsByKey(ctx.reads().scan(source, table), keys);
+            Set<String> atForkKeys = new HashSet<>();
+            Optional<TableHead> forkHead = atFork.head(branch.parent(), table);
+            if (forkHead.isPresent()) {
+                atForkKeys.addAll(rowsByKey(ctx.reads().scan(branch.parent(), table, forkHead.get()), keys).keySet());
+            }
+            Set<String> targetNow = rowsByKey(ctx.reads().scan(target, table), keys).keySet();
+            List<Map<String, Object>> newRows = new ArrayList<>();
+            List<Map<String, Object>> changedRows = new ArrayList<>();
+            List<String> gone = new ArrayList<>();
+            for (String k : new TreeSet<>(keys)) {
+                Map<String, Object> row = sourceRows.get(k);
+                if (row == null) {
+                    if (targetNow.contains(k)) {
+                        gone.add(k);
+                    }
+                } else if (!atForkKeys.contains(k) && !targetNow.contains(k)) {
+                    newRows.add(row);
+                } else {
+                    changedRows.add(row);
+                }
+            }
+            if (!newRows.isEmpty()) {
+                receipts.add(write(ctx, committer, WriteOp.Kind.INSERT, target, def, newRows));
+                inserted += newRows.size();
+            }
+            if (!changedRows.isEmpty()) {
+                receipts.add(write(ctx, committer, WriteOp.Kind.UPSERT, target, def, changedRows));
+                updated += changedRows.size();
+            }
+            if (!gone.isEmpty()) {
+                KeyFilter f = def.column("id").orElseThrow().type() == Catalog.ColumnType.Scalar.INT64
+                        ? KeyFilter.ofLongs(def.idFieldId(), gone.stream().mapToLong(Long::parseLong).toArray())
+                        : KeyFilter.ofStrings(def.idFieldId(), gone);
+                receipts.add(committer.runNow(new WriteOp(WriteOp.Kind.DELETE, target, table, null, f, Optional.empty(),
+                        ctx.view().state().head(target, table).map(TableHead::version).orElse(-1L))));
+                deleted += gone.size();
+            }
+        }
+        return new MergeResult(source, target, inserted, updated, deleted, receipts);
+    }
+
+    private static Receipt write(Context ctx, Committer committer, WriteOp.Kind kind, String target, Catalog.TableDef def,
+                                 List<Map<String, Object>> rows) {
+        try (VectorSchemaRoot root = VectorSchemaRoot.create(def.arrowSchema(), ctx.allocator())) {
+            ArrowRows.fill(root, rows);
+            return committer.runNow(new WriteOp(kind, target, def.name(), root, null, Optional.empty(),
+                    ctx.view().state().head(target, def.name()).map(TableHead::version).orElse(-1L)));
+        }
+    }
+
+    private static Map<String, Map<String, Object>> rowsByKey(List<Map<String, Object>> rows, Set<String> keys) {
+        Map<String, Map<String, Object>> out = new HashMap<>();
+        for (Map<String, Object> r : rows) {
+            String k = String.valueOf(r.get("id"));
+            if (keys.contains(k)) {
+                out.put(k, r);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Per table, the keys of every intent applied on {@code branch} after sequence {@code fork}: the keys
+     * an intent wrote (its key filter, a bulk load's batch filters) and, for an overwrite, also every key
+     * of the table it replaced, which it deleted unless it wrote them again.
+     */
+    private static Map<String, Set<String>> changedKeys(Context ctx, HeadsState state, String branch, long fork) {
+        Map<String, Set<String>> out = new HashMap<>();
+        try (JournalReader reader = JournalReader.open(ctx.layout().palisade());
+             JournalCursor cursor = reader.read(fork + 1)) {
+            for (JournalRecord r = cursor.poll(); r != null; r = cursor.poll()) {
+                if (r.event() instanceof JournalEvent.IntentRecorded ir && ir.graphBranch().equals(branch)
+                        && ir.keyFilter() != null && ir.operation() != LogicalOperation.CREATE_TABLE
+                        && state.completedIntent(ir.intentId()).map(c -> c.applied()
+                        || c.outcome() == io.palisade.journal.IntentOutcome.JOURNALED).orElse(false)) {
+                    // a journal-ack write changed its keys when it was acknowledged (its fold carries them again)
+                    Set<String> changed = out.computeIfAbsent(ir.table(), t -> new HashSet<>());
+                    changed.addAll(ir.keyFilter().keys());
+                    if (ir.operation() == LogicalOperation.OVERWRITE) {
+                        // an overwrite also changes every key it removed: the keys at the head it replaced
+                        for (Map<String, Object> row : ctx.reads().scan(branch, ir.table(), ir.intendedTransition().from())) {
+                            changed.add(String.valueOf(row.get("id")));
+                        }
+                    }
+                } else if (r.event() instanceof JournalEvent.LoadProgress lp && lp.batchKeys() != null) {
+                    // a bulk load journals its keys per batch (docs/bulk-load.md)
+                    state.completedIntent(lp.intentId()).filter(c -> c.applied() && c.graphBranch().equals(branch))
+                            .ifPresent(c -> out.computeIfAbsent(c.table(), t -> new HashSet<>()).addAll(lp.batchKeys().keys()));
+                }
+            }
+        }
+        return out;
+    }
+}

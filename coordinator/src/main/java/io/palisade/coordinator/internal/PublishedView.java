@@ -1,0 +1,208 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.Options;
+import io.palisade.heads.Checkpoints;
+import io.palisade.heads.FoldMark;
+import io.palisade.heads.HeadsState;
+import io.palisade.journal.Journal;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalEvent.CheckpointWritten;
+import io.palisade.journal.JournalRecord;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * What readers of one open graph see: the published heads state, the acknowledged-but-unfolded writes of its
+ * journal-ack tables, and its catalog. The committer changes them only here, by journaling records durably and then
+ * applying them ({@link #journal}); every checkpoint of the heads is written from here.
+ *
+ * <p>Invariants: the heads and the unfolded tail change together under one lock, so a reader that takes both
+ * ({@link #read}) gets a tail and a head of the same journal position; nothing is applied before the journal append
+ * that holds it has returned (it is durable at the graph's durability); only the committer thread journals,
+ * checkpoints or changes the catalog, while any thread reads.
+ */
+public final class PublishedView {
+    /** A table's unfolded writes at a glance (for the fold agent, {@code heads} and metrics). */
+    public record TailSummary(String branch, String table, int writes, long oldestNanos, long bytes) {
+    }
+
+    /** The heads and one table's unfolded writes, taken together (a copy of the tail: newest write per key). */
+    record Snapshot(HeadsState state, Map<String, UnfoldedWrites.Entry> tail) {
+    }
+
+    private final Object lock = new Object();
+    private final GraphLayout layout;
+    private final Options options;
+    private final Journal journal;
+    private final Checkpoints checkpoints;
+    private final UnfoldedWrites unfolded;
+    private volatile HeadsState state;
+    private volatile Catalog catalog;
+    private long recordsSinceCheckpoint;
+    /**
+     * The wall clock (epoch milliseconds) the fold bounds compare journal times with ({@link Options#foldLagMillis()},
+     * {@link Options#maxFoldLagMillis()}). Tests only may replace it (to age the unfolded writes without waiting).
+     */
+    private volatile LongSupplier clockMillis = System::currentTimeMillis;
+
+    PublishedView(GraphLayout layout, Catalog catalog, Options options, Journal journal, HeadsState state) {
+        this.layout = layout;
+        this.catalog = catalog;
+        this.options = options;
+        this.journal = journal;
+        this.state = state;
+        this.checkpoints = Checkpoints.of(layout.palisade());
+        this.unfolded = Reads.rebuildUnfolded(layout.palisade(), catalog, state, state.lastSequence());
+    }
+
+    /** The current published state (heads, branches, intents). */
+    public HeadsState state() {
+        return state;
+    }
+
+    public Catalog catalog() {
+        return catalog;
+    }
+
+    /** The heads and the unfolded writes of (branch, table), of one journal position. */
+    Snapshot read(String branch, String table) {
+        synchronized (lock) {
+            return new Snapshot(state, unfolded.newest(branch, table));
+        }
+    }
+
+    /**
+     * Journals {@code events} durably (one sync) and applies them to the heads and the unfolded tail; writes a
+     * checkpoint once {@link Options#checkpointEvery()} records have been journaled since the last one. Committer
+     * thread only.
+     *
+     * @return the sequence of the first record
+     */
+    public long journal(List<JournalEvent> events) {
+        long first = journal.appendBatch(events, options.durability());
+        long now = System.currentTimeMillis() * 1_000_000L;
+        synchronized (lock) {
+            HeadsState s = state;
+            for (int i = 0; i < events.size(); i++) {
+                JournalRecord r = new JournalRecord(first + i, now, journal.epoch(), events.get(i));
+                s = s.apply(r);
+                unfolded.apply(r);
+            }
+            state = s;
+        }
+        recordsSinceCheckpoint += events.size();
+        if (recordsSinceCheckpoint >= options.checkpointEvery()) {
+            checkpoint();
+        }
+        return first;
+    }
+
+    /** Writes a checkpoint if any record was journaled since the last one (at close; never by a fenced writer). */
+    void checkpointIfBehind() {
+        if (recordsSinceCheckpoint > 0 && !journal.fenced()) { // a fenced writer leaves the graph to the new one
+            checkpoint();
+        }
+    }
+
+    private void checkpoint() {
+        Checkpoints.Written w = checkpoints.write(state);
+        recordsSinceCheckpoint = 0;
+        CheckpointWritten written = new CheckpointWritten(w.sequence(), w.file().getFileName().toString(), w.headsDigest());
+        long seq = journal.appendBatch(List.of(written), options.durability());
+        synchronized (lock) {
+            state = state.apply(new JournalRecord(seq, System.currentTimeMillis() * 1_000_000L, journal.epoch(), written));
+        }
+    }
+
+    /** Adds columns to the catalog and writes it durably (committer thread only). */
+    void addToCatalog(String table, List<Catalog.ColumnDef> columns) {
+        List<Catalog.TableDef> tables = new ArrayList<>();
+        for (Catalog.TableDef t : catalog.tables()) {
+            if (t.name().equals(table)) {
+                List<Catalog.ColumnDef> cols = new ArrayList<>(t.columns());
+                cols.addAll(columns);
+                tables.add(new Catalog.TableDef(t.name(), t.kind(), cols, t.ack()));
+            } else {
+                tables.add(t);
+            }
+        }
+        Catalog next = new Catalog(tables);
+        layout.writeCatalog(next);
+        catalog = next;
+    }
+
+    // ------------------------------------------------------------------ the unfolded tail
+
+    /** The newest unfolded write of each key of (branch, table): a copy, empty for a table without unfolded writes. */
+    Map<String, UnfoldedWrites.Entry> unfoldedNewest(String branch, String table) {
+        synchronized (lock) {
+            return unfolded.newest(branch, table);
+        }
+    }
+
+    /** The newest unfolded write of each of {@code keys} that has one (the strict-insert fence: no copy of the tail). */
+    Map<String, UnfoldedWrites.Entry> unfoldedNewest(String branch, String table, Collection<String> keys) {
+        synchronized (lock) {
+            return unfolded.newest(branch, table, keys);
+        }
+    }
+
+    /** Every table with unfolded writes. */
+    public List<TailSummary> unfoldedSummary() {
+        List<TailSummary> out = new ArrayList<>();
+        synchronized (lock) {
+            for (String b : state.branches().keySet()) {
+                for (Catalog.TableDef t : catalog.tables()) {
+                    unfolded.of(b, t.name()).ifPresent(tail -> out.add(new TailSummary(b, t.name(), tail.entries.size(),
+                            tail.oldestNanos(), tail.bytes)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The fold lag of (branch, table) in milliseconds: now minus the journal time of its oldest unfolded write (as
+     * {@code heads} computes {@code fold_lag_ms}), at least 0; -1 when the table has no unfolded write.
+     */
+    public long foldLagMillis(String branch, String table) {
+        long oldest;
+        synchronized (lock) {
+            oldest = unfolded.of(branch, table).map(UnfoldedWrites.Tail::oldestNanos).orElse(-1L);
+        }
+        return oldest < 0 ? -1 : Math.max(0, clockMillis.getAsLong() - oldest / 1_000_000L);
+    }
+
+    /** Payload bytes of every unfolded write (the memory bound's measure). */
+    public long unfoldedBytes() {
+        synchronized (lock) {
+            return unfolded.bytes();
+        }
+    }
+
+    /** Now, on the clock the fold bounds use (epoch milliseconds). */
+    long clockMillis() {
+        return clockMillis.getAsLong();
+    }
+
+    /** Replaces the fold bounds' clock (tests: age the unfolded writes without waiting). */
+    void clock(LongSupplier clockMillis) {
+        this.clockMillis = clockMillis;
+    }
+
+    /** The oldest sequence any table's unfolded writes start at in {@code at}, or {@link Long#MAX_VALUE}. */
+    static long oldestUnfolded(HeadsState at) {
+        long from = Long.MAX_VALUE;
+        for (String b : at.branches().keySet()) {
+            for (FoldMark m : at.unfoldedTables(b).values()) {
+                from = Math.min(from, m.oldestSequence());
+            }
+        }
+        return from;
+    }
+}

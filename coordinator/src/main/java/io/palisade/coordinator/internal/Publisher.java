@@ -1,0 +1,167 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.LoadMode;
+import io.palisade.coordinator.MergeResult;
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Receipt;
+
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.TableRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The end of a group's run (DESIGN §3 steps 5–6): journals what its substrate commit came to (for a commit to
+ * publish, Phases C and D through {@link JournalPhases}), then answers every writer: a {@link Receipt} per committed
+ * op, carrying the sequence of its durable completion, and each loser's failure. It keeps the write and maintenance
+ * metrics and schedules the automatic index refresh ({@link Options#indexRefreshEvery()}).
+ *
+ * <p>Invariants: committer thread only. No future is completed before the records that explain its outcome are
+ * durable, except an unknown outcome's (failed first, as nothing durable explains it) — receipts only after the
+ * Phase C/D append, so a receipt never names an unjournaled completion. It writes no table and decides no outcome:
+ * it acts on the {@link SubstrateCommit.Result} it is given. A refresh it schedules is handed to {@code ahead}, which
+ * runs it before everything still pending.
+ */
+final class Publisher {
+    private static final Logger LOG = LoggerFactory.getLogger(Publisher.class);
+
+    private final Context ctx;
+    private final JournalPhases journal;
+    private final Consumer<WriteOp> ahead;
+    /** Row-adding commits per (graph branch/table) since its last index maintenance. */
+    private final Map<String, Integer> sinceIndexRefresh = new HashMap<>();
+
+    /** {@code ahead}: queues an op (an automatic index refresh) before everything pending. */
+    Publisher(Context ctx, JournalPhases journal, Consumer<WriteOp> ahead) {
+        this.ctx = ctx;
+        this.journal = journal;
+        this.ahead = ahead;
+    }
+
+    /**
+     * Journals and answers the outcome {@code result} of the group led by {@code first}, on table {@code def} whose
+     * head was {@code head}; {@code phaseAStart}, {@code phaseBStart} and {@code phaseBEnd} ({@link System#nanoTime()})
+     * time the phases for the write metrics.
+     */
+    void publish(WriteOp first, Catalog.TableDef def, TableHead head, SubstrateCommit.Result result,
+                 long phaseAStart, long phaseBStart, long phaseBEnd) {
+        switch (result) {
+            case SubstrateCommit.Result.Committed c -> {
+                List<JournalEvent> phaseCD = new ArrayList<>(c.records());
+                int commitIndex = journal.publication(phaseCD, c.committed(), head, c.base(), c.achieved());
+                long firstSeq = journal.publish(phaseCD, first.kind == WriteOp.Kind.FOLD);
+                count(first, c.committed().size(), true, phaseAStart, phaseBStart, phaseBEnd, System.nanoTime());
+                for (int i = 0; i < c.committed().size(); i++) {
+                    WriteOp op = c.committed().get(i);
+                    op.future.complete(new Receipt(op.intentId, firstSeq + commitIndex + i, op.table, op.branch,
+                            c.achieved().version(), op.rowCount()));
+                }
+                failLosers(c);
+                if (c.achieved().version() != c.base().version()) {
+                    scheduleIndexRefresh(def, first, c.achieved().version());
+                }
+            }
+            case SubstrateCommit.Result.NothingCommitted n -> {
+                journal.publish(n.records(), first.kind == WriteOp.Kind.FOLD);
+                count(first, 0, false, phaseAStart, phaseBStart, phaseBEnd, System.nanoTime());
+                failLosers(n);
+            }
+            case SubstrateCommit.Result.Raced r -> {
+                journal.append(r.records());
+                ctx.counters().foreignCommits.increment();
+                LOG.error("{}", r.failure().getMessage());
+                r.raced().forEach(op -> op.future.completeExceptionally(r.failure()));
+                failLosers(r);
+            }
+            case SubstrateCommit.Result.Unverified u -> {
+                journal.append(u.records());
+                LOG.error("{}", u.failure().getMessage());
+                u.op().future.completeExceptionally(u.failure());
+                failLosers(u);
+            }
+            case SubstrateCommit.Result.Unknown u -> {
+                u.unknown().forEach(op -> op.future.completeExceptionally(u.failure()));
+                if (!u.records().isEmpty()) {
+                    journal.append(u.records());
+                }
+                failLosers(u);
+            }
+        }
+    }
+
+    private static void failLosers(SubstrateCommit.Result result) {
+        result.losers().forEach(op -> op.future.completeExceptionally(op.failure));
+    }
+
+    /** Maintenance has its own counter: the write metrics (commits, groups, phases) stay the writes'. */
+    private void count(WriteOp first, int committed, boolean anyCommitted, long t0, long t1, long t2, long t3) {
+        Counters m = ctx.counters();
+        if (first.kind == WriteOp.Kind.FOLD) {
+            if (anyCommitted) {
+                m.folds.increment();
+                m.foldedWrites.add(first.foldPlan.writes());
+            }
+            return;
+        }
+        if (first.maintenance()) {
+            if (anyCommitted) {
+                m.maintenanceCommits.increment();
+            }
+            return;
+        }
+        m.phaseANanos.add(t1 - t0);
+        m.phaseBNanos.add(t2 - t1);
+        m.phaseCDNanos.add(t3 - t2);
+        if (anyCommitted) {
+            m.substrateCommits.increment();
+            m.commits.add(committed);
+            m.group(committed);
+        }
+    }
+
+    /**
+     * Automatic index maintenance ({@link Options#indexRefreshEvery()}): counts the row-adding commits to
+     * an indexed keyed table since its last index maintenance and, at the threshold, queues an index
+     * optimise ahead of everything pending. It is an ordinary maintenance op (planned, journaled, judged,
+     * verified); nobody waits for it, and a failure is logged and counted, never thrown at a writer.
+     */
+    private void scheduleIndexRefresh(Catalog.TableDef def, WriteOp committed, long version) {
+        int every = ctx.options().indexRefreshEvery();
+        if (every == 0 || !ctx.options().indexedMerge() || !def.kind().keyed()) {
+            return;
+        }
+        String where = committed.where();
+        switch (committed.kind) {
+            case OPTIMIZE_INDEX -> sinceIndexRefresh.remove(where);
+            case INSERT, UPSERT, FOLD -> {
+                int n = sinceIndexRefresh.merge(where, 1, Integer::sum);
+                if (n >= every) {
+                    sinceIndexRefresh.remove(where);
+                    WriteOp refresh = new WriteOp(WriteOp.Kind.OPTIMIZE_INDEX, committed.branch, committed.table, null, null,
+                            Optional.empty(), version);
+                    refresh.future.whenComplete((r, e) -> {
+                        if (e != null) {
+                            ctx.counters().autoIndexRefreshFailures.increment();
+                            LOG.warn("automatic index optimise of {} failed: {}", where, e.toString());
+                        } else {
+                            ctx.counters().autoIndexRefreshes.increment();
+                        }
+                    });
+                    ahead.accept(refresh);
+                }
+            }
+            // these add no unindexed fragments a merge would scan, or replace the table's fragments
+            case DELETE, APPEND, OVERWRITE, ADD_COLUMNS, COMPACT -> {
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.fencing.ValidationException;
+import io.palisade.heads.HeadsReplayer;
+import io.palisade.heads.HeadsState;
+import io.palisade.journal.JournalCursor;
+import io.palisade.journal.JournalReader;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.TableSnapshot;
+import io.palisade.substrate.TableStore;
+import org.apache.arrow.memory.BufferAllocator;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads of one open graph's tables: a table's rows at a published head, with its journal-ack tail laid over them
+ * (docs/journal-ack.md "Reads"), now or as of a journal sequence, and lookups by key. Any thread; a read takes the
+ * head and the tail of one journal position from the {@link PublishedView} and then reads Lance outside its lock.
+ */
+public final class Reads {
+    private final PublishedView view;
+    private final TableStore store;
+    private final BufferAllocator allocator;
+    private final GraphLayout layout;
+
+    Reads(PublishedView view, TableStore store, BufferAllocator allocator, GraphLayout layout) {
+        this.view = view;
+        this.store = store;
+        this.allocator = allocator;
+        this.layout = layout;
+    }
+
+    /** Every row of {@code table} at its published head on {@code branch}. */
+    public List<Map<String, Object>> scan(String branch, String table) {
+        PublishedView.Snapshot s = view.read(branch, table);
+        TableHead head = s.state().head(branch, table).orElseThrow(
+                () -> new ValidationException("table '" + table + "' has no head on branch '" + branch + "'"));
+        return UnfoldedWrites.overlay(scan(table, head), s.tail(), allocator);
+    }
+
+    /** Every row of {@code table} on {@code branch} as of journal sequence {@code seq} (unfolded writes included). */
+    public List<Map<String, Object>> scanAt(String branch, String table, long seq) {
+        HeadsState at = HeadsReplayer.of(layout.palisade()).headsAt(seq);
+        TableHead head = at.head(branch, table).orElseThrow(
+                () -> new ValidationException("table '" + table + "' had no head on branch '" + branch + "' at sequence " + seq));
+        UnfoldedWrites tail = rebuildUnfolded(layout.palisade(), view.catalog(), at, seq);
+        return UnfoldedWrites.overlay(scan(table, head), tail.newest(branch, table), allocator);
+    }
+
+    /**
+     * The rows of a keyed table with the given ids at its published head on {@code branch}, by id; an id with no row
+     * is absent from the map. A lookup through the table's {@code id} predicate, not a scan of the table.
+     */
+    public Map<String, Map<String, Object>> get(String branch, String table, Collection<String> keys) {
+        Catalog.TableDef def = view.catalog().require(table);
+        if (!def.kind().keyed()) {
+            throw new ValidationException("table '" + table + "' is append-only: get by key needs a keyed table");
+        }
+        PublishedView.Snapshot s = view.read(branch, table);
+        TableHead head = s.state().head(branch, table).orElseThrow(
+                () -> new ValidationException("table '" + table + "' has no head on branch '" + branch + "'"));
+        Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+        if (keys.isEmpty()) {
+            return out;
+        }
+        List<String> fromTable = new ArrayList<>();
+        for (String k : new LinkedHashSet<>(keys)) {
+            Optional<UnfoldedWrites.Answer> a = UnfoldedWrites.answer(s.tail(), k, allocator);
+            if (a.isEmpty()) {
+                fromTable.add(k);
+            } else if (a.get() instanceof UnfoldedWrites.Answer.Present p) {
+                out.put(k, p.row());
+            }
+        }
+        if (fromTable.isEmpty()) {
+            return out;
+        }
+        try (TableSnapshot t = store.openKeyed(table, new TableRef(head.tableBranch(), head.version()))) {
+            for (Map<String, Object> r : t.rowsWithKeys(BatchValidation.keyFilter(def, fromTable))) {
+                out.put(String.valueOf(r.get("id")), r);
+            }
+        }
+        return out;
+    }
+
+    /** Every row of {@code table} at an exact head (for merges and tools). */
+    List<Map<String, Object>> scan(String branch, String table, TableHead head) {
+        return scan(table, head);
+    }
+
+    private List<Map<String, Object>> scan(String table, TableHead head) {
+        TableRef ref = new TableRef(head.tableBranch(), head.version());
+        try (TableSnapshot t = view.catalog().require(table).kind().keyed() ? store.openKeyed(table, ref)
+                : store.openKeyless(table, ref)) {
+            return t.scan();
+        }
+    }
+
+    /**
+     * The unfolded writes as of {@code through}, rebuilt from the journal: every table of {@code at} with unfolded
+     * writes names the sequence of its oldest one's intent, and the records from there on are applied.
+     */
+    static UnfoldedWrites rebuildUnfolded(Path palisadeDir, Catalog catalog, HeadsState at, long through) {
+        Set<String> ackTables = new HashSet<>();
+        for (Catalog.TableDef t : catalog.tables()) {
+            if (t.journalAck()) {
+                ackTables.add(t.name());
+            }
+        }
+        UnfoldedWrites out = new UnfoldedWrites(ackTables);
+        long from = PublishedView.oldestUnfolded(at);
+        if (from == Long.MAX_VALUE || ackTables.isEmpty()) {
+            return out;
+        }
+        try (JournalReader reader = JournalReader.open(palisadeDir);
+             JournalCursor c = reader.read(from)) {
+            for (JournalRecord r = c.poll(); r != null && r.sequence() <= through; r = c.poll()) {
+                out.apply(r);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@code folded} with the unfolded writes of (branch, table) as of {@code through} laid over it, for tools that
+     * do not open the graph; {@code folded} itself when the table has none.
+     */
+    public static List<Map<String, Object>> overlay(Path palisadeDir, Catalog catalog, HeadsState at, long through,
+                                                    String branch, String table, List<Map<String, Object>> folded,
+                                                    BufferAllocator allocator) {
+        if (at.foldMark(branch, table).unfolded() == 0) {
+            return folded;
+        }
+        UnfoldedWrites tail = rebuildUnfolded(palisadeDir, catalog, at, through);
+        return UnfoldedWrites.overlay(folded, tail.newest(branch, table), allocator);
+    }
+}
