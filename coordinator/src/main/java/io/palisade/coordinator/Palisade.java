@@ -3,8 +3,10 @@ package io.palisade.coordinator;
 import io.palisade.coordinator.internal.BinaryVersion;
 import io.palisade.coordinator.internal.CrashPoints;
 import io.palisade.coordinator.internal.Engine;
+import io.palisade.coordinator.internal.GraphBuilder;
 import io.palisade.coordinator.internal.GraphFormat;
 import io.palisade.coordinator.internal.GraphLayout;
+import io.palisade.coordinator.internal.OpenChecks;
 import io.palisade.coordinator.internal.StagedCreate;
 
 import io.palisade.fencing.FormatStamp;
@@ -12,33 +14,17 @@ import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
-import io.palisade.journal.ExpectedBase;
-import io.palisade.journal.HeadTransition;
-import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.Journal;
-import io.palisade.journal.JournalEvent;
-import io.palisade.journal.JournalEvent.HeadPublished;
-import io.palisade.journal.JournalEvent.IntentCompleted;
-import io.palisade.journal.JournalEvent.IntentRecorded;
-import io.palisade.journal.JournalEvent.TableCommitted;
-import io.palisade.journal.JournalOptions;
 import io.palisade.journal.JournalRecord;
-import io.palisade.journal.LogicalOperation;
-import io.palisade.journal.TableHead;
 import io.palisade.recovery.Recovery;
-import io.palisade.substrate.KeyedTable;
-import io.palisade.substrate.TableKind;
-import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;
 import io.palisade.substrate.lance.LanceTableStore;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * Entry point: create or open a graph. Opening takes the writer lease (one writer process per graph),
@@ -181,7 +167,7 @@ public final class Palisade {
             if (location != null) {
                 location.record(staged.staging());
             }
-            build(staged.staging(), catalog, options, wiring);
+            GraphBuilder.build(staged.staging(), catalog, options, wiring.kafkaJournal(), wiring.stores());
             CrashPoints.hit("create-before-rename");
             staged.commit();
         } catch (RuntimeException e) {
@@ -190,58 +176,6 @@ public final class Palisade {
         }
         CrashPoints.hit("create-after-rename");
         return open(root, options, false, wiring);
-    }
-
-    /** Writes a complete graph at {@code root} (the staging directory of {@link #create}). */
-    private static void build(Path root, Catalog catalog, Options options, Wiring wiring) {
-        GraphLayout layout = new GraphLayout(root);
-        GraphFormat.write(root, FormatStamp.FENCING.number()); // RFC-023 §7.2: born at the fencing format
-        CrashPoints.hit("create-after-format");
-        layout.writeCatalog(catalog);
-        CrashPoints.hit("create-after-catalog");
-        wiring.kafkaJournal().ifPresent(k -> k.write(layout.palisade()));
-        Journal journal = Journal.openNew(layout.palisade(), journalOptions(options));
-        TableStore store = wiring.stores().apply(layout.tables());
-        try {
-            List<JournalEvent> events = new ArrayList<>();
-            for (Catalog.TableDef t : catalog.tables()) {
-                String intent = "i-" + UUID.randomUUID();
-                TableHead to = new TableHead(TableRef.MAIN, 1, 0, 0);
-                events.add(new IntentRecorded(intent, null, LogicalOperation.CREATE_TABLE, HeadsState.MAIN, t.name(),
-                        new ExpectedBase(TableRef.MAIN, 0, 0, journal.endSequence()), io.palisade.fencing.action.ActionCodec
-                        .encode(List.of()), null, new HeadTransition(HeadsState.MAIN, t.name(), null, to)));
-            }
-            journal.appendBatch(events, options.durability());
-            CrashPoints.hit("create-after-intents");
-            List<JournalEvent> done = new ArrayList<>();
-            for (int i = 0; i < catalog.tables().size(); i++) {
-                Catalog.TableDef t = catalog.tables().get(i);
-                String intent = ((IntentRecorded) events.get(i)).intentId();
-                if (t.kind().keyed()) {
-                    store.createKeyed(t.name(), t.kind() == Catalog.Kind.NODE ? TableKind.NODE : TableKind.EDGE, t.arrowSchema());
-                    if (options.indexedMerge()) {
-                        try (KeyedTable k = store.openKeyed(t.name(), store.latest(t.name(), TableRef.MAIN))) {
-                            k.createIdIndex();
-                        }
-                    }
-                } else {
-                    store.createKeyless(t.name(), t.arrowSchema());
-                }
-                TableRef ref = store.latest(t.name(), TableRef.MAIN);
-                TableHead to = new TableHead(ref.branch(), ref.version(), 0, 0);
-                done.add(new TableCommitted(List.of(intent), HeadsState.MAIN, t.name(), ref.branch(), ref.version()));
-                done.add(new HeadPublished(List.of(new HeadTransition(HeadsState.MAIN, t.name(), null, to))));
-                done.add(new IntentCompleted(intent, IntentOutcome.COMMITTED, "", null, List.of()));
-            }
-            CrashPoints.hit("create-after-tables");
-            journal.appendBatch(done, options.durability());
-        } catch (RuntimeException e) {
-            journal.close();
-            store.close();
-            throw e;
-        }
-        journal.close();
-        store.close();
     }
 
     /** Opens an existing graph for writing. */
@@ -283,7 +217,7 @@ public final class Palisade {
         GraphFormat.checkForNormalOpen(root); // RFC-023 §7.1: the graph-wide stamp, before anything else is opened
         Catalog catalog = Catalog.read(layout.catalogFile());
         TableLocation.of(root, wiring.storageOptions()).probe(); // an object store must honour conditional put
-        Journal journal = Journal.open(layout.palisade(), journalOptions(options));
+        Journal journal = Journal.open(layout.palisade(), GraphBuilder.journalOptions(options));
         TableStore store = null;
         BufferAllocator allocator = null;
         try {
@@ -299,27 +233,8 @@ public final class Palisade {
             }
             Recovery.Report report = Recovery.run(journal, replay, store, adoptForeign);
             state = report.state();
-            catalog = reconcile(layout, catalog, store, state);
-            HeadsState folded = state;
-            if (!catalog.tables().isEmpty()
-                    && catalog.tables().stream().allMatch(t -> folded.head(HeadsState.MAIN, t.name()).isEmpty())) {
-                // a create that failed or was killed before creation became atomic (staged, then renamed)
-                throw new GraphRefusedException("graph " + root + " is half-made: its creation did not finish (no table "
-                        + "of its catalog has a head), so nothing was ever written to it. Delete the directory and create "
-                        + "the graph again");
-            }
-            for (Catalog.TableDef t : catalog.tables()) {
-                if (state.head(HeadsState.MAIN, t.name()).isEmpty()) {
-                    throw new GraphRefusedException("table '" + t.name() + "' of the catalog has no head on main: the "
-                            + "catalog names a table the journal never created; restore the graph's catalog.json from a "
-                            + "backup (docs/recovery.md)");
-                }
-                if (t.kind().keyed()) {
-                    TableHead h = state.head(HeadsState.MAIN, t.name()).orElseThrow();
-                    store.openKeyed(t.name(), new TableRef(h.tableBranch(), h.version())).close(); // PK contract
-                }
-            }
-            checkPkOnEveryBranch(catalog, store, state);
+            catalog = OpenChecks.reconcile(layout, catalog, store, state);
+            OpenChecks.everyTableHasItsHeadAndKey(root, catalog, store, state);
             allocator = new RootAllocator();
             return new Graph(new Engine(layout, catalog, options, journal, store, allocator, state, wiring.manualCommitter()),
                     report);
@@ -333,74 +248,6 @@ public final class Palisade {
             journal.close();
             throw e;
         }
-    }
-
-    /**
-     * Columns added by a committed (or rolled-forward) add-columns write whose catalog update was cut
-     * short by a crash: the physical schema at main's head is the truth; nullable columns it has beyond
-     * the catalog are added to the catalog. Anything else that differs refuses the graph.
-     */
-    private static Catalog reconcile(GraphLayout layout, Catalog catalog, TableStore store, HeadsState state) {
-        boolean changed = false;
-        List<Catalog.TableDef> tables = new ArrayList<>();
-        for (Catalog.TableDef t : catalog.tables()) {
-            Optional<TableHead> h = state.head(HeadsState.MAIN, t.name());
-            if (h.isEmpty()) {
-                tables.add(t);
-                continue;
-            }
-            TableRef ref = new TableRef(h.get().tableBranch(), h.get().version());
-            org.apache.arrow.vector.types.pojo.Schema physical;
-            try (io.palisade.substrate.TableSnapshot snap = t.kind().keyed() ? store.openKeyed(t.name(), ref)
-                    : store.openKeyless(t.name(), ref)) {
-                physical = snap.schema();
-            }
-            List<Catalog.ColumnDef> cols = new ArrayList<>(t.columns());
-            for (org.apache.arrow.vector.types.pojo.Field f : physical.getFields()) {
-                if (t.column(f.getName()).isEmpty()) {
-                    if (!f.isNullable()) {
-                        throw new GraphRefusedException("table '" + t.name() + "' has a non-null column '" + f.getName()
-                                + "' the catalog does not declare");
-                    }
-                    cols.add(new Catalog.ColumnDef(f.getName(), Catalog.columnType(f), true));
-                    changed = true;
-                }
-            }
-            tables.add(new Catalog.TableDef(t.name(), t.kind(), cols, t.ack()));
-        }
-        if (!changed) {
-            return catalog;
-        }
-        Catalog next = new Catalog(tables);
-        layout.writeCatalog(next);
-        return next;
-    }
-
-    /**
-     * RFC-023 §9: every pinned image a write may start from — owned or lazily inherited, on every live
-     * graph branch — carries the PK contract (checked once per distinct table state).
-     */
-    private static void checkPkOnEveryBranch(Catalog catalog, TableStore store, HeadsState state) {
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        for (String branch : state.branches().keySet()) {
-            for (java.util.Map.Entry<String, io.palisade.heads.Pin> e : state.pins(branch).entrySet()) {
-                Optional<Catalog.TableDef> t = catalog.table(e.getKey());
-                TableHead h = e.getValue().head();
-                if (t.isEmpty() || !t.get().kind().keyed() || !seen.add(e.getKey() + "/" + h.tableBranch() + "@" + h.version())) {
-                    continue;
-                }
-                try {
-                    store.openKeyed(e.getKey(), new TableRef(h.tableBranch(), h.version())).close();
-                } catch (GraphRefusedException ex) {
-                    throw new GraphRefusedException("graph branch '" + branch + "': " + ex.getMessage(), ex);
-                }
-            }
-        }
-    }
-
-    private static JournalOptions journalOptions(Options options) {
-        return JournalOptions.defaults().withDefaultDurability(options.durability()).withBinaryVersion(VERSION)
-                .withFormatStamp(FormatStamp.FENCING.number());
     }
 
     /** For tests and tools: the state a journal folds to. */

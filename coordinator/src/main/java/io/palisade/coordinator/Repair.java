@@ -1,49 +1,20 @@
 package io.palisade.coordinator;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.palisade.fencing.CommitStateUnknownException;
-import io.palisade.fencing.ForeignCommitException;
-import io.palisade.fencing.FormatStamp;
-import io.palisade.fencing.GraphRefusedException;
-import io.palisade.fencing.KeyFilter;
 import io.palisade.coordinator.internal.Repairer;
-import io.palisade.fencing.ValidationException;
-import io.palisade.heads.HeadsReplayer;
-import io.palisade.heads.HeadsState;
-import io.palisade.heads.Pin;
 import io.palisade.journal.Durability;
-import io.palisade.journal.ExpectedBase;
-import io.palisade.journal.HeadTransition;
-import io.palisade.journal.IntentOutcome;
-import io.palisade.journal.Journal;
-import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalEvent.DuplicatesRepaired;
 import io.palisade.journal.JournalEvent.HeadPublished;
 import io.palisade.journal.JournalEvent.IntentCompleted;
 import io.palisade.journal.JournalEvent.IntentRecorded;
 import io.palisade.journal.JournalEvent.TableCommitted;
-import io.palisade.journal.JournalOptions;
-import io.palisade.journal.LogicalOperation;
 import io.palisade.journal.RemovedRow;
-import io.palisade.journal.TableHead;
-import io.palisade.recovery.Recovery;
-import io.palisade.substrate.IdCensus;
-import io.palisade.substrate.KeyedSchemas;
-import io.palisade.substrate.TableRef;
-import io.palisade.substrate.TableStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.UUID;
 
 /**
  * {@code palisade repair GRAPH --table T --duplicates keep-newest|keep-oldest|fail} (docs/recovery.md "Repair"):

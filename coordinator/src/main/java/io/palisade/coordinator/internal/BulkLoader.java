@@ -2,8 +2,6 @@ package io.palisade.coordinator.internal;
 
 import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.LoadMode;
-import io.palisade.coordinator.MergeResult;
-import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Receipt;
 
 import io.palisade.fencing.CommitStateUnknownException;
@@ -25,22 +23,14 @@ import io.palisade.journal.JournalEvent.LoadProgress;
 import io.palisade.journal.JournalEvent.TableCommitted;
 import io.palisade.journal.LogicalOperation;
 import io.palisade.journal.TableHead;
-import io.palisade.substrate.CommitResult;
 import io.palisade.substrate.KeyedTable;
 import io.palisade.substrate.TableRef;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -108,10 +98,10 @@ final class BulkLoader {
             ctx.view().journal(List.of(new LoadProgress(intentId, -1, tableBranch, start.version(), 0, null)));
             CrashPoints.hit("load-after-fork");
         }
-        Run run = new Run(ctx, def, intentId, mode, tableBranch, start);
+        LoadRun run = new LoadRun(ctx, def, intentId, mode, tableBranch, start);
         try {
             run.feed(reader, batchRows);
-        } catch (Raced r) {
+        } catch (LoadRaced r) {
             // not rolled back: a Restore would silently undo the foreign commit too; the operator decides
             ForeignRace race = r.committed ? duplicates(ctx, table, recordedAt, intentId, r, branch)
                     : ForeignRace.refused(branch, table, r.base, r.achieved, List.of(intentId), r.refusal);
@@ -172,34 +162,13 @@ final class BulkLoader {
         return new Receipt(intentId, first + cd.size() - 1, table, branch, end.version(), run.rows);
     }
 
-    /**
-     * A batch (or its index extension) that Lance rebased over a foreign version ({@code committed}), or refused
-     * because of one ({@code achieved} is then the table branch's latest version, {@code refusal} Lance's reason).
-     */
-    private static final class Raced extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final transient TableRef base;
-        final transient TableRef achieved;
-        final transient KeyFilter keys;
-        final boolean committed;
-        final String refusal;
-
-        Raced(TableRef base, TableRef achieved, KeyFilter keys, boolean committed, String refusal) {
-            super("batch commit from " + base + (committed ? " reached " : " refused at ") + achieved, null, false, false);
-            this.base = base;
-            this.achieved = achieved;
-            this.keys = keys;
-            this.committed = committed;
-            this.refusal = refusal;
-        }
-    }
 
     /**
      * The race of a load whose batch Lance rebased over a foreign version, with an exact duplicate check of every
      * key the load committed (each journaled batch's key filter, read back one at a time, and the raced batch's
      * keys) at the achieved version.
      */
-    private static ForeignRace duplicates(Context ctx, String table, long recordedAt, String intentId, Raced r,
+    private static ForeignRace duplicates(Context ctx, String table, long recordedAt, String intentId, LoadRaced r,
                                           String branch) {
         java.util.TreeSet<String> twice = new java.util.TreeSet<>();
         String failure = null;
@@ -229,183 +198,4 @@ final class BulkLoader {
                 List.of(intentId), failure == null, failure == null ? sample : List.of(), failure, null);
     }
 
-    /** One load's mutable progress. */
-    private static final class Run implements AutoCloseable {
-        final Context ctx;
-        final Catalog.TableDef def;
-        final String intentId;
-        final LoadMode mode;
-        final String tableBranch;
-        final TableRef start;
-        TableRef current;
-        /** Whether the table has the {@code id} index, which this load then keeps covering every fragment. */
-        final boolean maintainIndex;
-        int batches;
-        long rows;
-        VectorSchemaRoot acc;
-
-        Run(Context ctx, Catalog.TableDef def, String intentId, LoadMode mode, String tableBranch, TableRef start) {
-            this.ctx = ctx;
-            try (KeyedTable t = ctx.store().openKeyed(def.name(), start)) {
-                this.maintainIndex = ctx.options().indexedMerge() && t.hasIdIndex();
-            }
-            this.def = def;
-            this.intentId = intentId;
-            this.mode = mode;
-            this.tableBranch = tableBranch;
-            this.start = start;
-            this.current = start;
-        }
-
-        void feed(ArrowReader reader, int batchRows) {
-            try {
-                while (reader.loadNextBatch()) {
-                    VectorSchemaRoot in = reader.getVectorSchemaRoot();
-                    int n = in.getRowCount();
-                    if (n == 0) {
-                        continue;
-                    }
-                    if ((acc == null || acc.getRowCount() == 0) && n == batchRows) {
-                        commitBatch(in); // the common case: no copy
-                        continue;
-                    }
-                    int off = 0;
-                    while (off < n) {
-                        if (acc == null) {
-                            acc = VectorSchemaRoot.create(in.getSchema(), ctx.allocator());
-                            acc.allocateNew();
-                            acc.setRowCount(0);
-                        }
-                        int take = Math.min(batchRows - acc.getRowCount(), n - off);
-                        try (VectorSchemaRoot slice = in.slice(off, take)) {
-                            VectorSchemaRootAppender.append(false, acc, slice);
-                        }
-                        off += take;
-                        if (acc.getRowCount() == batchRows) {
-                            flush();
-                        }
-                    }
-                }
-                if (acc != null && acc.getRowCount() > 0) {
-                    flush();
-                }
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-
-        private void flush() {
-            commitBatch(acc);
-            acc.clear();
-            acc.allocateNew();
-            acc.setRowCount(0);
-        }
-
-        private void commitBatch(VectorSchemaRoot batch) {
-            KeyFilter keys = validate(batch);
-            CommitResult r;
-            try (KeyedTable t = ctx.store().openKeyed(def.name(), current)) {
-                // Indexed path: no Lance key filter; safe only because the load runs on the single
-                // committer under the writer lease, so no concurrent same-key commit exists (DESIGN §3).
-                r = mode == LoadMode.APPEND ? t.insert(batch, t.mergePath()) : t.upsert(batch, t.mergePath());
-            } catch (KeyConflictException | io.palisade.fencing.WriteConflictException e) {
-                TableRef latest = ctx.store().latest(def.name(), current.branch());
-                if (latest.version() > current.version()) {
-                    throw new Raced(current, latest, keys, false, e.getMessage()); // refused because of a foreign commit
-                }
-                throw e;
-            }
-            if (r.ref().version() != current.version() + 1) {
-                throw new Raced(current, r.ref(), keys, true, null);
-            }
-            CrashPoints.hit("load-after-batch");
-            current = r.ref();
-            rows += batch.getRowCount();
-            ctx.view().journal(List.of(new LoadProgress(intentId, batches, current.branch(), current.version(), rows, keys)));
-            CrashPoints.hit("load-after-progress");
-            if (maintainIndex) {
-                coverWithIndex();
-            }
-            batches++;
-        }
-
-        /**
-         * Extends the {@code id} index over the fragments the batch just added (one CreateIndex commit),
-         * journaled as a second progress record of the same batch without keys. This is what bounds the
-         * load's memory by the batch: the next batch's strict pre-check and merge look its keys up in an
-         * index that covers the whole table, while Lance's v2 merge would join the batch against every
-         * {@code id} of the table, whose memory grows with the table (docs/bulk-load.md, "Memory").
-         */
-        private void coverWithIndex() {
-            CommitResult r;
-            try (KeyedTable t = ctx.store().openKeyed(def.name(), current)) {
-                r = t.optimizeIdIndex();
-            }
-            if (r.ref().equals(current)) {
-                return; // nothing new to index
-            }
-            if (r.ref().version() != current.version() + 1) {
-                throw new Raced(current, r.ref(), null, true, null);
-            }
-            CrashPoints.hit("load-after-index");
-            current = r.ref();
-            ctx.view().journal(List.of(new LoadProgress(intentId, batches, current.branch(), current.version(), rows, null)));
-        }
-
-        private KeyFilter validate(VectorSchemaRoot batch) {
-            WriteOp probe = new WriteOp(WriteOp.Kind.UPSERT, HeadsState.MAIN, def.name(), batch, null, Optional.empty(), -1);
-            try {
-                return BatchValidation.validate(def, probe);
-            } catch (ValidationException e) {
-                FieldVector id = batch.getVector("id");
-                if (id == null || id.getNullCount() > 0) {
-                    throw e;
-                }
-                KeyFilter set = KeyFilter.fromBatch(batch, "id", def.idFieldId(), KeyFilter.Duplicates.MERGE);
-                if (set.size() == batch.getRowCount()) {
-                    throw e;
-                }
-                Set<String> seen = new java.util.HashSet<>();
-                Set<String> twice = new LinkedHashSet<>();
-                for (int i = 0; i < batch.getRowCount(); i++) {
-                    String k = String.valueOf(id.getObject(i));
-                    if (!seen.add(k)) {
-                        twice.add(k);
-                    }
-                }
-                List<String> named = new ArrayList<>(twice).subList(0, Math.min(KeyFilter.DEFAULT_SAMPLE, twice.size()));
-                if (mode == LoadMode.APPEND) {
-                    throw new KeyConflictException(def.name(), named, twice.size(), null);
-                }
-                throw new ValidationException("an upsert load batch of '" + def.name() + "' carries the same key twice: "
-                        + named);
-            }
-        }
-
-        /**
-         * Undoes the committed batches (a Restore of the start version, published with the same content
-         * as the start) and completes the intent with {@code outcome}.
-         */
-        void rollBack(TableHead head, String branch, String table, IntentOutcome outcome, String reason, List<String> keys) {
-            List<JournalEvent> events = new ArrayList<>();
-            TableRef latest = ctx.store().latest(table, tableBranch);
-            if (latest.version() > start.version()) {
-                TableRef restored = ctx.store().restore(table, start);
-                LOG.warn("bulk load {} of '{}' failed after {} batches; restored {} as {}", intentId, table, batches,
-                        start, restored);
-                CrashPoints.hit("load-after-restore");
-                TableHead to = new TableHead(restored.branch(), restored.version(), head.schemaId(), head.incarnation());
-                events.add(new HeadPublished(List.of(new HeadTransition(branch, table, head, to))));
-            }
-            events.add(new IntentCompleted(intentId, outcome, reason, null, keys));
-            ctx.view().journal(events);
-        }
-
-        @Override
-        public void close() {
-            if (acc != null) {
-                acc.close();
-            }
-        }
-    }
 }

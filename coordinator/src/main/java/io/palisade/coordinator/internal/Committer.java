@@ -1,13 +1,10 @@
 package io.palisade.coordinator.internal;
 
 import io.palisade.coordinator.Catalog;
-import io.palisade.coordinator.LoadMode;
-import io.palisade.coordinator.MergeResult;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Receipt;
 
 import io.palisade.fencing.CommitStateUnknownException;
-import io.palisade.fencing.ForeignCommitException;
 import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.heads.HeadsState;

@@ -1,9 +1,6 @@
 package io.palisade.coordinator.internal;
 
 import io.palisade.coordinator.Catalog;
-import io.palisade.coordinator.LoadMode;
-import io.palisade.coordinator.MergeResult;
-import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Receipt;
 
 import io.palisade.fencing.KeyConflictException;

@@ -1,15 +1,12 @@
 package io.palisade.coordinator.internal;
 
 import io.palisade.coordinator.Catalog;
-import io.palisade.coordinator.LoadMode;
 import io.palisade.coordinator.MergeResult;
-import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Receipt;
 
 import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.MergeConflictException;
 import io.palisade.fencing.ValidationException;
-import io.palisade.heads.CompletedIntent;
 import io.palisade.heads.GraphBranch;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;

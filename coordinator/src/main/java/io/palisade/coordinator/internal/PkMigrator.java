@@ -38,7 +38,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,34 +46,10 @@ import java.util.TreeMap;
 import java.util.UUID;
 
 /**
- * The all-branch PK migration {@code migrate pk} (RFC-023 §8): upgrades a pre-fencing graph to
- * {@link FormatStamp#FENCING}, journaled and resumable, roll-forward only.
- *
- * <p>Steps, each journaled before the next effect, with the crash point after it:
- * <ol>
- *   <li>claim: {@link MigrationClaim} created if absent, then {@code MigrationClaimed}
- *       ({@code migration-after-claim});</li>
- *   <li>enumerate every live graph branch and every keyed table it pins, owned or lazily inherited;
- *       validate each pinned image (non-null, unique ids; no PK other than {@code [id]}): any offence
- *       refuses the whole migration before any effect ({@code MigrationRefused}, claim released);</li>
- *   <li>plan: one {@code MigrationUnitPlanned} per unit, in one batch ({@code migration-after-plan});</li>
- *   <li>per lazily inherited unit: fork table branch {@code g-<graph branch>-i<incarnation>} from the exact pinned version
- *       ({@code migration-after-fork-commit}), {@code MigrationUnitForked} ({@code migration-after-fork});</li>
- *   <li>per unit: PK install set-if-absent, the Lance commit carrying the unit id as its intent id
- *       ({@code migration-after-pk-commit}), {@code MigrationPkInstalled} ({@code migration-after-install});</li>
- *   <li>per unit: rows digest of the annotated image checked equal to the pinned image's, then
- *       {@code MigrationUnitPublished} — the migration marker, the head transition and the completion
- *       digest in one record ({@code migration-after-publish});</li>
- *   <li>re-enumerate every live branch and verify each: PK {@code [id]} on every pinned image, every
- *       pin published by this migration ({@code MigrationBranchVerified}, {@code migration-after-verify});</li>
- *   <li>stamp: {@code MigrationStampWritten} ({@code migration-after-stamp-journaled}), then the
- *       {@link GraphFormat} file, last ({@code migration-after-stamp}); then the claim is released.</li>
- * </ol>
- * A re-run after a crash holds the writer lease (so the previous owner is dead), classifies every
- * journaled unit against the store — adopting the exact fork and the exact PK install version a crash
- * left unjournaled, identified by fork version and by the install commit's intent id — then replaces
- * the stale claim and rolls forward. An installed PK is never undone. While the stamp is pre-fencing,
- * {@code Palisade.open} refuses the graph, so no branch, schema or data write can interleave.
+ * The engine of {@code PkMigration}: one run (or resumption) of the all-branch PK migration of one graph, holding the
+ * writer lease and the migration claim for its duration. Its steps, records and crash points are documented on
+ * {@code PkMigration} and in docs/migration.md; this class journals each step before its effect and applies the
+ * records to its own heads state.
  */
 public final class PkMigrator {
     private static final Logger LOG = LoggerFactory.getLogger(PkMigrator.class);
@@ -247,7 +222,7 @@ public final class PkMigrator {
                 }
                 TableHead h = e.getValue().head();
                 TableRef ref = new TableRef(h.tableBranch(), h.version());
-                refusals.addAll(validate(branch, table, ref));
+                refusals.addAll(MigrationChecks.validate(store, branch, table, ref, options.maxReportedIds()));
                 String unitId = String.format("u%04d-%s-%s", next++, branch, table);
                 events.add(new MigrationUnitPlanned(migrationId, unitId, branch, table, h.tableBranch(), h.version(),
                         !e.getValue().owned()));
@@ -261,36 +236,6 @@ public final class PkMigrator {
             CrashPoints.hit("migration-after-plan");
         }
         return List.of();
-    }
-
-    private List<MigrationReport.Refusal> validate(String branch, String table, TableRef ref) {
-        List<String> pk = store.primaryKey(table, ref);
-        if (!pk.isEmpty() && !pk.equals(List.of("id"))) {
-            return List.of(new MigrationReport.Refusal(branch, table, ref.branch(), ref.version(),
-                    "already has primary key " + pk + ", not [id]; a primary key is never changed", List.of()));
-        }
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        int nulls = 0;
-        for (Map<String, Object> row : store.scanUnchecked(table, ref)) {
-            Object id = row.get("id");
-            if (id == null) {
-                nulls++;
-            } else {
-                counts.merge(String.valueOf(id), 1, Integer::sum);
-            }
-        }
-        List<MigrationReport.Refusal> out = new ArrayList<>();
-        List<String> dups = counts.entrySet().stream().filter(c -> c.getValue() > 1).map(Map.Entry::getKey).sorted()
-                .limit(options.maxReportedIds()).toList();
-        if (!dups.isEmpty()) {
-            long total = counts.values().stream().filter(c -> c > 1).count();
-            out.add(new MigrationReport.Refusal(branch, table, ref.branch(), ref.version(),
-                    total + " duplicate id(s)", dups));
-        }
-        if (nulls > 0) {
-            out.add(new MigrationReport.Refusal(branch, table, ref.branch(), ref.version(), nulls + " null id(s)", List.of()));
-        }
-        return out;
     }
 
     // ------------------------------------------------------------------ one unit
@@ -330,7 +275,7 @@ public final class PkMigrator {
                 r = store.installPrimaryKey(table, base, unitId);
                 if (r.outcome() == PrimaryKeyInstall.Outcome.INSTALLED && r.ref().version() != base.version() + 1) {
                     // Lance rebased the install over a foreign commit: the unit's image is not the verified one
-                    throw foreign(u, table, tb, base.version(), r.ref().version(), "the primary-key install of unit "
+                    throw MigrationChecks.foreign(u, table, tb, base.version(), r.ref().version(), "the primary-key install of unit "
                             + unitId + " was committed as version " + r.ref().version() + " over a foreign commit");
                 }
                 CrashPoints.hit("migration-after-pk-commit");
@@ -340,7 +285,7 @@ public final class PkMigrator {
                 classifications.add("unit " + unitId + ": adopted the PK install " + tb + "@" + latest
                         + " a crash left unjournaled (its commit carries the unit id)");
             } else {
-                throw foreign(u, table, tb, base.version(), latest, "unit " + unitId + ": table '" + table + "' branch '"
+                throw MigrationChecks.foreign(u, table, tb, base.version(), latest, "unit " + unitId + ": table '" + table + "' branch '"
                         + tb + "' is at version " + latest + ", past the unit's base " + base.version()
                         + "; no journaled unit explains it");
             }
@@ -386,37 +331,10 @@ public final class PkMigrator {
         }
         List<MigrationReport.Refusal> refusals = new ArrayList<>();
         for (String branch : branchesMainFirst()) {
-            StringBuilder sb = new StringBuilder();
-            for (Map.Entry<String, Pin> e : state.pins(branch).entrySet()) {
-                String table = e.getKey();
-                if (!keyed(table)) {
-                    continue;
-                }
-                TableHead h = e.getValue().head();
-                TableRef ref = new TableRef(h.tableBranch(), h.version());
-                MigrationUnit u = byPin.get(branch + "\u0000" + table);
-                List<String> pk = store.primaryKey(table, ref);
-                String problem = null;
-                if (u == null || u.phase() != MigrationUnit.Phase.PUBLISHED || !h.equals(u.publishedHead())) {
-                    problem = "pin " + h + " was not published by this migration";
-                } else if (!e.getValue().owned()) {
-                    problem = "pin is still lazily inherited";
-                } else if (!pk.equals(List.of("id"))) {
-                    problem = "primary key is " + pk + ", not [id]";
-                }
-                if (problem != null) {
-                    refusals.add(new MigrationReport.Refusal(branch, table, ref.branch(), ref.version(),
-                            "verification failed: " + problem, List.of()));
-                    continue;
-                }
-                store.openKeyed(table, ref).close(); // the PK contract check every normal open makes
-                sb.append(table).append('=').append(h).append(':').append(RowDigest.of(store.scanUnchecked(table, ref)))
-                        .append('\n');
-            }
+            String digest = MigrationChecks.branchDigest(state, byPin, branch, store, this::keyed, refusals);
             if (!refusals.isEmpty()) {
                 continue;
             }
-            String digest = RowDigest.ofText(sb.toString());
             if (!digest.equals(m.verifiedBranches().get(branch))) {
                 append(List.of(new MigrationBranchVerified(migrationId, branch, digest)));
                 CrashPoints.hit("migration-after-verify");
@@ -499,18 +417,5 @@ public final class PkMigrator {
             s = s.apply(new JournalRecord(first + i, now, journal.epoch(), events.get(i)));
         }
         state = s;
-    }
-
-    /** A foreign version above a unit's base: the migration stops, nothing more is committed for the unit. */
-    private static io.palisade.fencing.ForeignCommitException foreign(MigrationUnit u, String table, String tableBranch,
-                                                                       long base, long latest, String what) {
-        List<Long> versions = new java.util.ArrayList<>();
-        for (long v = base + 1; v <= latest; v++) {
-            versions.add(v);
-        }
-        return new io.palisade.fencing.ForeignCommitException(io.palisade.fencing.ForeignCommitException.Situation.PENDING,
-                table, u.graphBranch(), tableBranch, base, latest, versions, List.of(), false, List.of(), "foreign commit: "
-                + what + ". The migration stopped; adopt or inspect the versions (docs/recovery.md \"Foreign commits\"), "
-                + "then run `palisade migrate pk GRAPH` again");
     }
 }

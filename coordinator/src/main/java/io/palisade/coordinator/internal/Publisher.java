@@ -1,14 +1,11 @@
 package io.palisade.coordinator.internal;
 
 import io.palisade.coordinator.Catalog;
-import io.palisade.coordinator.LoadMode;
-import io.palisade.coordinator.MergeResult;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Receipt;
 
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.TableHead;
-import io.palisade.substrate.TableRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,10 +1,5 @@
 package io.palisade.coordinator.internal;
 
-import io.palisade.coordinator.Catalog;
-import io.palisade.coordinator.LoadMode;
-import io.palisade.coordinator.MergeResult;
-import io.palisade.coordinator.Options;
-import io.palisade.coordinator.Receipt;
 
 import io.palisade.fencing.ValidationException;
 import org.slf4j.Logger;

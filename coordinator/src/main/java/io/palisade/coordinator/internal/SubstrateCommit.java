@@ -1,14 +1,9 @@
 package io.palisade.coordinator.internal;
 
 import io.palisade.coordinator.Catalog;
-import io.palisade.coordinator.LoadMode;
-import io.palisade.coordinator.MergeResult;
-import io.palisade.coordinator.Options;
-import io.palisade.coordinator.Receipt;
 
 import io.palisade.fencing.CommitStateUnknownException;
 import io.palisade.fencing.ForeignCommitException;
-import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.PalisadeException;
@@ -32,10 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
