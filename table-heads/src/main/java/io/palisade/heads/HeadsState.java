@@ -155,8 +155,8 @@ public final class HeadsState {
         return EMPTY;
     }
 
-    /** Folds {@code records} (in sequence order) into {@code state}. */
-    public static HeadsState fold(HeadsState state, Iterable<JournalRecord> records) {
+    /** Applies {@code records} (in sequence order) to {@code state}, one after the other. */
+    public static HeadsState replay(HeadsState state, Iterable<JournalRecord> records) {
         HeadsState s = state;
         for (JournalRecord r : records) {
             s = s.apply(r);
