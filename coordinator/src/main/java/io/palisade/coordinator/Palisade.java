@@ -252,6 +252,6 @@ public final class Palisade {
 
     /** For tests and tools: the state a journal folds to. */
     static HeadsState fold(List<JournalRecord> records) {
-        return HeadsState.fold(HeadsState.empty(), records);
+        return HeadsState.replay(HeadsState.empty(), records);
     }
 }

@@ -65,7 +65,7 @@ class HeadsReplayTest extends GraphTestSupport {
             // the incremental fold equals a fold of the journal up to the same record
             List<JournalRecord> records = Journals.records(g, 0).stream()
                     .filter(r -> r.sequence() <= incremental.lastSequence()).toList();
-            assertThat(HeadsState.fold(HeadsState.empty(), records)).isEqualTo(incremental);
+            assertThat(HeadsState.replay(HeadsState.empty(), records)).isEqualTo(incremental);
         }
         HeadsReplayer replayer = HeadsReplayer.of(p.resolve(GraphLayout.PALISADE));
         HeadsState full = replayer.fullReplay();

@@ -1,62 +1,37 @@
 package io.palisade.heads;
 
-import io.palisade.journal.HeadTransition;
-import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.JournalEvent;
-import io.palisade.journal.JournalEvent.CheckpointWritten;
-import io.palisade.journal.JournalEvent.GraphBranchCreated;
-import io.palisade.journal.JournalEvent.GraphBranchDeleted;
-import io.palisade.journal.JournalEvent.HeadPublished;
-import io.palisade.journal.JournalEvent.LoadProgress;
-import io.palisade.journal.JournalEvent.IntentCompleted;
-import io.palisade.journal.JournalEvent.IntentRecorded;
-import io.palisade.journal.JournalEvent.MigrationBranchVerified;
-import io.palisade.journal.JournalEvent.MigrationClaimed;
-import io.palisade.journal.JournalEvent.MigrationPkInstalled;
-import io.palisade.journal.JournalEvent.MigrationRefused;
-import io.palisade.journal.JournalEvent.MigrationStampWritten;
-import io.palisade.journal.JournalEvent.MigrationUnitForked;
-import io.palisade.journal.JournalEvent.MigrationUnitPlanned;
-import io.palisade.journal.JournalEvent.MigrationUnitPublished;
-import io.palisade.journal.JournalEvent.RecoveryFinished;
-import io.palisade.journal.JournalEvent.RecoveryStarted;
-import io.palisade.journal.JournalEvent.TableCommitted;
-import io.palisade.journal.JournalEvent.TornTailCut;
-import io.palisade.journal.JournalEvent.WriterStarted;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.TableHead;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * The state of a graph as a pure fold of its journal records (DESIGN §2 {@code table-heads}).
+ * The state of a graph as the pure reduction of its journal records (DESIGN §2 {@code table-heads}): the published
+ * value and its queries. The reducer that applies a record ({@code HeadsReducer}) lives apart; {@link #apply} and
+ * {@link #replay} are its entries.
  *
  * <p>Holds: per (graph branch, table) the published head as a {@link Pin} (owned or lazily inherited);
  * the live graph branches with their creation point; open intents with their Phase A payload and the
  * phase reached; completed intents' outcomes; idempotency keys → first {@link Receipt}; PK migration
- * progress; the format stamp; the last sequence folded.
+ * progress; the journal-ack tables' fold marks and open fold plans; the format stamp; the last sequence applied.
  *
- * <p>Immutable: {@link #apply} returns a new state and shares every unchanged part with this one
- * (persistent hash tries), so folding a long journal costs O(log n) per record.
+ * <p>Immutable: every field is final and every collection a persistent map; {@link #apply} returns a new state
+ * and shares every unchanged part with this one (persistent hash tries), so replaying a long journal costs
+ * O(log n) per record. The digest is computed on first use from those parts and cached; any thread computes the
+ * same value.
  *
  * <p>Invariants enforced by {@link #apply} (a violation throws {@link IllegalTransitionException} naming
  * the sequence, and the branch and table where there is one):
  * <ul>
- *   <li>records are folded densely: each sequence is {@code lastSequence() + 1};</li>
+ *   <li>records are applied densely: each sequence is {@code lastSequence() + 1};</li>
  *   <li>a head transition's {@code from} equals the current head of (branch, table) ({@code null} when none),
  *       the branch is live, the version never decreases on the same table branch and incarnation, and the
  *       incarnation never decreases;</li>
@@ -66,7 +41,9 @@ import java.util.TreeMap;
  *       uncommitted intents of its (branch, table); {@code COMMITTED}/{@code ROLLED_FORWARD} require the
  *       head to have been published, every other outcome requires that no table commit was seen;</li>
  *   <li>an idempotency key that issued a receipt, or that an open intent carries, is never recorded again;</li>
- *   <li>migration units move forward only: planned, [forked,] installed, published.</li>
+ *   <li>migration units move forward only: planned, [forked,] installed, published;</li>
+ *   <li>a fold plan follows its own open {@code FOLD} intent and covers exactly its table's unfolded writes, at most
+ *       one is open per table, and a branch is created only from a parent whose tables have no unfolded writes.</li>
  * </ul>
  */
 public final class HeadsState {
@@ -100,7 +77,7 @@ public final class HeadsState {
      */
     final PMap<String, FoldMark> foldLater;
     /**
-     * Nullable: the intents completed since this state's lineage began in this process (folded from the empty state or
+     * Nullable: the intents completed since this state's lineage began in this process (replayed from the empty state or
      * decoded from a checkpoint), newest first, each with the receipt its completion issued. Derived from
      * {@link #completed} and {@link #receipts} (not part of equality): it lets a checkpoint write only what completed
      * since its parent ({@link CheckpointCodec#encodeDelta}).
@@ -155,8 +132,8 @@ public final class HeadsState {
         return EMPTY;
     }
 
-    /** Folds {@code records} (in sequence order) into {@code state}. */
-    public static HeadsState fold(HeadsState state, Iterable<JournalRecord> records) {
+    /** Applies {@code records} (in sequence order) to {@code state}, one after the other. */
+    public static HeadsState replay(HeadsState state, Iterable<JournalRecord> records) {
         HeadsState s = state;
         for (JournalRecord r : records) {
             s = s.apply(r);
@@ -165,56 +142,13 @@ public final class HeadsState {
     }
 
     /**
-     * This state with {@code record} folded in.
+     * This state with {@code record} applied: a new state whose {@link #lastSequence()} is the record's sequence; this
+     * state is never changed, and a record that cannot follow it produces no state.
      *
      * @throws IllegalTransitionException when the record cannot follow this state
      */
     public HeadsState apply(JournalRecord record) {
-        long seq = record.sequence();
-        if (seq != lastSequence + 1) {
-            throw new IllegalTransitionException(seq, null, null,
-                    "record out of order: expected sequence " + (lastSequence + 1));
-        }
-        Fold f = new Fold(this, seq);
-        JournalEvent event = record.event();
-        switch (event) {
-            case WriterStarted e -> f.writerStarted(e);
-            case IntentRecorded e -> f.intentRecorded(e);
-            case TableCommitted e -> f.tableCommitted(e);
-            case HeadPublished e -> f.headPublished(e);
-            case IntentCompleted e -> f.intentCompleted(e, record.timestampNanos());
-            case GraphBranchCreated e -> f.branchCreated(e);
-            case GraphBranchDeleted e -> f.branchDeleted(e);
-            case CheckpointWritten e -> f.checkpointWritten(e);
-            case MigrationClaimed e -> f.migrationClaimed(e);
-            case MigrationUnitPlanned e -> f.unitPlanned(e);
-            case MigrationUnitForked e -> f.unitForked(e);
-            case MigrationPkInstalled e -> f.pkInstalled(e);
-            case MigrationUnitPublished e -> f.unitPublished(e);
-            case MigrationBranchVerified e -> f.branchVerified(e);
-            case MigrationStampWritten e -> f.stampWritten(e);
-            case MigrationRefused e -> f.migrationRefused(e);
-            case RecoveryStarted e -> f.openRecovery = e.recoveryId();
-            case RecoveryFinished e -> f.openRecovery = null;
-            case LoadProgress e -> f.loadProgress(e);
-            case TornTailCut e -> {
-                // the journal's own bookkeeping: nothing in the heads changes
-            }
-            case JournalEvent.TableVersionSetAside e -> {
-                // a torn version above the head moved out of the table: no head changes; the open intents it
-                // belonged to complete in their own IntentCompleted records
-            }
-            case JournalEvent.ForeignCommitFound e -> {
-                // evidence only: the achieved version is not published (no head changes); its intents complete
-                // FOREIGN_COMMIT in their own IntentCompleted records, and recovery refuses the table until adopted
-            }
-            case JournalEvent.DuplicatesRepaired e -> {
-                // the rows a repair removes: evidence for explain; its intent's records move the head
-            }
-            case JournalEvent.RowsRecorded e -> f.rowsRecorded(e);
-            case JournalEvent.FoldPlanned e -> f.foldPlanned(e);
-        }
-        return f.result();
+        return HeadsReducer.apply(this, record);
     }
 
     // ------------------------------------------------------------------ queries
@@ -248,7 +182,7 @@ public final class HeadsState {
         return Optional.ofNullable(foldPlans.get(intentId));
     }
 
-    /** The sequence of the last record folded (-1 for the empty state). */
+    /** The sequence of the last record applied (-1 for the empty state). */
     public long lastSequence() {
         return lastSequence;
     }
@@ -351,67 +285,10 @@ public final class HeadsState {
     public String digest() {
         String d = digest;
         if (d == null) {
-            d = computeDigest();
+            d = HeadsDigest.of(this);
             digest = d;
         }
         return d;
-    }
-
-    private String computeDigest() {
-        try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            DataOutputStream out = new DataOutputStream(bytes);
-            out.writeUTF("palisade-heads-digest-v1");
-            List<Map.Entry<String, GraphBranch>> bs = branches.sortedEntries(Comparator.naturalOrder());
-            out.writeInt(bs.size());
-            for (Map.Entry<String, GraphBranch> b : bs) {
-                GraphBranch g = b.getValue();
-                out.writeUTF(g.name());
-                writeNullable(out, g.parent());
-                out.writeLong(g.fromSequence());
-                PMap<String, Pin> p = pins.get(g.name());
-                List<Map.Entry<String, Pin>> ps = p == null ? List.of() : p.sortedEntries(Comparator.naturalOrder());
-                out.writeInt(ps.size());
-                for (Map.Entry<String, Pin> e : ps) {
-                    TableHead h = e.getValue().head();
-                    out.writeUTF(e.getKey());
-                    out.writeUTF(h.tableBranch());
-                    out.writeLong(h.version());
-                    out.writeLong(h.schemaId());
-                    out.writeLong(h.incarnation());
-                    writeNullable(out, e.getValue().inheritedFrom());
-                }
-            }
-            // journal-ack fold marks (absent from states without any, so that their digest is unchanged)
-            List<Map.Entry<String, PMap<String, FoldMark>>> fs = folds.sortedEntries(Comparator.naturalOrder());
-            if (!fs.isEmpty()) {
-                out.writeUTF("folds");
-                out.writeInt(fs.size());
-                for (Map.Entry<String, PMap<String, FoldMark>> b : fs) {
-                    List<Map.Entry<String, FoldMark>> ts = b.getValue().sortedEntries(Comparator.naturalOrder());
-                    out.writeUTF(b.getKey());
-                    out.writeInt(ts.size());
-                    for (Map.Entry<String, FoldMark> t : ts) {
-                        out.writeUTF(t.getKey());
-                        out.writeLong(t.getValue().foldedThrough());
-                        out.writeLong(t.getValue().unfolded());
-                    }
-                }
-            }
-            out.flush();
-            return java.util.HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes.toByteArray()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // in-memory stream: cannot happen
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JDK", e);
-        }
-    }
-
-    private static void writeNullable(DataOutputStream out, String s) throws IOException {
-        out.writeBoolean(s != null);
-        if (s != null) {
-            out.writeUTF(s);
-        }
     }
 
     /** Equal when every part of the state is equal (heads, branches, intents, receipts, migrations, marks). */
@@ -438,463 +315,5 @@ public final class HeadsState {
         return "HeadsState[lastSequence=" + lastSequence + ", branches=" + branches.size() + ", open intents="
                 + open.size() + ", completed=" + completed.size() + ", receipts=" + receipts.size() + ", stamp="
                 + formatStamp + ", digest=" + digest() + "]";
-    }
-
-    // ------------------------------------------------------------------ the reducer
-
-    /** One step of the fold: a mutable copy of the parts (persistent maps shared) that a record changes. */
-    private static final class Fold {
-        final long seq;
-        long writerEpoch;
-        int formatStamp;
-        long lastCheckpointSequence;
-        String openRecovery;
-        PMap<String, GraphBranch> branches;
-        PMap<String, PMap<String, Pin>> pins;
-        PMap<String, OpenIntent> open;
-        PMap<String, CompletedIntent> completed;
-        PMap<String, Receipt> receipts;
-        PMap<String, MigrationProgress> migrations;
-        PMap<String, PMap<String, FoldMark>> folds;
-        PMap<String, JournalEvent.FoldPlanned> foldPlans;
-        PMap<String, FoldMark> foldLater;
-        Completion log;
-
-        Fold(HeadsState s, long seq) {
-            this.seq = seq;
-            writerEpoch = s.writerEpoch;
-            formatStamp = s.formatStamp;
-            lastCheckpointSequence = s.lastCheckpointSequence;
-            openRecovery = s.openRecovery;
-            branches = s.branches;
-            pins = s.pins;
-            open = s.open;
-            completed = s.completed;
-            receipts = s.receipts;
-            migrations = s.migrations;
-            folds = s.folds;
-            foldPlans = s.foldPlans;
-            foldLater = s.foldLater;
-            log = s.log;
-        }
-
-        HeadsState result() {
-            return new HeadsState(seq, writerEpoch, formatStamp, lastCheckpointSequence, openRecovery, branches, pins,
-                    open, completed, receipts, migrations, folds, foldPlans, foldLater, log);
-        }
-
-        private FoldMark mark(String branch, String table) {
-            PMap<String, FoldMark> m = folds.get(branch);
-            FoldMark f = m == null ? null : m.get(table);
-            return f == null ? FoldMark.NONE : f;
-        }
-
-        private void putMark(String branch, String table, FoldMark f) {
-            PMap<String, FoldMark> m = folds.get(branch);
-            folds = folds.put(branch, (m == null ? PMap.<String, FoldMark>empty() : m).put(table, f));
-        }
-
-        /** A journal-ack write's rows: only for an open insert, upsert or delete intent still in phase A. */
-        void rowsRecorded(JournalEvent.RowsRecorded e) {
-            OpenIntent o = open.get(e.intentId());
-            if (o == null) {
-                throw fail(e.graphBranch(), e.table(), "rows recorded for intent " + e.intentId() + ", which is not open");
-            }
-            if (!o.graphBranch().equals(e.graphBranch()) || !o.table().equals(e.table())
-                    || o.phase() != IntentPhase.RECORDED || !journalable(o.recorded().operation())) {
-                throw fail(e.graphBranch(), e.table(), "rows recorded for intent " + e.intentId() + " ("
-                        + o.recorded().operation() + " of " + o.graphBranch() + "/" + o.table() + ", " + o.phase()
-                        + "), which is not an open journal-ack write of this table");
-            }
-        }
-
-        /** A fold's plan: follows its own open FOLD intent, and covers exactly the table's unfolded writes. */
-        void foldPlanned(JournalEvent.FoldPlanned e) {
-            OpenIntent o = open.get(e.intentId());
-            if (o == null || o.recorded().operation() != io.palisade.journal.LogicalOperation.FOLD
-                    || !o.graphBranch().equals(e.graphBranch()) || !o.table().equals(e.table())
-                    || o.phase() != IntentPhase.RECORDED || foldPlans.containsKey(e.intentId())) {
-                throw fail(e.graphBranch(), e.table(), "fold plan of intent " + e.intentId()
-                        + ", which is not an open fold intent of this table in phase A");
-            }
-            if (openPlan(e.graphBranch(), e.table()) != null) {
-                throw fail(e.graphBranch(), e.table(), "fold plan of intent " + e.intentId() + " while the fold "
-                        + openPlan(e.graphBranch(), e.table()).intentId() + " of the table is open");
-            }
-            FoldMark m = mark(e.graphBranch(), e.table());
-            if (m.unfolded() != e.writes() || m.newestSequence() != e.throughSequence()) {
-                throw fail(e.graphBranch(), e.table(), "fold " + e.intentId() + " covers " + e.writes()
-                        + " writes through sequence " + e.throughSequence() + ", but the table has " + m.unfolded()
-                        + " unfolded writes through " + m.newestSequence());
-            }
-            foldPlans = foldPlans.put(e.intentId(), e);
-        }
-
-        /** The open fold plan of (branch, table), null when none (at most one is open per table). */
-        private JournalEvent.FoldPlanned openPlan(String branch, String table) {
-            JournalEvent.FoldPlanned[] found = {null};
-            foldPlans.forEach((id, p) -> {
-                if (p.graphBranch().equals(branch) && p.table().equals(table)) {
-                    found[0] = p;
-                }
-            });
-            return found[0];
-        }
-
-        IllegalTransitionException fail(String branch, String table, String message) {
-            return new IllegalTransitionException(seq, branch, table, message);
-        }
-
-        void writerStarted(WriterStarted e) {
-            if (e.epoch() < writerEpoch) {
-                throw fail(null, null, "writer epoch goes backwards: " + e.epoch() + " after " + writerEpoch);
-            }
-            writerEpoch = e.epoch();
-            formatStamp = e.formatStamp();
-        }
-
-        void intentRecorded(IntentRecorded e) {
-            String id = e.intentId();
-            if (open.containsKey(id) || completed.containsKey(id)) {
-                throw fail(e.graphBranch(), e.table(), "intent " + id + " recorded twice");
-            }
-            if (!branches.containsKey(e.graphBranch())) {
-                throw fail(e.graphBranch(), e.table(), "intent " + id + " on a graph branch that is not live");
-            }
-            String key = e.idempotencyKey();
-            if (key != null) {
-                Receipt r = receipts.get(key);
-                if (r != null) {
-                    throw fail(e.graphBranch(), e.table(), "intent " + id + " reuses idempotency key '" + key
-                            + "' that already has the receipt of intent " + r.intentId());
-                }
-                String[] holder = {null};
-                open.forEach((k, o) -> {
-                    if (key.equals(o.recorded().idempotencyKey())) {
-                        holder[0] = k;
-                    }
-                });
-                if (holder[0] != null) {
-                    throw fail(e.graphBranch(), e.table(), "intent " + id + " reuses idempotency key '" + key
-                            + "' of the open intent " + holder[0]);
-                }
-            }
-            open = open.put(id, OpenIntent.recorded(e, seq));
-        }
-
-        void tableCommitted(TableCommitted e) {
-            if (e.intentIds().isEmpty()) {
-                throw fail(e.graphBranch(), e.table(), "table commit at version " + e.achievedVersion()
-                        + " names no intent");
-            }
-            for (String id : e.intentIds()) {
-                OpenIntent o = open.get(id);
-                if (o == null) {
-                    throw fail(e.graphBranch(), e.table(), "table commit names intent " + id + ", which is not open");
-                }
-                if (!o.graphBranch().equals(e.graphBranch()) || !o.table().equals(e.table())) {
-                    throw fail(e.graphBranch(), e.table(), "table commit names intent " + id + " of branch '"
-                            + o.graphBranch() + "', table '" + o.table() + "'");
-                }
-                if (o.phase() != IntentPhase.RECORDED) {
-                    throw fail(e.graphBranch(), e.table(), "intent " + id + " committed twice (already " + o.phase()
-                            + ")");
-                }
-                open = open.put(id, o.committed(e.tableBranch(), e.achievedVersion(), seq));
-            }
-        }
-
-        /**
-         * A bulk load's batch progress: only valid for an open intent still before phase B's journaled
-         * commit (a load journals its single TableCommitted at the end). It changes no head: the load
-         * publishes once, at the end. Recovery reads the progress records from the journal itself.
-         */
-        void loadProgress(LoadProgress e) {
-            OpenIntent o = open.get(e.intentId());
-            if (o == null) {
-                throw fail(null, null, "load progress names intent " + e.intentId() + ", which is not open");
-            }
-            if (o.phase() != IntentPhase.RECORDED) {
-                throw fail(o.graphBranch(), o.table(), "load progress of intent " + e.intentId() + " after phase "
-                        + o.phase());
-            }
-        }
-
-        void headPublished(HeadPublished e) {
-            for (HeadTransition t : e.transitions()) {
-                publish(t);
-                attribute(t);
-            }
-        }
-
-        /** Marks phase C on the open intents whose effect the transition publishes. */
-        private void attribute(HeadTransition t) {
-            List<OpenIntent> hits = new ArrayList<>();
-            open.forEach((id, o) -> {
-                if (!o.graphBranch().equals(t.graphBranch()) || !o.table().equals(t.table())) {
-                    return;
-                }
-                boolean hit = switch (o.phase()) {
-                    case RECORDED -> o.recorded().intendedTransition().to().equals(t.to());
-                    case TABLE_COMMITTED -> o.committedTableBranch().equals(t.to().tableBranch())
-                            && o.committedVersion() == t.to().version();
-                    case HEAD_PUBLISHED -> false;
-                };
-                if (hit) {
-                    hits.add(o);
-                }
-            });
-            for (OpenIntent o : hits) {
-                open = open.put(o.intentId(), o.published(t.to(), seq));
-            }
-        }
-
-        private void publish(HeadTransition t) {
-            String b = t.graphBranch();
-            String table = t.table();
-            if (!branches.containsKey(b)) {
-                throw fail(b, table, "head published on a graph branch that is not live");
-            }
-            PMap<String, Pin> bp = pins.get(b);
-            Pin cur = bp == null ? null : bp.get(table);
-            TableHead now = cur == null ? null : cur.head();
-            TableHead to = t.to();
-            if (!Objects.equals(now, t.from())) {
-                throw fail(b, table, "head transition from " + t.from() + " does not match the current head " + now);
-            }
-            if (now != null) {
-                if (to.incarnation() < now.incarnation()) {
-                    throw fail(b, table, "incarnation goes backwards: " + now + " -> " + to);
-                }
-                if (to.incarnation() == now.incarnation() && to.tableBranch().equals(now.tableBranch())
-                        && to.version() < now.version()) {
-                    throw fail(b, table, "head version goes backwards on table branch '" + to.tableBranch() + "': "
-                            + now.version() + " -> " + to.version());
-                }
-            }
-            bp = (bp == null ? PMap.<String, Pin>empty() : bp).put(table, new Pin(to, null, seq));
-            pins = pins.put(b, bp);
-        }
-
-        private static boolean journalable(io.palisade.journal.LogicalOperation op) {
-            return switch (op) {
-                case INSERT, UPSERT, DELETE -> true;
-                case OVERWRITE, ADD_COLUMNS, CREATE_TABLE, BRANCH_MERGE, INDEX_MAINTENANCE, COMPACTION, MIGRATION_UNIT,
-                     FOLD, REPAIR -> false;
-            };
-        }
-
-        void intentCompleted(IntentCompleted e, long nanos) {
-            OpenIntent o = open.get(e.intentId());
-            if (o == null) {
-                CompletedIntent c = completed.get(e.intentId());
-                throw fail(c == null ? null : c.graphBranch(), c == null ? null : c.table(), "intent " + e.intentId()
-                        + (c == null ? " completed but never recorded" : " completed twice (already " + c.outcome()
-                        + " at sequence " + c.completedAt() + ")"));
-            }
-            IntentOutcome outcome = e.outcome();
-            boolean applied = outcome == IntentOutcome.COMMITTED || outcome == IntentOutcome.ROLLED_FORWARD;
-            if (applied && o.phase() != IntentPhase.HEAD_PUBLISHED) {
-                throw fail(o.graphBranch(), o.table(), "intent " + o.intentId() + " completed " + outcome
-                        + " but its head was never published (phase " + o.phase() + ")");
-            }
-            if (!applied && o.phase() != IntentPhase.RECORDED) {
-                throw fail(o.graphBranch(), o.table(), "intent " + o.intentId() + " completed " + outcome
-                        + " after its substrate effect was journaled (phase " + o.phase() + ")");
-            }
-            if (outcome == IntentOutcome.JOURNALED && !journalable(o.recorded().operation())) {
-                throw fail(o.graphBranch(), o.table(), "intent " + o.intentId() + " (" + o.recorded().operation()
-                        + ") completed JOURNALED; only inserts, upserts and deletes are acknowledged from the journal");
-            }
-            JournalEvent.FoldPlanned plan = foldPlans.get(o.intentId());
-            if (plan != null) {
-                foldPlans = foldPlans.remove(o.intentId());
-                FoldMark later = foldLater.get(o.intentId());
-                foldLater = foldLater.remove(o.intentId());
-                if (applied) {
-                    // the writes acknowledged after the plan stay unfolded, above the fold's watermark
-                    FoldMark m = mark(o.graphBranch(), o.table());
-                    long newest = later == null ? plan.throughSequence() : later.newestSequence();
-                    if (m.newestSequence() != newest
-                            || m.unfolded() != plan.writes() + (later == null ? 0 : later.unfolded())) {
-                        throw fail(o.graphBranch(), o.table(), "fold " + o.intentId() + " completed " + outcome
-                                + " through sequence " + plan.throughSequence() + " (" + plan.writes()
-                                + " writes), but the table has " + m.unfolded() + " unfolded writes through "
-                                + m.newestSequence());
-                    }
-                    putMark(o.graphBranch(), o.table(), later == null ? m.folded(plan.throughSequence()) : later);
-                }
-            }
-            if (outcome == IntentOutcome.JOURNALED) {
-                putMark(o.graphBranch(), o.table(), mark(o.graphBranch(), o.table()).acknowledged(o.recordedAt(), seq, nanos));
-                JournalEvent.FoldPlanned folding = openPlan(o.graphBranch(), o.table());
-                if (folding != null) {
-                    FoldMark later = foldLater.get(folding.intentId());
-                    foldLater = foldLater.put(folding.intentId(), (later == null
-                            ? FoldMark.NONE.folded(folding.throughSequence()) : later).acknowledged(o.recordedAt(), seq, nanos));
-                }
-            }
-            open = open.remove(o.intentId());
-            String key = o.recorded().idempotencyKey();
-            CompletedIntent done = new CompletedIntent(o.intentId(), outcome, o.graphBranch(), o.table(), key, seq,
-                    applied ? o.publishedHead() : null);
-            completed = completed.put(o.intentId(), done);
-            Receipt receipt = null;
-            if (outcome == IntentOutcome.JOURNALED && key != null) {
-                PMap<String, Pin> bp = pins.get(o.graphBranch());
-                Pin pin = bp == null ? null : bp.get(o.table());
-                TableHead h = pin == null ? o.recorded().intendedTransition().to() : pin.head();
-                long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
-                receipt = new Receipt(o.intentId(), seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
-                        outcome, rows);
-            }
-            if (applied && key != null) {
-                TableHead h = o.publishedHead();
-                long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
-                receipt = new Receipt(o.intentId(), seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
-                        outcome, rows);
-            }
-            if (receipt != null) {
-                receipts = receipts.put(key, receipt);
-            }
-            log = new Completion(done, receipt, log);
-        }
-
-        void branchCreated(GraphBranchCreated e) {
-            String b = e.branch();
-            String p = e.fromBranch();
-            if (branches.containsKey(b)) {
-                throw fail(b, null, "graph branch created twice");
-            }
-            GraphBranch parent = branches.get(p);
-            if (parent == null) {
-                throw fail(b, null, "graph branch created from '" + p + "', which is not live");
-            }
-            long from = e.fromSequence();
-            if (from >= seq || from < parent.createdAt()) {
-                throw fail(b, null, "graph branch created from '" + p + "' as of sequence " + from
-                        + ", outside the parent's life [" + parent.createdAt() + ", " + seq + ")");
-            }
-            PMap<String, FoldMark> parentFolds = folds.get(p);
-            if (parentFolds != null) {
-                parentFolds.forEach((t, m) -> {
-                    if (m.unfolded() > 0) {
-                        throw fail(b, t, "graph branch created from '" + p + "' while its journal-ack table has "
-                                + m.unfolded() + " unfolded writes; a branch is created after its parent's tables are folded");
-                    }
-                });
-            }
-            PMap<String, Pin> pp = pins.get(p);
-            if (pp != null) {
-                PMap<String, Pin> child = PMap.empty();
-                for (Map.Entry<String, Pin> en : pp.sortedEntries(Comparator.naturalOrder())) {
-                    Pin pin = en.getValue();
-                    if (pin.since() > from) {
-                        throw fail(b, en.getKey(), "graph branch created from '" + p + "' as of sequence " + from
-                                + ", but the parent's head of this table changed after it (at " + pin.since()
-                                + "); the inherited head is unknown");
-                    }
-                    child = child.put(en.getKey(), new Pin(pin.head(), p, seq));
-                }
-                pins = pins.put(b, child);
-            }
-            branches = branches.put(b, new GraphBranch(b, p, from, seq));
-        }
-
-        void branchDeleted(GraphBranchDeleted e) {
-            String b = e.branch();
-            if (MAIN.equals(b)) {
-                throw fail(b, null, "the main graph branch cannot be deleted");
-            }
-            if (!branches.containsKey(b)) {
-                throw fail(b, null, "deleted graph branch is not live");
-            }
-            branches = branches.remove(b);
-            pins = pins.remove(b);
-            folds = folds.remove(b);
-        }
-
-        void checkpointWritten(CheckpointWritten e) {
-            if (e.coveredSequence() >= seq || e.coveredSequence() < 0) {
-                throw fail(null, null, "checkpoint written covering sequence " + e.coveredSequence());
-            }
-            lastCheckpointSequence = e.coveredSequence();
-        }
-
-        private MigrationProgress migration(String id, String branch, String table) {
-            MigrationProgress m = migrations.get(id);
-            if (m == null) {
-                throw fail(branch, table, "migration " + id + " was never claimed");
-            }
-            return m;
-        }
-
-        private MigrationUnit unit(MigrationProgress m, String unitId, MigrationUnit.Phase... allowed) {
-            MigrationUnit u = m.units().get(unitId);
-            if (u == null) {
-                throw fail(null, null, "migration " + m.migrationId() + " unit " + unitId + " was never planned");
-            }
-            for (MigrationUnit.Phase a : allowed) {
-                if (u.phase() == a) {
-                    return u;
-                }
-            }
-            throw fail(u.graphBranch(), u.table(), "migration " + m.migrationId() + " unit " + unitId + " is "
-                    + u.phase() + ", expected one of " + List.of(allowed));
-        }
-
-        void migrationClaimed(MigrationClaimed e) {
-            if (migrations.containsKey(e.migrationId())) {
-                throw fail(null, null, "migration " + e.migrationId() + " claimed twice");
-            }
-            migrations = migrations.put(e.migrationId(), MigrationProgress.claimed(e.migrationId(), e.ownerToken(),
-                    e.fromStamp(), e.toStamp(), seq));
-        }
-
-        void unitPlanned(MigrationUnitPlanned e) {
-            MigrationProgress m = migration(e.migrationId(), e.graphBranch(), e.table());
-            if (m.units().containsKey(e.unitId())) {
-                throw fail(e.graphBranch(), e.table(), "migration " + e.migrationId() + " unit " + e.unitId()
-                        + " planned twice");
-            }
-            migrations = migrations.put(m.migrationId(), m.withUnit(new MigrationUnit(e.unitId(), e.graphBranch(),
-                    e.table(), e.pinnedTableBranch(), e.pinnedVersion(), e.lazyInherited(), MigrationUnit.Phase.PLANNED,
-                    null, -1, null)));
-        }
-
-        void unitForked(MigrationUnitForked e) {
-            MigrationProgress m = migration(e.migrationId(), null, null);
-            MigrationUnit u = unit(m, e.unitId(), MigrationUnit.Phase.PLANNED);
-            migrations = migrations.put(m.migrationId(), m.withUnit(u.forked(e.tableBranch())));
-        }
-
-        void pkInstalled(MigrationPkInstalled e) {
-            MigrationProgress m = migration(e.migrationId(), null, e.table());
-            MigrationUnit u = unit(m, e.unitId(), MigrationUnit.Phase.PLANNED, MigrationUnit.Phase.FORKED);
-            migrations = migrations.put(m.migrationId(), m.withUnit(u.installed(e.achievedVersion())));
-        }
-
-        void unitPublished(MigrationUnitPublished e) {
-            MigrationProgress m = migration(e.migrationId(), e.transition().graphBranch(), e.transition().table());
-            MigrationUnit u = unit(m, e.unitId(), MigrationUnit.Phase.INSTALLED);
-            publish(e.transition());
-            migrations = migrations.put(m.migrationId(), m.withUnit(u.published(e.transition().to())));
-        }
-
-        void branchVerified(MigrationBranchVerified e) {
-            MigrationProgress m = migration(e.migrationId(), e.graphBranch(), null);
-            migrations = migrations.put(m.migrationId(), m.withVerified(e.graphBranch(), e.digest()));
-        }
-
-        void stampWritten(MigrationStampWritten e) {
-            MigrationProgress m = migration(e.migrationId(), null, null);
-            migrations = migrations.put(m.migrationId(), m.withStamp(e.stamp()));
-            formatStamp = e.stamp();
-        }
-
-        void migrationRefused(MigrationRefused e) {
-            MigrationProgress m = migration(e.migrationId(), e.graphBranch(), e.table());
-            migrations = migrations.put(m.migrationId(), m.refused(e.reason()));
-        }
     }
 }

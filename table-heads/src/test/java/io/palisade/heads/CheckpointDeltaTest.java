@@ -112,7 +112,7 @@ class CheckpointDeltaTest {
             }
             log.state = Checkpoints.loadNewestValid(dir).checkpoint().orElseThrow().state(); // restart from disk
         }
-        assertThat(HeadsState.fold(HeadsState.empty(), log.records)).isEqualTo(log.state);
+        assertThat(HeadsState.replay(HeadsState.empty(), log.records)).isEqualTo(log.state);
     }
 
     @Test
@@ -167,7 +167,7 @@ class CheckpointDeltaTest {
         acks(10);
         cps.write(log.state);
         acks(10);
-        HeadsState replayed = HeadsState.fold(HeadsState.empty(), log.records); // equal, but not this lineage
+        HeadsState replayed = HeadsState.replay(HeadsState.empty(), log.records); // equal, but not this lineage
         Checkpoints.Written w = cps.write(replayed);
         assertThat(w.delta()).isFalse();
         assertThat(cps.loadNewestValid().checkpoint().orElseThrow().state()).isEqualTo(log.state);
@@ -183,7 +183,7 @@ class CheckpointDeltaTest {
         Files.write(f2, v2);
         assertThat(Checkpoints.read(f2)).isEqualTo(log.state);
         // format 1 also has no fold marks and plans (both counts); it reads back without the journal-ack marks
-        HeadsState plain = HeadsState.fold(HeadsState.empty(), log.records.subList(0, 5));
+        HeadsState plain = HeadsState.replay(HeadsState.empty(), log.records.subList(0, 5));
         byte[] v1 = reformat(CheckpointCodec.encode(plain), 1, 1, 12);
         Path f1 = dir.resolve("heads-" + plain.lastSequence() + ".ckpt");
         Files.write(f1, v1);

@@ -20,7 +20,7 @@ class CheckpointsTest {
     private final List<JournalRecord> records = Scenario.records(11, 400);
 
     private HeadsState at(long seq) {
-        return HeadsState.fold(HeadsState.empty(), records.subList(0, (int) seq + 1));
+        return HeadsState.replay(HeadsState.empty(), records.subList(0, (int) seq + 1));
     }
 
     @Test

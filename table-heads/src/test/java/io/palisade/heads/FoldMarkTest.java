@@ -90,7 +90,7 @@ class FoldMarkTest {
         assertThat(log.state.unfoldedTables("main")).isEmpty();
         assertThat(log.state.foldPlan("f1")).isEmpty();
         assertThat(log.state.head("main", "person")).contains(head("main", 2));
-        assertThat(HeadsState.fold(HeadsState.empty(), log.records)).isEqualTo(log.state);
+        assertThat(HeadsState.replay(HeadsState.empty(), log.records)).isEqualTo(log.state);
     }
 
     @Test
@@ -166,7 +166,7 @@ class FoldMarkTest {
         FoldMark after = log.state.foldMark("main", "person");
         assertThat(after).isEqualTo(new FoldMark(s2, 2, r3, 1_000L * (r3 + 2), s4));
         assertThat(log.state.unfoldedTables("main")).containsOnlyKeys("person");
-        assertThat(HeadsState.fold(HeadsState.empty(), log.records)).isEqualTo(log.state);
+        assertThat(HeadsState.replay(HeadsState.empty(), log.records)).isEqualTo(log.state);
         assertThat(s1).isLessThan(s2);
 
         planFold("f2", s4, 2); // the next fold takes the rest

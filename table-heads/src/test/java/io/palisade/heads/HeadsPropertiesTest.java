@@ -33,7 +33,7 @@ class HeadsPropertiesTest {
                 .containsExactlyInAnyOrderElementsOf(sc.openIntentIds());
         sc.receipts.forEach((key, intent) ->
                 assertThat(incremental.receipt(key)).get().extracting(Receipt::intentId).isEqualTo(intent));
-        HeadsState full = HeadsState.fold(HeadsState.empty(), all);
+        HeadsState full = HeadsState.replay(HeadsState.empty(), all);
         assertThat(full).isEqualTo(incremental);
         assertThat(full.digest()).isEqualTo(incremental.digest());
     }
@@ -46,14 +46,14 @@ class HeadsPropertiesTest {
 
     private static void checkpointAtARandomPointPlusTailEqualsFullReplay(long seed, int steps, int cutPermille) {
         List<JournalRecord> records = Scenario.records(seed, steps);
-        HeadsState full = HeadsState.fold(HeadsState.empty(), records);
+        HeadsState full = HeadsState.replay(HeadsState.empty(), records);
         int cut = (int) ((long) (records.size() - 1) * cutPermille / 1000); // checkpoint covers [0, cut]
-        HeadsState prefix = HeadsState.fold(HeadsState.empty(), records.subList(0, cut + 1));
+        HeadsState prefix = HeadsState.replay(HeadsState.empty(), records.subList(0, cut + 1));
         byte[] image = CheckpointCodec.encode(prefix);
         HeadsState restored = CheckpointCodec.decode(image, java.nio.file.Path.of("mem"), cut);
         assertThat(restored).isEqualTo(prefix);
         assertThat(CheckpointCodec.encode(restored)).isEqualTo(image); // canonical bytes
-        HeadsState resumed = HeadsState.fold(restored, records.subList(cut + 1, records.size()));
+        HeadsState resumed = HeadsState.replay(restored, records.subList(cut + 1, records.size()));
         assertThat(resumed.digest()).isEqualTo(full.digest());
         assertThat(resumed).isEqualTo(full);
     }
@@ -65,7 +65,7 @@ class HeadsPropertiesTest {
         HeadsState s = null;
         for (int round = 0; round < 3; round++) { // logged for information only: tests never assert timings
             long t0 = System.nanoTime();
-            s = HeadsState.fold(HeadsState.empty(), records);
+            s = HeadsState.replay(HeadsState.empty(), records);
             long millis = (System.nanoTime() - t0) / 1_000_000;
             org.slf4j.LoggerFactory.getLogger(HeadsPropertiesTest.class)
                     .info("round {}: folded {} records in {} ms: {}", round, records.size(), millis, s);

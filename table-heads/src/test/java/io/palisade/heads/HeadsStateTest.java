@@ -58,7 +58,7 @@ class HeadsStateTest {
         assertThat(s.openIntents()).isEmpty();
         assertThat(s.completedCount()).isEqualTo(4);
         assertThat(s.completedIntent("i3")).get().extracting(CompletedIntent::outcome).isEqualTo(IntentOutcome.COMMITTED);
-        assertThat(HeadsState.fold(HeadsState.empty(), log.records)).isEqualTo(s);
+        assertThat(HeadsState.replay(HeadsState.empty(), log.records)).isEqualTo(s);
     }
 
     @Test
@@ -263,7 +263,7 @@ class HeadsStateTest {
         assertThat(before.branchLive("dev")).isFalse();
         assertThat(before.receipt("k2")).isEmpty();
         assertThat(before.digest()).isEqualTo(digest).isNotEqualTo(log.state.digest());
-        assertThat(HeadsState.fold(HeadsState.empty(), log.records.subList(0, (int) before.lastSequence() + 1)))
+        assertThat(HeadsState.replay(HeadsState.empty(), log.records.subList(0, (int) before.lastSequence() + 1)))
                 .isEqualTo(before);
     }
 

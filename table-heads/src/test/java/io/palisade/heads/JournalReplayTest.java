@@ -108,7 +108,7 @@ class JournalReplayTest {
         List<JournalRecord> records = allRecords();
         for (long seq : new long[] {-1, 0, written.sequence() - 7, written.sequence(), written.sequence() + 33, end - 1}) {
             assertThat(replayer.headsAt(seq))
-                    .isEqualTo(HeadsState.fold(HeadsState.empty(), records.subList(0, (int) seq + 1)));
+                    .isEqualTo(HeadsState.replay(HeadsState.empty(), records.subList(0, (int) seq + 1)));
         }
         long m = written.sequence() + 20;
         JournalRecord mid = records.get((int) m);
@@ -172,13 +172,13 @@ class JournalReplayTest {
         }
         // a valid checkpoint file of another history under the same sequence
         List<JournalRecord> other = Scenario.records(77, 2000);
-        HeadsState foreign = HeadsState.fold(HeadsState.empty(), other.subList(0, (int) written.sequence() + 1));
+        HeadsState foreign = HeadsState.replay(HeadsState.empty(), other.subList(0, (int) written.sequence() + 1));
         assertThat(foreign.digest()).isNotEqualTo(written.headsDigest());
         Path dir = Checkpoints.of(palisade()).directory();
         Files.delete(written.file());
         new Checkpoints(dir, 10).write(foreign);
         // and one beyond the journal's end (e.g. a tail was cut after it was written)
-        new Checkpoints(dir, 10).write(HeadsState.fold(HeadsState.empty(), other.subList(0, 1500)));
+        new Checkpoints(dir, 10).write(HeadsState.replay(HeadsState.empty(), other.subList(0, 1500)));
 
         HeadsReplayer replayer = HeadsReplayer.of(palisade());
         HeadsReplayer.Replay r = replayer.replay();
