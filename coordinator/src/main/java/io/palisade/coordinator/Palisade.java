@@ -15,7 +15,6 @@ import io.palisade.fencing.ValidationException;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.Journal;
-import io.palisade.journal.JournalRecord;
 import io.palisade.recovery.Recovery;
 import io.palisade.substrate.TableStore;
 import io.palisade.substrate.lance.LanceTableStore;
@@ -23,7 +22,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -248,10 +246,5 @@ public final class Palisade {
             journal.close();
             throw e;
         }
-    }
-
-    /** For tests and tools: the state a journal folds to. */
-    static HeadsState fold(List<JournalRecord> records) {
-        return HeadsState.replay(HeadsState.empty(), records);
     }
 }
