@@ -83,7 +83,7 @@ public final class ReportLayoutCheck {
               parent.postMessage(JSON.stringify({width: innerWidth, ticks, texts, bands, problems: problems.slice(0, 40), count: problems.length}), '*');
             })();
             </script>
-            """.replace("%MIN_BAND%", Double.toString(Html.MIN_BAND));
+            """.replace("%MIN_BAND%", Double.toString(ReportTimeline.MIN_BAND));
 
     /** The verdict of one page at one viewport width. */
     public record Verdict(int width, int ticks, int texts, int bands, List<String> problems, String json) {
