@@ -867,14 +867,14 @@ public final class Graph implements AutoCloseable {
 
     // ------------------------------------------------------------------ recovery (issue 6)
 
-    private volatile io.palisade.recovery.Recovery.Report recoveryReport;
+    private volatile io.palisade.recovery.RecoveryReport recoveryReport;
 
-    /** What recovery found and did when this graph was opened ({@link io.palisade.recovery.Recovery.Report#toJson()}). */
-    public io.palisade.recovery.Recovery.Report recoveryReport() {
+    /** What recovery found and did when this graph was opened ({@link io.palisade.recovery.RecoveryReport#toJson()}). */
+    public io.palisade.recovery.RecoveryReport recoveryReport() {
         return recoveryReport;
     }
 
-    void recoveryReport(io.palisade.recovery.Recovery.Report report) {
+    void recoveryReport(io.palisade.recovery.RecoveryReport report) {
         this.recoveryReport = report;
     }
 

@@ -19,6 +19,7 @@ import io.palisade.journal.JournalRecord;
 import io.palisade.journal.LogicalOperation;
 import io.palisade.journal.TableHead;
 import io.palisade.recovery.Recovery;
+import io.palisade.recovery.RecoveryReport;
 import io.palisade.substrate.KeyedTable;
 import io.palisade.substrate.TableKind;
 import io.palisade.substrate.TableRef;
@@ -290,7 +291,7 @@ public final class Palisade {
                             + "; normal writes are refused until `palisade migrate pk` completes (docs/migration.md)");
                 }
             }
-            Recovery.Report report = Recovery.run(journal, replay, store, adoptForeign);
+            RecoveryReport report = Recovery.run(journal, replay, store, adoptForeign);
             state = report.state();
             catalog = reconcile(layout, catalog, store, state);
             HeadsState folded = state;

@@ -1,7 +1,5 @@
 package io.palisade.recovery;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.palisade.fencing.ForeignCommitException;
 import io.palisade.fencing.TableCorruptedException;
 import io.palisade.heads.Checkpoints;
@@ -67,70 +65,12 @@ import java.util.UUID;
  */
 public final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
-    /**
-     * What one run found and did.
-     *
-     * @param recoveryId         id of this run ({@code RecoveryStarted}/{@code RecoveryFinished}); null when nothing was journaled
-     * @param checkpointSequence the checkpoint the heads were loaded from (-1: full replay)
-     * @param skippedCheckpoints damaged or unusable checkpoints passed over, newest first ("file: reason")
-     * @param recordsReplayed    journal records folded on top of the checkpoint
-     * @param closedRecovery     id of an earlier recovery run that was killed before it finished, now closed
-     * @param classifications    every decision, in journal order
-     * @param headsDigestBefore  heads digest of the replayed state, before any decision
-     * @param headsDigest        heads digest after recovery
-     * @param adoptForeign       whether the operator asked to adopt foreign versions
-     * @param state              the state after the appended records
-     */
-    public record Report(String recoveryId, long checkpointSequence, List<String> skippedCheckpoints,
-                         long recordsReplayed, String closedRecovery, List<RecoveryClassification> classifications,
-                         String headsDigestBefore, String headsDigest, boolean adoptForeign, HeadsState state) {
-        public Report {
-            skippedCheckpoints = List.copyOf(skippedCheckpoints);
-            classifications = List.copyOf(classifications);
-        }
-
-        /** Whether this run journaled anything. */
-        public boolean changedAnything() {
-            return !classifications.isEmpty() || closedRecovery != null;
-        }
-
-        /** The report as JSON (state omitted; its digest is included). */
-        public String toJson() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("recoveryId", recoveryId);
-            m.put("checkpointSequence", checkpointSequence);
-            m.put("skippedCheckpoints", skippedCheckpoints);
-            m.put("recordsReplayed", recordsReplayed);
-            m.put("closedRecovery", closedRecovery);
-            m.put("adoptForeign", adoptForeign);
-            m.put("headsDigestBefore", headsDigestBefore);
-            m.put("headsDigest", headsDigest);
-            m.put("lastSequence", state.lastSequence());
-            List<Map<String, Object>> cs = new ArrayList<>();
-            for (RecoveryClassification c : classifications) {
-                Map<String, Object> e = new LinkedHashMap<>();
-                e.put("subject", c.subjectId());
-                e.put("kind", c.kind().name());
-                e.put("table", c.table());
-                e.put("detail", c.detail());
-                cs.add(e);
-            }
-            m.put("classifications", cs);
-            try {
-                return JSON.writeValueAsString(m);
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                throw new IllegalStateException("a report of strings and numbers always serialises", e);
-            }
-        }
-    }
 
     private Recovery() {
     }
 
     /** Runs recovery over a replay (checkpoint + tail); the report names the checkpoint and what was skipped. */
-    public static Report run(Journal journal, HeadsReplayer.Replay replay, TableStore store, boolean adoptForeign) {
+    public static RecoveryReport run(Journal journal, HeadsReplayer.Replay replay, TableStore store, boolean adoptForeign) {
         List<String> skipped = replay.skippedCheckpoints().stream()
                 .map(s -> s.file().getFileName() + ": " + s.reason()).toList();
         return run(new Live(journal), replay.state(), replay.checkpointSequence(), skipped, replay.recordsReplayed(),
@@ -146,16 +86,16 @@ public final class Recovery {
      *
      * @throws ForeignCommitException when a real run would refuse the graph
      */
-    public static Report plan(Path palisadeDir, HeadsReplayer.Replay replay, List<JournalEvent> opening, long epoch,
-                              TableStore store, boolean adoptForeign) {
+    public static RecoveryReport plan(Path palisadeDir, HeadsReplayer.Replay replay, List<JournalEvent> opening,
+                                      long epoch, TableStore store, boolean adoptForeign) {
         List<String> skipped = replay.skippedCheckpoints().stream()
                 .map(s -> s.file().getFileName() + ": " + s.reason()).toList();
         DryRun dry = new DryRun(palisadeDir, replay.state().lastSequence() + 1, epoch);
         HeadsState opened = dry.fold(replay.state(), opening);
-        Report r = run(dry, opened, replay.checkpointSequence(), skipped, replay.recordsReplayed(), store,
+        RecoveryReport r = run(dry, opened, replay.checkpointSequence(), skipped, replay.recordsReplayed(), store,
                 adoptForeign);
-        return new Report(null, r.checkpointSequence(), r.skippedCheckpoints(), r.recordsReplayed(), r.closedRecovery(),
-                r.classifications(), r.headsDigestBefore(), r.headsDigest(), adoptForeign, r.state());
+        return new RecoveryReport(null, r.checkpointSequence(), r.skippedCheckpoints(), r.recordsReplayed(),
+                r.closedRecovery(), r.classifications(), r.headsDigestBefore(), r.headsDigest(), adoptForeign, r.state());
     }
 
     /** Where recovery's effects go: the journal and the table files (a run), or nowhere (a dry run). */
@@ -268,12 +208,12 @@ public final class Recovery {
      * @return the report, with the state after the appended records
      * @throws ForeignCommitException when a table version no journaled intent explains is found (and not adopted)
      */
-    public static Report run(Journal journal, HeadsState state, TableStore store, boolean adoptForeign) {
+    public static RecoveryReport run(Journal journal, HeadsState state, TableStore store, boolean adoptForeign) {
         return run(new Live(journal), state, state.lastCheckpointSequence(), List.of(), -1, store, adoptForeign);
     }
 
-    private static Report run(Effects journal, HeadsState state, long checkpointSeq, List<String> skipped,
-                              long replayed, TableStore store, boolean adoptForeign) {
+    private static RecoveryReport run(Effects journal, HeadsState state, long checkpointSeq, List<String> skipped,
+                                      long replayed, TableStore store, boolean adoptForeign) {
         String before = state.digest();
         // Damaged published heads first: they held acknowledged rows, nothing here can repair them.
         PublishedHeads.check(state, store, journal::reader);
@@ -329,15 +269,15 @@ public final class Recovery {
         }
         if (groups.isEmpty() && foreign.isEmpty() && orphans.isEmpty()) {
             if (leftOpen.isEmpty()) {
-                return new Report(null, checkpointSeq, skipped, replayed, null, List.of(), before, before,
+                return new RecoveryReport(null, checkpointSeq, skipped, replayed, null, List.of(), before, before,
                         adoptForeign, state);
             }
             // an earlier run was killed after its last decision: close it
             HeadsState next = fold(journal, state, List.of(
                     new JournalEvent.RecoveryFinished(leftOpen.get(), List.of(), state.digest())));
             LOG.info("recovery {} left open by a killed run: closed, nothing else to do", leftOpen.get());
-            return new Report(leftOpen.get(), checkpointSeq, skipped, replayed, leftOpen.get(), List.of(), before,
-                    next.digest(), adoptForeign, next);
+            return new RecoveryReport(leftOpen.get(), checkpointSeq, skipped, replayed, leftOpen.get(), List.of(),
+                    before, next.digest(), adoptForeign, next);
         }
 
         String id = "recovery-" + UUID.randomUUID();
@@ -401,8 +341,8 @@ public final class Recovery {
         s = fold(journal, s, List.of(new JournalEvent.RecoveryFinished(id, found, s.digest())));
         PhaseCrashPoints.hit(PhaseCrashPoints.RECOVERY_AFTER_FINISHED);
         LOG.info("recovery {}: {}", id, found);
-        return new Report(id, checkpointSeq, skipped, replayed, leftOpen.orElse(null), found, before, s.digest(),
-                adoptForeign, s);
+        return new RecoveryReport(id, checkpointSeq, skipped, replayed, leftOpen.orElse(null), found, before,
+                s.digest(), adoptForeign, s);
     }
 
     /** A table version past an owned head that no open intent explains. */
