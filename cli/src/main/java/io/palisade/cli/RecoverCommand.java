@@ -92,7 +92,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
             opening.add(new JournalEvent.TornTailCut(v.openTail().segmentEpoch(), v.openTail().lastGoodSequence(),
                     v.openTail().excerpts(), v.openTail().reason()));
         }
-        io.palisade.recovery.Recovery.Report r;
+        io.palisade.recovery.RecoveryReport r;
         try (io.palisade.substrate.lance.LanceTableStore store = Cli.tables(graph).open(false)) {
             r = io.palisade.recovery.Recovery.plan(palisade, replay, opening, epoch, store, adoptForeign);
         }

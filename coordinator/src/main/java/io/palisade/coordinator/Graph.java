@@ -7,7 +7,7 @@ import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.ValidationException;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.Pin;
-import io.palisade.recovery.Recovery;
+import io.palisade.recovery.RecoveryReport;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
@@ -37,9 +37,9 @@ import java.util.concurrent.CompletableFuture;
 public final class Graph implements AutoCloseable {
     private final Engine engine;
     private final Metrics metrics;
-    private final Recovery.Report recoveryReport;
+    private final RecoveryReport recoveryReport;
 
-    Graph(Engine engine, Recovery.Report recoveryReport) {
+    Graph(Engine engine, RecoveryReport recoveryReport) {
         this.engine = engine;
         this.metrics = new Metrics(engine.counters());
         this.recoveryReport = recoveryReport;
@@ -282,8 +282,8 @@ public final class Graph implements AutoCloseable {
         return engine.layout().root();
     }
 
-    /** What recovery found and did when this graph was opened ({@link Recovery.Report#toJson()}). */
-    public Recovery.Report recoveryReport() {
+    /** What recovery found and did when this graph was opened ({@link RecoveryReport#toJson()}). */
+    public RecoveryReport recoveryReport() {
         return recoveryReport;
     }
 

@@ -16,6 +16,7 @@ import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.Journal;
 import io.palisade.recovery.Recovery;
+import io.palisade.recovery.RecoveryReport;
 import io.palisade.substrate.TableStore;
 import io.palisade.substrate.lance.LanceTableStore;
 import org.apache.arrow.memory.BufferAllocator;
@@ -229,7 +230,7 @@ public final class Palisade {
                             + "; normal writes are refused until `palisade migrate pk` completes (docs/migration.md)");
                 }
             }
-            Recovery.Report report = Recovery.run(journal, replay, store, adoptForeign);
+            RecoveryReport report = Recovery.run(journal, replay, store, adoptForeign);
             state = report.state();
             catalog = OpenChecks.reconcile(layout, catalog, store, state);
             OpenChecks.everyTableHasItsHeadAndKey(root, catalog, store, state);

@@ -16,6 +16,7 @@ import io.palisade.journal.JournalRecord;
 import io.palisade.journal.RecoveryClassification;
 import io.palisade.journal.VerificationReport;
 import io.palisade.recovery.Recovery;
+import io.palisade.recovery.RecoveryReport;
 import io.palisade.substrate.ArrowRows;
 import io.palisade.substrate.sim.SimulatedTableStore;
 import org.apache.arrow.memory.BufferAllocator;
@@ -660,7 +661,7 @@ final class Simulation {
                 Graph g = Palisade.open(root.resolve("g"), options, false, wiring);
                 crashPoint = null;
                 count("recoveries");
-                Recovery.Report report = g.recoveryReport();
+                RecoveryReport report = g.recoveryReport();
                 Map<String, Integer> kinds = new TreeMap<>();
                 for (RecoveryClassification c : report.classifications()) {
                     kinds.merge(c.kind().name(), 1, Integer::sum);
@@ -713,7 +714,7 @@ final class Simulation {
         // 5
         HeadsReplayer replayer = HeadsReplayer.of(palisade);
         HeadsReplayer.Replay viaCheckpoint = replayer.replay();
-        Recovery.Report second = Recovery.run(graph.engine().journal(), viaCheckpoint, graph.engine().store(), false);
+        RecoveryReport second = Recovery.run(graph.engine().journal(), viaCheckpoint, graph.engine().store(), false);
         check("5-second-recovery-noop", !second.changedAnything() && second.headsDigest().equals(state.digest()),
                 label + ": a second recovery " + second.toJson());
         check("5-checkpoint-tail-equals-full-replay", viaCheckpoint.state().digest().equals(replayer.fullReplay().digest())

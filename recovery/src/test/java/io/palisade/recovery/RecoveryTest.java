@@ -110,8 +110,8 @@ class RecoveryTest {
         return HeadsReplayer.of(dir).replay().state();
     }
 
-    private void assertSecondRunChangesNothing(Recovery.Report first) {
-        Recovery.Report again = Recovery.run(journal, replayed(), store, false);
+    private void assertSecondRunChangesNothing(RecoveryReport first) {
+        RecoveryReport again = Recovery.run(journal, replayed(), store, false);
         assertThat(again.changedAnything()).isFalse();
         assertThat(again.headsDigest()).isEqualTo(first.headsDigest());
         assertThat(HeadsReplayer.of(dir).fullReplay().digest()).isEqualTo(first.headsDigest());
@@ -120,7 +120,7 @@ class RecoveryTest {
     @Test
     void intentWithoutSubstrateEffectIsAborted() {
         journal.append(intent("i-1"), Durability.POWER_LOSS);
-        Recovery.Report r = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport r = Recovery.run(journal, replayed(), store, false);
         assertThat(r.classifications()).extracting(c -> c.kind()).containsExactly(Kind.NO_EFFECT_ABORTED);
         assertThat(r.state().completedIntent("i-1").orElseThrow().outcome()).isEqualTo(IntentOutcome.ABORTED);
         assertThat(r.state().head("main", "person").orElseThrow().version()).isEqualTo(1);
@@ -131,7 +131,7 @@ class RecoveryTest {
     void effectWithoutPublishedHeadIsRolledForward() {
         journal.append(intent("i-1"), Durability.POWER_LOSS);
         commitOneRow();
-        Recovery.Report r = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport r = Recovery.run(journal, replayed(), store, false);
         assertThat(r.classifications()).extracting(c -> c.kind()).containsExactly(Kind.EFFECT_ROLLED_FORWARD);
         assertThat(r.state().head("main", "person").orElseThrow().version()).isEqualTo(2);
         assertThat(r.toJson()).contains("EFFECT_ROLLED_FORWARD").contains(r.headsDigest());
@@ -145,7 +145,7 @@ class RecoveryTest {
         journal.append(intent("i-1"), Durability.POWER_LOSS);
         commitOneRow();
         journal.append(new TableCommitted(List.of("i-1"), "main", "person", TableRef.MAIN, 2), Durability.POWER_LOSS);
-        Recovery.Report r = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport r = Recovery.run(journal, replayed(), store, false);
         assertThat(r.classifications()).extracting(c -> c.kind()).containsExactly(Kind.EFFECT_ROLLED_FORWARD);
         assertThat(r.state().head("main", "person").orElseThrow().version()).isEqualTo(2);
         assertThat(HeadsReplayer.of(dir).fullReplay()).isEqualTo(r.state());
@@ -160,7 +160,7 @@ class RecoveryTest {
         journal.appendBatch(List.of(new TableCommitted(List.of("i-1"), "main", "person", TableRef.MAIN, 2),
                 new HeadPublished(List.of(new HeadTransition("main", "person", i.intendedTransition().from(),
                         new TableHead(TableRef.MAIN, 2, 0, 0))))), Durability.POWER_LOSS);
-        Recovery.Report r = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport r = Recovery.run(journal, replayed(), store, false);
         assertThat(r.classifications()).extracting(c -> c.kind()).containsExactly(Kind.PUBLISHED_COMPLETED);
         assertThat(r.state().completedIntent("i-1").orElseThrow().outcome()).isEqualTo(IntentOutcome.COMMITTED);
         assertSecondRunChangesNothing(r);
@@ -170,7 +170,7 @@ class RecoveryTest {
     void recoveryKilledBeforeItsFinishIsClosedByTheNextRun() {
         journal.append(new JournalEvent.RecoveryStarted("recovery-killed", -1, journal.endSequence() - 1),
                 Durability.POWER_LOSS);
-        Recovery.Report r = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport r = Recovery.run(journal, replayed(), store, false);
         assertThat(r.closedRecovery()).isEqualTo("recovery-killed");
         assertThat(r.state().openRecovery()).isEmpty();
         assertSecondRunChangesNothing(r);
@@ -185,7 +185,7 @@ class RecoveryTest {
                 .hasMessageContaining("table 'person'").hasMessageContaining("table branch 'main'")
                 .hasMessageContaining("version 2");
         assertThat(journal.endSequence()).isEqualTo(end);
-        Recovery.Report adopted = Recovery.run(journal, replayed(), store, true);
+        RecoveryReport adopted = Recovery.run(journal, replayed(), store, true);
         assertThat(adopted.classifications()).extracting(c -> c.kind()).containsExactly(Kind.FOREIGN_COMMIT);
         assertThat(adopted.state().head("main", "person").orElseThrow().version()).isEqualTo(2);
         assertSecondRunChangesNothing(adopted);

@@ -150,7 +150,7 @@ class TornCommitRecoveryTest {
         Files.write(manifest(2), new byte[0]); // the power cut: the name survived, the bytes did not
         long before = journal.endSequence();
 
-        Recovery.Report report = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport report = Recovery.run(journal, replayed(), store, false);
 
         RecoveryClassification c = report.classifications().get(0);
         assertThat(report.classifications()).hasSize(1);
@@ -185,7 +185,7 @@ class TornCommitRecoveryTest {
         // ... and once it is journaled as published, a second recovery journals nothing
         journal.append(new HeadPublished(List.of(new HeadTransition(HeadsState.MAIN, "person", head(1), head(2)))),
                 Durability.POWER_LOSS);
-        Recovery.Report again = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport again = Recovery.run(journal, replayed(), store, false);
         assertThat(again.changedAnything()).isFalse();
     }
 
@@ -194,7 +194,7 @@ class TornCommitRecoveryTest {
         String intent = upsertInFlight("i-garbage", 1, "alice");
         Files.writeString(manifest(2), "a manifest overwritten by garbage, not empty at all");
 
-        Recovery.Report report = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport report = Recovery.run(journal, replayed(), store, false);
 
         assertThat(report.classifications()).singleElement().satisfies(c -> {
             assertThat(c.subjectId()).isEqualTo(intent);
@@ -212,7 +212,7 @@ class TornCommitRecoveryTest {
         Files.write(manifest(2), new byte[0]);
         long before = journal.endSequence();
 
-        Recovery.Report report = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport report = Recovery.run(journal, replayed(), store, false);
 
         assertThat(report.classifications()).singleElement().satisfies(c -> {
             assertThat(c.subjectId()).isEqualTo("main@2");
@@ -238,7 +238,7 @@ class TornCommitRecoveryTest {
         assertThat(setAsides(before)).hasSize(1);
         assertThat(manifest(2)).exists(); // journaled, not moved
 
-        Recovery.Report report = Recovery.run(journal, replayed(), store, false);
+        RecoveryReport report = Recovery.run(journal, replayed(), store, false);
 
         assertThat(setAsides(before)).hasSize(1); // not journaled twice
         assertThat(manifest(2)).doesNotExist();

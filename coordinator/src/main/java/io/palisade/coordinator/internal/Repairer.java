@@ -33,6 +33,7 @@ import io.palisade.journal.LogicalOperation;
 import io.palisade.journal.RemovedRow;
 import io.palisade.journal.TableHead;
 import io.palisade.recovery.Recovery;
+import io.palisade.recovery.RecoveryReport;
 import io.palisade.substrate.IdCensus;
 import io.palisade.substrate.KeyedSchemas;
 import io.palisade.substrate.TableRef;
@@ -86,7 +87,7 @@ public final class Repairer {
             String recovered = "";
             if (!state.openIntents().isEmpty() || state.openRecovery().isPresent()) {
                 // an interrupted repair (or any write) is rolled forward or back first, like at every open
-                Recovery.Report r = Recovery.run(journal, replay, store, false);
+                RecoveryReport r = Recovery.run(journal, replay, store, false);
                 state = r.state();
                 recovered = r.classifications().stream().map(c -> c.kind() + " " + c.subjectId() + " (" + c.detail() + ")")
                         .reduce((a, b) -> a + "; " + b).orElse("");

@@ -9,7 +9,7 @@ import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.VerificationReport;
-import io.palisade.recovery.Recovery;
+import io.palisade.recovery.RecoveryReport;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.slf4j.Logger;
@@ -811,7 +811,7 @@ final class CrashHarness implements AutoCloseable {
         final String digest;
         Options options = checkingOptions();
         try (Graph g = deployment.open(graph, options)) {
-            Recovery.Report report = g.recoveryReport();
+            RecoveryReport report = g.recoveryReport();
             check("report-json", report.toJson().contains("\"headsDigest\""), "report JSON lacks its digest");
             Model actual = new Model();
             for (Catalog.ColumnDef c : g.catalog().require("person").columns()) {
