@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.palisade.fencing.TableClass;
 import io.palisade.fencing.ValidationException;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -202,11 +201,6 @@ public record Catalog(List<TableDef> tables) {
                 fields.add(arrowField(c));
             }
             return new Schema(fields);
-        }
-
-        /** The table's key class for write routing; the key field id is the position of {@code id}. */
-        public TableClass tableClass(int idFieldId) {
-            return kind.keyed() ? TableClass.Keyed.onId(name, idFieldId) : new TableClass.Keyless(name);
         }
     }
 

@@ -124,6 +124,10 @@ class GraphTest extends GraphTestSupport {
             assertThat(g.scan("main", "log")).hasSize(4);
             assertThatThrownBy(() -> g.append("main", "person", a)).isInstanceOf(ValidationException.class)
                     .hasMessageContaining("bare append cannot be expressed");
+            assertThatThrownBy(() -> g.insert("main", "log", log)).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("append-only");
+            assertThatThrownBy(() -> g.upsert("main", "log", log)).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("append-only");
         }
     }
 }
