@@ -46,7 +46,7 @@ import java.util.regex.Pattern;
  *                    [--xmx 1g] [--methods batched,raw] [--raw-max 2000000] [--indexed true] [--dir PATH]
  *                    [--malloc-arena-max N]
  * </pre>
- * Pass criterion (issue 9): the batched load's peak RSS grows by at most 25% from the smallest to the
+ * Pass criterion: the batched load's peak RSS grows by at most 25% from the smallest to the
  * largest size, per base. Prints a Markdown table and the verdict.
  */
 public final class BulkLoadRssHarness {

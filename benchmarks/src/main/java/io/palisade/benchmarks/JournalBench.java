@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Journal append and read costs (issue 3), each side by side with raw Chronicle Queue doing the same
+ * Journal append and read costs, each side by side with raw Chronicle Queue doing the same
  * bytes in the same run. Every result is in events per second.
  *
  * <ul>

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Chronicle vs Kafka journal append, side by side in one run (issue 19; docs/benchmarks.md "Journal storages").
+ * Chronicle vs Kafka journal append, side by side in one run (docs/benchmarks.md "Journal storages").
  * Each Kafka journal runs on its own in-process KRaft cluster from Kafka's test kit ({@link KafkaTestCluster}, the
  * journal test-jar's): one per entry of {@code --brokers} (default {@code 1,3}: one combined node with replication 1,
  * and 3 brokers + 1 controller with replication 3 and {@code min.insync.replicas} 2, the deployment of

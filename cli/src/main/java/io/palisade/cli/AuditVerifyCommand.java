@@ -63,7 +63,7 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
         if (r.ok()) {
             io.palisade.heads.HeadsState state = Cli.currentState(graph);
             headsChecked = publishedHeads(state);
-            try (io.palisade.substrate.lance.LanceTableStore store =
+            try (io.palisade.substrate.TableStore store =
                          Cli.tables(graph).open(true)) {
                 damaged = io.palisade.recovery.PublishedHeads.damaged(state, store, () -> Cli.reader(graph));
             }

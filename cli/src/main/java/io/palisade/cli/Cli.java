@@ -71,7 +71,7 @@ final class Cli {
      */
     static List<io.palisade.recovery.ForeignVersions.Pending> warnForeign(Path graph) {
         List<io.palisade.recovery.ForeignVersions.Pending> pending;
-        try (io.palisade.substrate.lance.LanceTableStore store = tables(graph).open(false) /* read-only */) {
+        try (io.palisade.substrate.TableStore store = tables(graph).open(false) /* read-only */) {
             pending = io.palisade.recovery.ForeignVersions.find(() -> currentState(graph), store);
         }
         for (io.palisade.recovery.ForeignVersions.Pending p : pending) {

@@ -93,7 +93,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                     v.openTail().excerpts(), v.openTail().reason()));
         }
         io.palisade.recovery.RecoveryReport r;
-        try (io.palisade.substrate.lance.LanceTableStore store = Cli.tables(graph).open(false)) {
+        try (io.palisade.substrate.TableStore store = Cli.tables(graph).open(false)) {
             r = io.palisade.recovery.Recovery.plan(palisade, replay, opening, epoch, store, adoptForeign);
         }
         Map<String, Object> m = new LinkedHashMap<>();

@@ -5,7 +5,7 @@ import io.palisade.heads.HeadsState;
 import io.palisade.journal.TableHead;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableSnapshot;
-import io.palisade.substrate.lance.LanceTableStore;
+import io.palisade.substrate.TableStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -96,7 +96,7 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
                                           TableHead head) {
         String table = def.name();
         List<Map<String, Object>> rows;
-        try (LanceTableStore store = Cli.tables(graph).open(false) /* read-only */) {
+        try (TableStore store = Cli.tables(graph).open(false) /* read-only */) {
             TableRef ref = new TableRef(head.tableBranch(), head.version());
             try (TableSnapshot t = def.kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
                 rows = t.scan();

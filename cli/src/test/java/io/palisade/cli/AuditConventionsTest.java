@@ -21,7 +21,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** audit's filters and ranges, and the conventions the reading commands share (issue 18). */
+/** audit's filters and ranges, and the conventions the reading commands share. */
 class AuditConventionsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

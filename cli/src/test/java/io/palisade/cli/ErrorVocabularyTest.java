@@ -39,7 +39,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * One vocabulary across Java, JSON and the command line (issue 17): every {@link PalisadeException} class of the
+ * One vocabulary across Java, JSON and the command line: every {@link PalisadeException} class of the
  * build has exactly one {@link ErrorKind}, named after it, with one exit code; README "Errors: one vocabulary" lists
  * each kind once with that code and names each exception class in its kind's row only; {@code --help} lists each
  * kind under its code; the JSON error and the stderr line carry the kind.

@@ -221,7 +221,7 @@ class MalformedArgumentSweepTest {
                 check(chain, args(chain, missing, List.of(), none), false, missing);
             }
         }
-        // explain's list-valued --outcome (issue 18): an unknown outcome is a usage error listing the valid ones
+        // explain's list-valued --outcome: an unknown outcome is a usage error listing the valid ones
         List<CommandSpec> explain = all.stream().filter(c -> c.get(c.size() - 1).qualifiedName().equals("palisade explain"))
                 .findFirst().orElseThrow();
         check(explain, List.of("explain", graph, "--key", "alice0", "--outcome", "committed,bogus"), true, "bogus",

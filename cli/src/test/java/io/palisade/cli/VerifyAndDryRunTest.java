@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** audit verify's scope and pinned head, readers' warnings past damage, and recover --dry-run (issue 18). */
+/** audit verify's scope and pinned head, readers' warnings past damage, and recover --dry-run. */
 class VerifyAndDryRunTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The JVM options Palisade's dependencies need in the host JVM (issue 17): Agrona and Chronicle reach into
+ * The JVM options Palisade's dependencies need in the host JVM: Agrona and Chronicle reach into
  * {@code java.base} internals ({@code jdk.internal.misc.Unsafe}, {@code sun.nio.ch}, direct buffers, …) and fail with
  * an {@code IllegalAccessError} deep inside the first journal open without the {@code --add-opens} and
  * {@code --add-exports} below. The list is the build's one list ({@code palisade.jvm.flags} in the parent pom:

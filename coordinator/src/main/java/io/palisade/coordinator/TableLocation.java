@@ -3,6 +3,7 @@ package io.palisade.coordinator;
 import io.palisade.coordinator.internal.GraphLayout;
 import io.palisade.fencing.ValidationException;
 import io.palisade.substrate.lance.ConditionalPutProbe;
+import io.palisade.substrate.TableStore;
 import io.palisade.substrate.lance.LanceTableStore;
 
 import java.io.IOException;
@@ -103,7 +104,7 @@ public final class TableLocation {
      * A Lance store on these tables; {@code sync} fsyncs local commits' files (an object store is durable per PUT, so
      * it is ignored there).
      */
-    public LanceTableStore open(boolean sync) {
+    public TableStore open(boolean sync) {
         return new LanceTableStore(uri, storageOptions, sync && !onObjectStore());
     }
 
@@ -112,7 +113,7 @@ public final class TableLocation {
      * {@link #open}. Every path that commits to a graph's tables without {@code Palisade.open} (migration, repair)
      * opens them this way.
      */
-    public LanceTableStore openForWriting(boolean sync) {
+    public TableStore openForWriting(boolean sync) {
         probe();
         return open(sync);
     }

@@ -15,6 +15,7 @@ import io.palisade.journal.JournalEvent.HeadPublished;
 import io.palisade.journal.JournalOptions;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.TableHead;
+import io.palisade.substrate.TableStore;
 import io.palisade.substrate.ArrowRows;
 import io.palisade.substrate.TableKind;
 import io.palisade.substrate.TableRef;
@@ -43,7 +44,7 @@ final class LegacyGraphFixture implements AutoCloseable {
     private final Path root;
     private final Catalog catalog;
     private final Journal journal;
-    private final LanceTableStore store;
+    private final LanceTableStore store; // legacy writes go around the SPI on purpose
     private final BufferAllocator allocator = new RootAllocator();
     private HeadsState state = HeadsState.empty();
 
@@ -56,7 +57,7 @@ final class LegacyGraphFixture implements AutoCloseable {
         layout.writeCatalog(catalog);
         this.journal = Journal.open(layout.palisade(), JournalOptions.defaults().withBinaryVersion("0.0.9-legacy")
                 .withFormatStamp(FormatStamp.PRE_FENCING.number()));
-        this.store = tables.open(true);
+        this.store = (LanceTableStore) tables.open(true);
         state = io.palisade.heads.HeadsReplayer.of(layout.palisade()).replay().state();
         List<JournalEvent> events = new ArrayList<>();
         for (Catalog.TableDef t : catalog.tables()) {
@@ -196,7 +197,7 @@ final class LegacyGraphFixture implements AutoCloseable {
         HeadsState s = io.palisade.heads.HeadsReplayer.of(layout.palisade()).replay().state();
         Catalog catalog = Catalog.read(layout.catalogFile());
         Map<String, String> out = new TreeMap<>();
-        try (LanceTableStore store = TableLocation.of(root, storageOptions).open(false)) {
+        try (TableStore store = TableLocation.of(root, storageOptions).open(false)) {
             for (String b : s.branches().keySet()) {
                 for (Map.Entry<String, Pin> e : s.pins(b).entrySet()) {
                     if (!catalog.require(e.getKey()).kind().keyed()) {

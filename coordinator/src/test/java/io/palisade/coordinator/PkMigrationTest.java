@@ -10,6 +10,7 @@ import io.palisade.heads.HeadsState;
 import io.palisade.heads.MigrationProgress;
 import io.palisade.heads.Pin;
 import io.palisade.journal.TableHead;
+import io.palisade.substrate.TableStore;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.lance.LanceTableStore;
 import org.apache.arrow.memory.BufferAllocator;
@@ -52,7 +53,7 @@ class PkMigrationTest {
     static void assertEveryPinAnnotatedAndOwned(Path root, Map<String, String> storageOptions) {
         HeadsState s = HeadsReplayer.of(root.resolve("_palisade")).replay().state();
         Catalog catalog = Catalog.read(root.resolve("_palisade").resolve("catalog.json"));
-        try (LanceTableStore store = TableLocation.of(root, storageOptions).open(false)) {
+        try (TableStore store = TableLocation.of(root, storageOptions).open(false)) {
             for (String b : s.branches().keySet()) {
                 for (Map.Entry<String, Pin> e : s.pins(b).entrySet()) {
                     if (!catalog.require(e.getKey()).kind().keyed()) {

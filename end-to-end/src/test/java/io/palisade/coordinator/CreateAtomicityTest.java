@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@link Palisade#create} is atomic (issue 17): a create killed (SIGKILL-like halt of a child JVM) at any step
+ * {@link Palisade#create} is atomic: a create killed (SIGKILL-like halt of a child JVM) at any step
  * leaves no graph at the target — opening it says there is none, and creating it again works and removes the
  * abandoned staging directory; killed after the rename, the graph is whole.
  */

@@ -28,7 +28,7 @@ import static org.quicktheories.generators.SourceDSL.longs;
 import static org.quicktheories.generators.SourceDSL.strings;
 
 /**
- * Properties of the exact key filter (issue 2): no false conflicts for disjoint key sets up to 100k
+ * Properties of the exact key filter: no false conflicts for disjoint key sets up to 100k
  * keys, every overlap detected and counted, encoding round trips, union and symmetry.
  */
 class KeyFilterPropertiesTest {

@@ -8,12 +8,12 @@ public enum IntentOutcome {
     VALIDATION_FAILED(4),
     ABORTED(5),
     ROLLED_FORWARD(6),
-    /** An unfinished bulk load undone by restoring its start version (issue 9, docs/bulk-load.md). */
+    /** An unfinished bulk load undone by restoring its start version (docs/bulk-load.md). */
     ROLLED_BACK(7),
     /**
      * The intent's commit landed over a foreign version (a Lance writer other than this graph's committer): its rows
      * are in the version recorded by a {@link JournalEvent.ForeignCommitFound}, which is not published; the write was
-     * not acknowledged (issue 14, docs/recovery.md "Foreign commits").
+     * not acknowledged (docs/recovery.md "Foreign commits").
      */
     FOREIGN_COMMIT(8),
     /**

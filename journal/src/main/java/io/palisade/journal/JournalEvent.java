@@ -127,7 +127,7 @@ public sealed interface JournalEvent {
     }
 
     /**
-     * Bulk-load progress (issue 9): one record per committed batch of a load intent, plus a start marker
+     * Bulk-load progress: one record per committed batch of a load intent, plus a start marker
      * ({@code batchIndex == -1}, {@code rows == 0}, no keys) that names the table branch and the version
      * the load starts from (the roll-back target). A load publishes its head once, at the end; recovery
      * of an unfinished load rolls back to the start marker's version (docs/bulk-load.md).
@@ -351,7 +351,7 @@ public sealed interface JournalEvent {
     }
 
     /**
-     * A write's substrate commit landed over a foreign version (issue 14, docs/recovery.md "Foreign commits"): Lance
+     * A write's substrate commit landed over a foreign version (docs/recovery.md "Foreign commits"): Lance
      * rebased it, so the version it achieved is not its base + 1. The achieved version holds the intents' rows and
      * every foreign version below it; it is <em>not</em> published and the intents are not acknowledged (each
      * completes {@link IntentOutcome#FOREIGN_COMMIT}). The record is the journal's explanation of those versions

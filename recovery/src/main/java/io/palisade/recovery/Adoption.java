@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Adoption validates before it publishes (DESIGN §5, issue 14): before recovery journals anything for an
+ * Adoption validates before it publishes (DESIGN §5): before recovery journals anything for an
  * operator's {@code --adopt-foreign}, every keyed table whose foreign versions are to be adopted is checked
  * at the version that would become its head (the adopted image):
  * <ul>

@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * Pending foreign versions as the read-only tools see them (issue 14): a table branch a graph branch owns
+ * Pending foreign versions as the read-only tools see them: a table branch a graph branch owns
  * whose newest complete version is above the published head, with no open intent on that (graph branch,
  * table) to explain it. The same rule recovery applies before it refuses a graph, found without the writer
  * lease and without journaling anything.

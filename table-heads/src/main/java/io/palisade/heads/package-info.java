@@ -1,5 +1,5 @@
 /**
- * The state of a graph as a pure fold of its journal (DESIGN §2 {@code table-heads}):
+ * The state of a graph as a pure replay of its journal (DESIGN §2 {@code table-heads}):
  * {@link io.palisade.heads.HeadsState} holds per (graph branch, table) the published head as a
  * {@link io.palisade.heads.Pin}, owned or lazily inherited, with the live branches, open and completed intents,
  * idempotency receipts and migration and fold progress, and refuses a record that cannot follow it with an

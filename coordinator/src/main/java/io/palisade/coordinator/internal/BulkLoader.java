@@ -34,7 +34,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The bulk load path (issue 9, docs/bulk-load.md), run on the committer thread so no other write
+ * The bulk load path (docs/bulk-load.md), run on the committer thread so no other write
  * interleaves with it:
  * <ol>
  *   <li>Phase A: one {@link IntentRecorded} (INSERT for {@link LoadMode#APPEND}, UPSERT for

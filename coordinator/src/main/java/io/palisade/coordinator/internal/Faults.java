@@ -19,7 +19,7 @@ final class Faults {
     /**
      * Throws the configured fault before a substrate commit, if any. {@code foreign-commit}: a second Lance handle
      * (a foreign writer) upserts one row {@code foreign-<n>} into the keyed table first, so the commit that follows
-     * races a foreign commit (issue 14; exit 8 through the launcher).
+     * races a foreign commit (exit 8 through the launcher).
      */
     static void beforeSubstrateCommit(String table, java.nio.file.Path tablesDir, org.apache.arrow.memory.BufferAllocator allocator) {
         if ("write-conflict".equals(SUBSTRATE_COMMIT)) {

@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * A substrate commit that Lance rebased over a foreign version (issue 14, docs/recovery.md "Foreign commits").
+ * A substrate commit that Lance rebased over a foreign version (docs/recovery.md "Foreign commits").
  *
  * <p>Lance 7.0.0 commits a transaction read at version {@code b} as {@code latest + 1} whenever the commits
  * since {@code b} are compatible with it (an append under a merge-insert, for instance), whatever

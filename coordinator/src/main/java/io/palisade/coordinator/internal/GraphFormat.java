@@ -25,7 +25,7 @@ import java.util.TreeSet;
  *
  * <p>The stamps this binary supports are {@link FormatStamp#values()}, narrowed by the system property
  * {@value #SUPPORTED_PROPERTY} (a comma list of numbers) to simulate an older binary in tests.
- * A graph without the file predates it: its journal's stamp decides (see {@link Palisade#open}).
+ * A graph without the file predates it: its journal's stamp decides (see {@code Palisade.open}).
  */
 public final class GraphFormat {
     public static final String FILE = "format";
@@ -86,7 +86,7 @@ public final class GraphFormat {
     /**
      * The barrier of every normal open: the stamp must be known and at {@link FormatStamp#FENCING}.
      * A pre-fencing graph (never migrated, or a migration claimed but not finished) is refused for
-     * normal writes; only {@link PkMigration} opens it.
+     * normal writes; only {@code PkMigration} opens it.
      */
     public static void checkForNormalOpen(Path root) {
         Optional<Integer> n = read(root);

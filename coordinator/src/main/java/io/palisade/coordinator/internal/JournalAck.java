@@ -33,7 +33,7 @@ import java.util.Set;
  * </ol>
  *
  * <p>Invariants: committer thread only; writes no table; its records are folded into the published heads and the
- * unfolded writes by {@link Graph#append} before any receipt is given, so a reader that sees a receipt sees the
+ * unfolded writes by {@link PublishedView#journal} before any receipt is given, so a reader that sees a receipt sees the
  * write. Crash point {@code after-journal-ack} follows the append.
  */
 final class JournalAck {

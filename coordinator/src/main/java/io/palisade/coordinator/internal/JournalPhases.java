@@ -25,7 +25,7 @@ import java.util.List;
  * {@link IntentCompleted} records.
  *
  * <p>Invariants: committer thread only. Building a record decides nothing and touches nothing; every append goes
- * through {@link Graph#append} (one sync per call, after which the records are folded into the published heads), so
+ * through {@link PublishedView#journal} (one sync per call, after which the records are folded into the published heads), so
  * the state readers see never runs ahead of the journal. This is the pipeline's only path to the journal: the other
  * stages hand it the records they made (a foreign race's evidence included). The write path's crash points at the
  * journal are hit here: {@code after-intent} after the Phase A append, {@code before-publish} and

@@ -19,7 +19,7 @@ import java.util.Optional;
  * The migration claim (RFC-023 §7.1): {@code _palisade/migration.claim}, created atomically if absent
  * ({@link Files#createFile}, the local-disk {@code PutMode::Create}) and holding one line
  * {@code <migrationId> <ownerToken>} with a random owner token. There is no time-based takeover: a
- * claim is replaced only by {@link #replace}, which {@link PkMigration} calls after it holds the
+ * claim is replaced only by {@link #replace}, which {@code PkMigration} calls after it holds the
  * writer lease (so the previous owner is dead) and has classified every journaled unit of the claim.
  */
 public record MigrationClaim(String migrationId, String ownerToken) {

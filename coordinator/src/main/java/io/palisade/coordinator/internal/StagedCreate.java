@@ -20,7 +20,7 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * The staging directory of one {@link Palisade#create}: a graph is built complete under
+ * The staging directory of one {@code Palisade.create}: a graph is built complete under
  * {@code <parent>/.<name>.creating-<pid>-<uuid>} and renamed to {@code <parent>/<name>} in one {@code rename(2)}, so
  * no reader or later create ever sees half a graph at the target (docs/coordinator.md "Creating a graph").
  *

@@ -655,7 +655,7 @@ final class CrashHarness implements AutoCloseable {
     /** Every (table, table branch, version) on disk, read through the substrate. */
     private Set<String> tableVersions() {
         Set<String> out = new java.util.TreeSet<>();
-        try (io.palisade.substrate.lance.LanceTableStore store = deployment.tables(graph).open(false)) {
+        try (io.palisade.substrate.TableStore store = deployment.tables(graph).open(false)) {
             for (String t : List.of("person", "log")) {
                 if (!store.exists(t)) {
                     continue;
@@ -893,7 +893,7 @@ final class CrashHarness implements AutoCloseable {
         }
         // the first verifying open's close folded every journaled note: Lance alone holds them, each id once
         TreeMap<String, Long> folded = new TreeMap<>();
-        try (io.palisade.substrate.lance.LanceTableStore s = deployment.tables(graph).open(false);
+        try (io.palisade.substrate.TableStore s = deployment.tables(graph).open(false);
              io.palisade.substrate.KeyedTable t = s.openKeyed("note", new io.palisade.substrate.TableRef(
                      noteHead.tableBranch(), noteHead.version()))) {
             for (Map<String, Object> r : t.scan()) {

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Real power cuts on LazyFS (issue 13; docs/crash-points.md "Power loss on LazyFS"): every trial creates a
+ * Real power cuts on LazyFS (docs/crash-points.md "Power loss on LazyFS"): every trial creates a
  * graph on one LazyFS mount, makes that setup durable (fsync of every file), runs writer child JVMs
  * ({@link CrashWorkload}, journal durability {@code POWER_LOSS}) that write many batches, cuts the power —
  * {@code lazyfs::clear-cache} after the child is SIGKILLed at a moment chosen by counting its ACK lines, or a

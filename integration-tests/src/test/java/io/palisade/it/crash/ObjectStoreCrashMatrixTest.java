@@ -21,7 +21,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The crash matrix's main cells on the scale-out deployment (issue 19; docs/crash-points.md "On an object store and a
+ * The crash matrix's main cells on the scale-out deployment (docs/crash-points.md "On an object store and a
  * Kafka journal"): each graph's tables on S3 (the test JVM's in-process S3Proxy, {@link S3ProxyFixture#shared()},
  * which the children reach over loopback) and its journal on Kafka (an in-process KRaft cluster of one combined
  * broker+controller node). The cells are {@link CrashMatrixTest}'s own ({@link CrashMatrixTest#cells},

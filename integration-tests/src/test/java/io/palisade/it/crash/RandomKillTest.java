@@ -13,7 +13,7 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SIGKILL at random moments (issue 6): each trial starts the workload child on a small random plan and
+ * SIGKILL at random moments: each trial starts the workload child on a small random plan and
  * kills it after a random delay — mostly counted from its OPENED line (lands in writes), sometimes from
  * its start (lands in JVM start, journal open or recovery). About a quarter of the trials kill two
  * children in a row before checking, so the second one's recovery can itself be killed.

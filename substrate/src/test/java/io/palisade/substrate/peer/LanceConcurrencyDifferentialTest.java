@@ -64,7 +64,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The differential check against real Lance commits (issue 15): two operations that lance-core 7.0.0 runs
+ * The differential check against real Lance commits: two operations that lance-core 7.0.0 runs
  * from Java are staged on one keyed table at the same read version (two handles) and committed in both
  * orders; what Lance did (both committed, or the second refused) and the table that resulted (rows and values,
  * row count, schema, config, per-key answers of filtered reads, which use the index where one exists) are

@@ -40,7 +40,7 @@ import static io.palisade.substrate.peer.LanceConflictPeerTest.Lance.RETRYABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Lance peer suite (issue 15): the pairwise cases of Lance's own conflict-resolver tests, transcribed
+ * The Lance peer suite: the pairwise cases of Lance's own conflict-resolver tests, transcribed
  * from {@code rust/lance/src/io/commit/conflict_resolver.rs} ({@code mod tests}) at lancedb/lance commit
  * {@value #LANCE_COMMIT} ({@code test_conflicts}, {@code test_conflicts_data_replacement}, the
  * {@code test_add_bases_*} tests, {@code test_non_overlapping_rebase_delete_update},

@@ -269,7 +269,7 @@ class LanceSurfaceGuardTest {
         assertThat(f.count("k")).isEqualTo(2);
     }
 
-    // ------------------------------------------------------------------ rebase over foreign commits (issue 14)
+    // ------------------------------------------------------------------ rebase over foreign commits
 
     /**
      * No commit option refuses a stale read version: a transaction read at version 1, committed with
