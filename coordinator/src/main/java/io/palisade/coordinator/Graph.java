@@ -41,7 +41,7 @@ public final class Graph implements AutoCloseable {
 
     Graph(Engine engine, RecoveryReport recoveryReport) {
         this.engine = engine;
-        this.metrics = new Metrics(engine.counters());
+        this.metrics = new Metrics(engine.context().counters());
         this.recoveryReport = recoveryReport;
     }
 
@@ -235,7 +235,7 @@ public final class Graph implements AutoCloseable {
         Catalog.TableDef def = catalog().require(table);
         List<Map<String, Object>> maps = new ArrayList<>(rows.size());
         rows.forEach(r -> maps.add(r.asMap()));
-        return BatchValidation.batch(def, maps, engine.allocator());
+        return BatchValidation.batch(def, maps, engine.context().allocator());
     }
 
     // ------------------------------------------------------------------ reads
@@ -251,22 +251,22 @@ public final class Graph implements AutoCloseable {
      */
     public Map<String, Row> get(String branch, String table, Collection<String> keys) {
         Map<String, Row> out = new LinkedHashMap<>();
-        engine.reads().get(branch, table, keys).forEach((k, r) -> out.put(k, Row.of(r)));
+        engine.context().reads().get(branch, table, keys).forEach((k, r) -> out.put(k, Row.of(r)));
         return out;
     }
 
     /** Every row of {@code table} at its published head on {@code branch}. */
     public List<Map<String, Object>> scan(String branch, String table) {
-        return engine.reads().scan(branch, table);
+        return engine.context().reads().scan(branch, table);
     }
 
     /** Every row of {@code table} on {@code branch} as of journal sequence {@code seq} (unfolded writes included). */
     public List<Map<String, Object>> scanAt(String branch, String table, long seq) {
-        return engine.reads().scanAt(branch, table, seq);
+        return engine.context().reads().scanAt(branch, table, seq);
     }
 
     public Catalog catalog() {
-        return engine.view().catalog();
+        return engine.context().view().catalog();
     }
 
     public Metrics metrics() {
@@ -275,11 +275,11 @@ public final class Graph implements AutoCloseable {
 
     /** The current published state (heads, branches, intents): an immutable value of one journal position. */
     public HeadsState state() {
-        return engine.view().state();
+        return engine.context().view().state();
     }
 
     public Path path() {
-        return engine.layout().root();
+        return engine.context().layout().root();
     }
 
     /** What recovery found and did when this graph was opened ({@link RecoveryReport#toJson()}). */

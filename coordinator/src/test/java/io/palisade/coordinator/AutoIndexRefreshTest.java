@@ -35,7 +35,7 @@ class AutoIndexRefreshTest extends GraphTestSupport {
     /** Whether the id index covers every fragment of the table's head (an optimise would do nothing). */
     private static boolean indexCoversHead(Graph g) {
         var head = g.state().head("main", "person").orElseThrow();
-        try (KeyedTable t = g.engine().store().openKeyed("person", new TableRef(head.tableBranch(), head.version()))) {
+        try (KeyedTable t = g.engine().context().store().openKeyed("person", new TableRef(head.tableBranch(), head.version()))) {
             return t.planIndexOptimize().isEmpty();
         }
     }

@@ -88,7 +88,7 @@ class ConcurrencyTest {
         long expectedCommits = 0;
         long expectedConflicts = 0;
         try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults())) {
-            assertThat(g.engine().store().openKeyed("person", g.engine().store().latest("person", "main")).hasIdIndex())
+            assertThat(g.engine().context().store().openKeyed("person", g.engine().context().store().latest("person", "main")).hasIdIndex())
                     .as("the default configuration takes Lance's indexed (unfenced) merge path").isTrue();
             Map<String, Long> expectedTable = new HashMap<>();
             for (int round = 0; round < rounds; round++) {

@@ -49,7 +49,7 @@ final class Journals {
 
     /** The newest physical (Lance) version of a table branch, whatever the heads say. */
     static long physicalVersion(Graph g, String table, String tableBranch) {
-        return g.engine().store().latest(table, tableBranch).version();
+        return g.engine().context().store().latest(table, tableBranch).version();
     }
 
     static long physicalVersion(Graph g, String table) {

@@ -101,7 +101,7 @@ class MaintenancePlanTest {
                     .findFirst().orElseThrow();
             assertThat(tc.achievedVersion()).isEqualTo(r.version());
             // the committed Rewrite removed exactly the fragments the intent named
-            CommitDescription committed = g.engine().store().decompose("person", TableRef.main(r.version()));
+            CommitDescription committed = g.engine().context().store().decompose("person", TableRef.main(r.version()));
             assertThat(committed.kind()).isEqualTo(OperationKind.REWRITE);
             assertThat(rewritten(planned)).isEqualTo(new TreeSet<>(committed.fragmentsRemoved())).hasSize(6);
             assertThat(completion(events, r.intent()).outcome()).isEqualTo(IntentOutcome.COMMITTED);
@@ -131,7 +131,7 @@ class MaintenancePlanTest {
             long from = Journals.end(g);
             Receipt r = g.compact("main", "log");
             List<Action> planned = ActionCodec.decode(intent(Journals.events(g, from), LogicalOperation.COMPACTION).actions());
-            CommitDescription committed = g.engine().store().decompose("log", TableRef.main(r.version()));
+            CommitDescription committed = g.engine().context().store().decompose("log", TableRef.main(r.version()));
             assertThat(committed.kind()).isEqualTo(OperationKind.REWRITE);
             assertThat(rewritten(planned)).hasSize(3).isEqualTo(new TreeSet<>(committed.fragmentsRemoved()));
             assertThat(planned).extracting(Action::kind).doesNotContain(ActionKind.REBIND_INDEX_COVERAGE);
@@ -153,7 +153,7 @@ class MaintenancePlanTest {
                 assertThat(a.name()).isEqualTo(KeyedTable.ID_INDEX_NAME);
                 assertThat(a.coverage()).hasSize(1);
             });
-            assertThat(g.engine().store().decompose("person", TableRef.main(built.version())).indicesAdded())
+            assertThat(g.engine().context().store().decompose("person", TableRef.main(built.version())).indicesAdded())
                     .containsExactly(KeyedTable.ID_INDEX_NAME);
 
             try (VectorSchemaRoot r = Rows.people(allocator, "c", 3)) {
@@ -197,13 +197,13 @@ class MaintenancePlanTest {
 
             // the verdict the matrix gives for the plan read at v against the delete: a retryable conflict
             List<Action> planned = ActionCodec.decode(intent(Journals.events(g, from), LogicalOperation.COMPACTION).actions());
-            List<Action> delete = CatalogActions.of(g.engine().store().decompose("person", TableRef.main(d)), true, -1, Optional.empty());
+            List<Action> delete = CatalogActions.of(g.engine().context().store().decompose("person", TableRef.main(d)), true, -1, Optional.empty());
             assertThat(delete).extracting(Action::kind).contains(ActionKind.UPDATE_DELETION_VECTOR);
             Verdict verdict = ConflictResolver.check(new Transaction("compact", v, planned),
                     List.of(new CommittedTransaction("delete", d, delete)));
             assertThat(verdict.outcome()).isEqualTo(Verdict.Outcome.RETRYABLE_CONFLICT);
             // planned again from the head, the plan is what Lance rewrote
-            CommitDescription committed = g.engine().store().decompose("person", TableRef.main(c.version()));
+            CommitDescription committed = g.engine().context().store().decompose("person", TableRef.main(c.version()));
             assertThat(rewritten(planned)).isEqualTo(new TreeSet<>(committed.fragmentsRemoved()));
 
             List<String> ids = ids(g);

@@ -23,7 +23,7 @@ class PkPreservationTest {
 
     private static List<String> pkAtHead(Graph g, String branch, String table) {
         TableHead h = g.state().head(branch, table).orElseThrow();
-        return g.engine().store().primaryKey(table, new TableRef(h.tableBranch(), h.version()));
+        return g.engine().context().store().primaryKey(table, new TableRef(h.tableBranch(), h.version()));
     }
 
     @Test
@@ -50,9 +50,9 @@ class PkPreservationTest {
             assertThat(pkAtHead(g, "main", "person")).containsExactly("id");
 
             TableHead main = g.state().head("main", "knows").orElseThrow();
-            try (KeyedTable t = g.engine().store().openKeyed("knows", new TableRef(main.tableBranch(), main.version()))) {
+            try (KeyedTable t = g.engine().context().store().openKeyed("knows", new TableRef(main.tableBranch(), main.version()))) {
                 TableRef dropped = t.dropColumns(List.of("dst")).ref();
-                assertThat(g.engine().store().primaryKey("knows", dropped)).containsExactly("id");
+                assertThat(g.engine().context().store().primaryKey("knows", dropped)).containsExactly("id");
             }
         }
     }
@@ -62,9 +62,9 @@ class PkPreservationTest {
         Path root = dir.resolve("fresh");
         try (Graph g = Palisade.create(root, Rows.catalog(), Options.defaults())) {
             assertThat(GraphFormat.read(root)).contains(5);
-            assertThat(g.engine().store().primaryKey("person", TableRef.main(1))).containsExactly("id");
-            assertThat(g.engine().store().primaryKey("knows", TableRef.main(1))).containsExactly("id");
-            assertThat(g.engine().store().primaryKey("log", TableRef.main(1))).isEmpty();
+            assertThat(g.engine().context().store().primaryKey("person", TableRef.main(1))).containsExactly("id");
+            assertThat(g.engine().context().store().primaryKey("knows", TableRef.main(1))).containsExactly("id");
+            assertThat(g.engine().context().store().primaryKey("log", TableRef.main(1))).isEmpty();
         }
     }
 }

@@ -22,7 +22,7 @@ class SchemaAndOverwriteTest extends GraphTestSupport {
             g.overwrite("main", "person", b);
             assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactly("zoe");
             var head = g.state().head("main", "person").orElseThrow();
-            assertThat(g.engine().store().primaryKey("person", new TableRef(head.tableBranch(), head.version()))).containsExactly("id");
+            assertThat(g.engine().context().store().primaryKey("person", new TableRef(head.tableBranch(), head.version()))).containsExactly("id");
             assertThatThrownBy(() -> g.overwrite("main", "person", dup)).isInstanceOf(ValidationException.class)
                     .hasMessageContaining("duplicate key 'q'");
             assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactly("zoe");
@@ -47,7 +47,7 @@ class SchemaAndOverwriteTest extends GraphTestSupport {
         try (Graph g = Palisade.open(p, Options.defaults())) {
             assertThat(g.catalog().require("person").column("nick")).isPresent();
             var head = g.state().head("main", "person").orElseThrow();
-            assertThat(g.engine().store().primaryKey("person", new TableRef(head.tableBranch(), head.version()))).containsExactly("id");
+            assertThat(g.engine().context().store().primaryKey("person", new TableRef(head.tableBranch(), head.version()))).containsExactly("id");
         }
     }
 

@@ -436,7 +436,7 @@ final class Simulation {
             plan.put(t, p);
         }
         trace("merge " + source + " #" + n + " expect " + (both.isEmpty() ? "ok " + plan : "conflict " + both));
-        long journalEnd = graph.engine().journal().endSequence();
+        long journalEnd = graph.engine().context().journal().endSequence();
         pendingMerge = both.isEmpty() ? new PendingMerge(n, source, journalEnd, plan) : null;
         try {
             MergeResult result = graph.merge(source, MAIN);
@@ -714,7 +714,7 @@ final class Simulation {
         // 5
         HeadsReplayer replayer = HeadsReplayer.of(palisade);
         HeadsReplayer.Replay viaCheckpoint = replayer.replay();
-        RecoveryReport second = Recovery.run(graph.engine().journal(), viaCheckpoint, graph.engine().store(), false);
+        RecoveryReport second = Recovery.run(graph.engine().context().journal(), viaCheckpoint, graph.engine().context().store(), false);
         check("5-second-recovery-noop", !second.changedAnything() && second.headsDigest().equals(state.digest()),
                 label + ": a second recovery " + second.toJson());
         check("5-checkpoint-tail-equals-full-replay", viaCheckpoint.state().digest().equals(replayer.fullReplay().digest())

@@ -70,38 +70,6 @@ public final class Engine implements AutoCloseable {
         return ctx;
     }
 
-    public PublishedView view() {
-        return ctx.view();
-    }
-
-    public Reads reads() {
-        return ctx.reads();
-    }
-
-    public Counters counters() {
-        return ctx.counters();
-    }
-
-    public TableStore store() {
-        return ctx.store();
-    }
-
-    public Journal journal() {
-        return ctx.journal();
-    }
-
-    public GraphLayout layout() {
-        return ctx.layout();
-    }
-
-    public Options options() {
-        return ctx.options();
-    }
-
-    public BufferAllocator allocator() {
-        return ctx.allocator();
-    }
-
     // ------------------------------------------------------------------ submission
 
     /** The table version the current published view has for (branch, table): a new op's base; -1 without a head. */
