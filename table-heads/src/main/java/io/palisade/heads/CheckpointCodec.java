@@ -126,7 +126,7 @@ final class CheckpointCodec {
             }
             var receipts = s.receipts.sortedEntries(BY_NAME);
             w.putInt(receipts.size());
-            for (Map.Entry<String, Receipt> e : receipts) {
+            for (Map.Entry<String, IntentReceipt> e : receipts) {
                 putReceipt(w, e.getKey(), e.getValue());
             }
         } else {
@@ -211,7 +211,7 @@ final class CheckpointCodec {
         putNullableHead(w, c.publishedHead());
     }
 
-    private static void putReceipt(PayloadWriter w, String key, Receipt r) {
+    private static void putReceipt(PayloadWriter w, String key, IntentReceipt r) {
         w.putString(key).putString(r.intentId()).putLong(r.completionSequence()).putString(r.graphBranch())
                 .putString(r.table()).putString(r.tableBranch()).putLong(r.version()).putShort(r.outcome().code())
                 .putLong(r.rows());
@@ -395,10 +395,10 @@ final class CheckpointCodec {
             completed = putNew(completed, c.intentId(), c);
         }
 
-        PMap<String, Receipt> receipts = parent == null ? PMap.empty() : parent.receipts;
+        PMap<String, IntentReceipt> receipts = parent == null ? PMap.empty() : parent.receipts;
         for (int i = 0, n = r.getCount(); i < n; i++) {
             String key = r.getString();
-            Receipt rc = new Receipt(r.getString(), r.getLong(), r.getString(), r.getString(), r.getString(), r.getLong(),
+            IntentReceipt rc = new IntentReceipt(r.getString(), r.getLong(), r.getString(), r.getString(), r.getString(), r.getLong(),
                     outcome(r.getShort()), r.getLong());
             if (parent != null && (rc.completionSequence() <= after || rc.completionSequence() > lastSequence)) {
                 throw new MalformedPayloadException("delta receipt for key " + key + " issued at "

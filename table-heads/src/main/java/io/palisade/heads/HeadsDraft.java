@@ -22,7 +22,7 @@ final class HeadsDraft {
     PMap<String, PMap<String, Pin>> pins;
     PMap<String, OpenIntent> open;
     PMap<String, CompletedIntent> completed;
-    PMap<String, Receipt> receipts;
+    PMap<String, IntentReceipt> receipts;
     PMap<String, MigrationProgress> migrations;
     PMap<String, PMap<String, FoldMark>> folds;
     PMap<String, JournalEvent.FoldPlanned> foldPlans;

@@ -20,7 +20,7 @@ import java.util.TreeMap;
  *
  * <p>Holds: per (graph branch, table) the published head as a {@link Pin} (owned or lazily inherited);
  * the live graph branches with their creation point; open intents with their Phase A payload and the
- * phase reached; completed intents' outcomes; idempotency keys → first {@link Receipt}; PK migration
+ * phase reached; completed intents' outcomes; idempotency keys → first {@link IntentReceipt}; PK migration
  * progress; the journal-ack tables' fold marks and open fold plans; the format stamp; the last sequence applied.
  *
  * <p>Immutable: every field is final and every collection a persistent map; {@link #apply} returns a new state
@@ -64,7 +64,7 @@ public final class HeadsState {
     final PMap<String, PMap<String, Pin>> pins; // only branches with at least one pin
     final PMap<String, OpenIntent> open;
     final PMap<String, CompletedIntent> completed;
-    final PMap<String, Receipt> receipts;
+    final PMap<String, IntentReceipt> receipts;
     final PMap<String, MigrationProgress> migrations;
     /** Per graph branch, per journal-ack table that ever acknowledged a write: its fold mark. */
     final PMap<String, PMap<String, FoldMark>> folds;
@@ -94,10 +94,10 @@ public final class HeadsState {
      */
     static final class Completion {
         final CompletedIntent intent;
-        final Receipt receipt;
+        final IntentReceipt receipt;
         final Completion next;
 
-        Completion(CompletedIntent intent, Receipt receipt, Completion next) {
+        Completion(CompletedIntent intent, IntentReceipt receipt, Completion next) {
             this.intent = intent;
             this.receipt = receipt;
             this.next = next;
@@ -107,7 +107,7 @@ public final class HeadsState {
     HeadsState(long lastSequence, long writerEpoch, int formatStamp, long lastCheckpointSequence, String openRecovery,
                PMap<String, GraphBranch> branches, PMap<String, PMap<String, Pin>> pins,
                PMap<String, OpenIntent> open, PMap<String, CompletedIntent> completed,
-               PMap<String, Receipt> receipts, PMap<String, MigrationProgress> migrations,
+               PMap<String, IntentReceipt> receipts, PMap<String, MigrationProgress> migrations,
                PMap<String, PMap<String, FoldMark>> folds, PMap<String, JournalEvent.FoldPlanned> foldPlans,
                PMap<String, FoldMark> foldLater, Completion log) {
         this.lastSequence = lastSequence;
@@ -258,7 +258,7 @@ public final class HeadsState {
     }
 
     /** The first receipt issued for an idempotency key, if an applied intent carried it. */
-    public Optional<Receipt> receipt(String idempotencyKey) {
+    public Optional<IntentReceipt> receipt(String idempotencyKey) {
         return Optional.ofNullable(receipts.get(idempotencyKey));
     }
 

@@ -15,7 +15,7 @@ import java.util.List;
 
 /**
  * The intent steps of {@link HeadsReducer}: how the journal moves an intent through its phases (recorded, table
- * committed, head published) to its completion, and which {@link Receipt} a completion issues for its idempotency key.
+ * committed, head published) to its completion, and which {@link IntentReceipt} a completion issues for its idempotency key.
  * Owns the open intents, the completed intents, the receipts and the completion log of a {@link HeadsDraft}.
  *
  * <p>Invariants: an intent id is recorded once and completed once; an idempotency key that issued a receipt, or that
@@ -37,7 +37,7 @@ final class IntentSteps {
         }
         String key = e.idempotencyKey();
         if (key != null) {
-            Receipt r = d.receipts.get(key);
+            IntentReceipt r = d.receipts.get(key);
             if (r != null) {
                 throw d.fail(e.graphBranch(), e.table(), "intent " + id + " reuses idempotency key '" + key
                         + "' that already has the receipt of intent " + r.intentId());
@@ -166,19 +166,19 @@ final class IntentSteps {
         CompletedIntent done = new CompletedIntent(o.intentId(), outcome, o.graphBranch(), o.table(), key, d.seq,
                 applied ? o.publishedHead() : null);
         d.completed = d.completed.put(o.intentId(), done);
-        Receipt receipt = null;
+        IntentReceipt receipt = null;
         if (outcome == IntentOutcome.JOURNALED && key != null) {
             PMap<String, Pin> bp = d.pins.get(o.graphBranch());
             Pin pin = bp == null ? null : bp.get(o.table());
             TableHead h = pin == null ? o.recorded().intendedTransition().to() : pin.head();
             long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
-            receipt = new Receipt(o.intentId(), d.seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
+            receipt = new IntentReceipt(o.intentId(), d.seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
                     outcome, rows);
         }
         if (applied && key != null) {
             TableHead h = o.publishedHead();
             long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
-            receipt = new Receipt(o.intentId(), d.seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
+            receipt = new IntentReceipt(o.intentId(), d.seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
                     outcome, rows);
         }
         if (receipt != null) {

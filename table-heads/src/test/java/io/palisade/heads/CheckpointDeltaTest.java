@@ -98,7 +98,7 @@ class CheckpointDeltaTest {
                 HeadsState loaded = Checkpoints.loadNewestValid(dir).checkpoint().orElseThrow().state();
                 assertThat(loaded).isEqualTo(log.state);
                 for (int k = 0; k < writes; k += 7) {
-                    assertThat(loaded.receipt("key-" + k)).get().extracting(Receipt::intentId).isEqualTo("w-" + k);
+                    assertThat(loaded.receipt("key-" + k)).get().extracting(IntentReceipt::intentId).isEqualTo("w-" + k);
                 }
                 // a reused key is refused by the loaded state as by the live one
                 int reused = writes - 1 - (i * 13 % writes);

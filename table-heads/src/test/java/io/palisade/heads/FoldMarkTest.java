@@ -79,7 +79,7 @@ class FoldMarkTest {
         assertThat(m.newestSequence()).isEqualTo(second);
         assertThat(log.state.unfoldedTables("main")).containsOnlyKeys("person");
         assertThat(log.state.head("main", "person")).contains(head("main", 1)); // the table has not moved
-        assertThat(log.state.receipt("k2")).get().extracting(Receipt::outcome, Receipt::version)
+        assertThat(log.state.receipt("k2")).get().extracting(IntentReceipt::outcome, IntentReceipt::version)
                 .containsExactly(IntentOutcome.JOURNALED, 1L);
 
         planFold("f1", second, 2);

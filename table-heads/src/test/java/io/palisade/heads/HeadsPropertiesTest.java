@@ -32,7 +32,7 @@ class HeadsPropertiesTest {
         assertThat(incremental.openIntents()).extracting(OpenIntent::intentId)
                 .containsExactlyInAnyOrderElementsOf(sc.openIntentIds());
         sc.receipts.forEach((key, intent) ->
-                assertThat(incremental.receipt(key)).get().extracting(Receipt::intentId).isEqualTo(intent));
+                assertThat(incremental.receipt(key)).get().extracting(IntentReceipt::intentId).isEqualTo(intent));
         HeadsState full = HeadsState.replay(HeadsState.empty(), all);
         assertThat(full).isEqualTo(incremental);
         assertThat(full.digest()).isEqualTo(incremental.digest());

@@ -128,8 +128,8 @@ class HeadsStateTest {
     @Test
     void idempotencyKeyReturnsTheFirstReceipt() {
         long done = log.write("i1", "client-7", "main", "person", null, head("main", 1));
-        Receipt r = log.state.receipt("client-7").orElseThrow();
-        assertThat(r).isEqualTo(new Receipt("i1", done, "main", "person", "main", 1, IntentOutcome.COMMITTED, -1));
+        IntentReceipt r = log.state.receipt("client-7").orElseThrow();
+        assertThat(r).isEqualTo(new IntentReceipt("i1", done, "main", "person", "main", 1, IntentOutcome.COMMITTED, -1));
 
         log.write("i2", null, "main", "person", head("main", 1), head("main", 2));
         assertThat(log.state.receipt("client-7")).contains(r); // later writes do not replace it
@@ -149,7 +149,7 @@ class HeadsStateTest {
         log.add(new IntentCompleted("i1", IntentOutcome.KEY_CONFLICT, "dup", "i0", List.of("a")));
         assertThat(log.state.receipt("k")).isEmpty();
         log.write("i2", "k", "main", "person", null, head("main", 1));
-        assertThat(log.state.receipt("k")).get().extracting(Receipt::intentId).isEqualTo("i2");
+        assertThat(log.state.receipt("k")).get().extracting(IntentReceipt::intentId).isEqualTo("i2");
     }
 
     @Test

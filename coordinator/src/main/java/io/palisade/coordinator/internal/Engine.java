@@ -84,7 +84,7 @@ public final class Engine implements AutoCloseable {
     public CompletableFuture<Receipt> submit(WriteOp op) {
         if (op.idempotencyKey.isPresent()) {
             HeadsState state = ctx.view().state();
-            Optional<io.palisade.heads.Receipt> r = state.receipt(op.idempotencyKey.get());
+            Optional<io.palisade.heads.IntentReceipt> r = state.receipt(op.idempotencyKey.get());
             if (r.isPresent()) {
                 ctx.counters().idempotentReplays.increment();
                 return CompletableFuture.completedFuture(Receipts.of(r.get(), state));

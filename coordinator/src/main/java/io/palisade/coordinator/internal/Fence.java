@@ -132,7 +132,7 @@ final class Fence {
         KeyFilter deferredKeys = null;
         for (WriteOp op : ops) {
             if (op.idempotencyKey.isPresent()) {
-                Optional<io.palisade.heads.Receipt> r = state.receipt(op.idempotencyKey.get());
+                Optional<io.palisade.heads.IntentReceipt> r = state.receipt(op.idempotencyKey.get());
                 if (r.isPresent()) {
                     ctx.counters().idempotentReplays.increment();
                     op.future.complete(Receipts.of(r.get(), state));

@@ -5,7 +5,8 @@ import io.palisade.journal.IntentOutcome;
 import java.util.Objects;
 
 /**
- * The first receipt issued for an idempotency key: what a repeated request with the same key gets back
+ * The heads state's record of the first receipt issued for an idempotency key (the writer's own receipt is the
+ * coordinator's {@code Receipt}, made from this): what a repeated request with the same key gets back
  * instead of a second write. Only applied intents ({@code COMMITTED}, {@code ROLLED_FORWARD}) and writes acknowledged
  * from the journal ({@code JOURNALED}: {@code version} is then the table's published head at the acknowledgement) issue one.
  *
@@ -18,9 +19,9 @@ import java.util.Objects;
  * @param outcome            {@code COMMITTED}, {@code ROLLED_FORWARD} or {@code JOURNALED}
  * @param rows               rows the write carried (its key filter's size; -1 for keyless writes)
  */
-public record Receipt(String intentId, long completionSequence, String graphBranch, String table, String tableBranch,
-                      long version, IntentOutcome outcome, long rows) {
-    public Receipt {
+public record IntentReceipt(String intentId, long completionSequence, String graphBranch, String table,
+                            String tableBranch, long version, IntentOutcome outcome, long rows) {
+    public IntentReceipt {
         Objects.requireNonNull(intentId, "intentId");
         Objects.requireNonNull(graphBranch, "graphBranch");
         Objects.requireNonNull(table, "table");
