@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 
 /**
  * An open graph: the embedded coordinator of one writer process (DESIGN §3). Thread-safe: any number
@@ -57,7 +58,7 @@ public final class Graph implements AutoCloseable {
     }
 
     public CompletableFuture<Receipt> insertAsync(String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
-        return engine.submit(keyed(WriteOp.Kind.INSERT, branch, table, rows, options));
+        return engine.submit(keyed(WriteOp.Insert::new, branch, table, rows, options));
     }
 
     /** Insert or replace by key. */
@@ -70,7 +71,7 @@ public final class Graph implements AutoCloseable {
     }
 
     public CompletableFuture<Receipt> upsertAsync(String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
-        return engine.submit(keyed(WriteOp.Kind.UPSERT, branch, table, rows, options));
+        return engine.submit(keyed(WriteOp.Upsert::new, branch, table, rows, options));
     }
 
     /**
@@ -106,8 +107,7 @@ public final class Graph implements AutoCloseable {
         if (filter.isEmpty()) {
             throw new ValidationException("delete needs at least one key");
         }
-        return engine.submit(new WriteOp(WriteOp.Kind.DELETE, branch, table, null, filter, options.idempotencyKey(),
-                engine.baseVersion(branch, table)));
+        return engine.submit(new WriteOp.Delete(submission(branch, table, options.idempotencyKey()), filter));
     }
 
     /** Appends rows to an append-only (keyless) table. */
@@ -116,8 +116,7 @@ public final class Graph implements AutoCloseable {
             throw new ValidationException("table '" + table + "' is keyed on 'id': a bare append cannot be expressed; "
                     + "use insert (strict) or upsert");
         }
-        return engine.join(engine.submit(new WriteOp(WriteOp.Kind.APPEND, branch, table, rows, null, Optional.empty(),
-                engine.baseVersion(branch, table))));
+        return engine.join(engine.submit(new WriteOp.Append(submission(branch, table, Optional.empty()), rows)));
     }
 
     /** Replaces every row of {@code table} on {@code branch}; a keyed table keeps its exact primary key. */
@@ -126,8 +125,7 @@ public final class Graph implements AutoCloseable {
         if (rows == null) {
             throw new ValidationException("an overwrite needs a batch (it may be empty)");
         }
-        return engine.join(engine.submit(new WriteOp(WriteOp.Kind.OVERWRITE, branch, table, rows, null, Optional.empty(),
-                engine.baseVersion(branch, table))));
+        return engine.join(engine.submit(new WriteOp.Overwrite(submission(branch, table, Optional.empty()), rows)));
     }
 
     /**
@@ -148,10 +146,8 @@ public final class Graph implements AutoCloseable {
                 throw new ValidationException("column '" + c.name() + "' must be nullable: existing rows read null");
             }
         }
-        WriteOp op = new WriteOp(WriteOp.Kind.ADD_COLUMNS, HeadsState.MAIN, table, null, null, Optional.empty(),
-                engine.baseVersion(HeadsState.MAIN, table));
-        op.newColumns = List.copyOf(columns);
-        return engine.join(engine.submit(op));
+        return engine.join(engine.submit(new WriteOp.AddColumns(submission(HeadsState.MAIN, table, Optional.empty()),
+                columns)));
     }
 
     /**
@@ -166,8 +162,7 @@ public final class Graph implements AutoCloseable {
         if (!catalog().require(table).kind().keyed()) {
             throw new ValidationException("table '" + table + "' is append-only and has no key index");
         }
-        return engine.join(engine.submit(new WriteOp(WriteOp.Kind.OPTIMIZE_INDEX, branch, table, null, null,
-                Optional.empty(), engine.baseVersion(branch, table))));
+        return engine.join(engine.submit(new WriteOp.OptimizeIndex(submission(branch, table, Optional.empty()))));
     }
 
     /**
@@ -183,18 +178,24 @@ public final class Graph implements AutoCloseable {
     /** {@link #compact} without waiting; the op's base is the head this call sees. */
     public CompletableFuture<Receipt> compactAsync(String branch, String table) {
         catalog().require(table);
-        return engine.submit(new WriteOp(WriteOp.Kind.COMPACT, branch, table, null, null, Optional.empty(),
-                engine.baseVersion(branch, table)));
+        return engine.submit(new WriteOp.Compact(submission(branch, table, Optional.empty())));
     }
 
-    private WriteOp keyed(WriteOp.Kind kind, String branch, String table, VectorSchemaRoot rows, WriteOptions options) {
+    /** A write of {@code rows} to a keyed table, made by {@code kind} (an insert's or an upsert's constructor). */
+    private WriteOp keyed(BiFunction<WriteOp.Submission, VectorSchemaRoot, WriteOp> kind, String branch, String table,
+                          VectorSchemaRoot rows, WriteOptions options) {
         if (!catalog().require(table).kind().keyed()) {
             throw new ValidationException("table '" + table + "' is append-only and has no key: use append");
         }
         if (rows == null || rows.getRowCount() == 0) {
             throw new ValidationException("a write to '" + table + "' needs at least one row");
         }
-        return new WriteOp(kind, branch, table, rows, null, options.idempotencyKey(), engine.baseVersion(branch, table));
+        return kind.apply(submission(branch, table, options.idempotencyKey()), rows);
+    }
+
+    /** A submission to (branch, table) now, based on the version the published view has. */
+    private WriteOp.Submission submission(String branch, String table, Optional<String> idempotencyKey) {
+        return WriteOp.Submission.of(branch, table, engine.baseVersion(branch, table), idempotencyKey);
     }
 
     // ------------------------------------------------------------------ rows without Arrow (Row)

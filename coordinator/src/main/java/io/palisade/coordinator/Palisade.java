@@ -49,7 +49,7 @@ public final class Palisade {
      * (a {@link LanceTableStore}, the committer on its own Agrona thread). The deterministic simulation
      * (docs/recovery.md) passes the same in-memory store to every open of one graph, so the store holds
      * the "durable" table state across a simulated crash, and steps the committer on the calling thread
-     * ({@link Graph#stepCommitter()}) so that a seed alone decides every interleaving.
+     * ({@code Engine.stepCommitter()}) so that a seed alone decides every interleaving.
      *
      * @param stores          the table store of one opened graph; {@link Graph#close()} closes it
      * @param manualCommitter no committer thread: the caller steps it; blocking writes step it until done

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * A process death at each crash point of the journal-ack path (docs/crash-points.md): after an acknowledgement's
  * append, and at each step of a fold. The graph runs on the real Lance store with a stepped committer; the crash is
- * the point's listener throwing, the dead process is {@link Graph#abandon()}. After the reopen (recovery runs):
+ * the point's listener throwing, the dead process is {@code Engine.abandon()}. After the reopen (recovery runs):
  * every acknowledged write is read back, the table holds each id once after a final fold, and every journaled write
  * was folded by exactly one applied fold.
  */

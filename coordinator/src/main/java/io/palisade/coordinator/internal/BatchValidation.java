@@ -67,16 +67,17 @@ public final class BatchValidation {
 
     /** Validates an op's rows against the table's declared schema; returns its exact key filter (null for keyless). */
     static KeyFilter validate(Catalog.TableDef def, WriteOp op) {
-        if (op.kind == WriteOp.Kind.DELETE) {
-            return op.deleteKeys;
-        }
-        if (op.kind == WriteOp.Kind.FOLD) {
-            return op.keys; // every row was validated when its write was acknowledged
-        }
-        if (op.kind == WriteOp.Kind.ADD_COLUMNS || op.kind == WriteOp.Kind.OPTIMIZE_INDEX || op.kind == WriteOp.Kind.COMPACT) {
-            return null;
-        }
-        return validateRows(def, op.rows);
+        return switch (op) {
+            case WriteOp.Delete d -> d.keys();
+            case WriteOp.Fold f -> f.keys(); // every row was validated when its write was acknowledged
+            case WriteOp.AddColumns a -> null;
+            case WriteOp.OptimizeIndex o -> null;
+            case WriteOp.Compact c -> null;
+            case WriteOp.Insert i -> validateRows(def, i.rows());
+            case WriteOp.Upsert u -> validateRows(def, u.rows());
+            case WriteOp.Append a -> validateRows(def, a.rows());
+            case WriteOp.Overwrite o -> validateRows(def, o.rows());
+        };
     }
 
     /** Checks {@code rows} against {@code def}'s declared schema; returns their exact key filter (null for keyless). */

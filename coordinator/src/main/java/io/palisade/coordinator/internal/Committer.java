@@ -104,8 +104,8 @@ final class Committer implements Agent {
                     group.add(w);
                 } else {
                     rest.addLast(o);
-                    if (o instanceof Control || (o instanceof WriteOp w && w.branch.equals(first.branch)
-                            && w.table.equals(first.table))) {
+                    if (o instanceof Control || (o instanceof WriteOp w && w.branch().equals(first.branch())
+                            && w.table().equals(first.table()))) {
                         // keep controls ordered after the writes queued before them, and never pull a write
                         // past an earlier write of another kind on the same table (e.g. upsert k past delete k)
                         break;
@@ -118,10 +118,10 @@ final class Committer implements Agent {
             try {
                 runGroup(group);
             } catch (RuntimeException e) {
-                LOG.error("committer failed a group of {} on {}/{}", group.size(), first.branch, first.table, e);
+                LOG.error("committer failed a group of {} on {}/{}", group.size(), first.branch(), first.table(), e);
                 PalisadeException failure = e instanceof PalisadeException p ? p
                         : new CommitStateUnknownException("internal error while committing: " + e, e);
-                group.forEach(op -> op.future.completeExceptionally(failure));
+                group.forEach(op -> op.future().completeExceptionally(failure));
             }
         }
         return drained + work + folder.duty();
@@ -139,17 +139,20 @@ final class Committer implements Agent {
 
     /**
      * A fold after its fence and Phase A, its Lance commit ({@link SubstrateCommit#commit}) running off the committer
-     * thread as {@code result}; {@link #finishFold} publishes it. {@code head} is the table's head it was planned on.
+     * thread as {@code result}; {@link #finishFold} publishes it. {@code op} is the fold as the fence admitted it (its
+     * own intent id and keys); {@code head} is the table's head it was planned on; {@code phaseAStart} and
+     * {@code phaseBStart} ({@link System#nanoTime()}) time its phases. Invariant: {@code op.op()} is a
+     * {@link WriteOp.Fold}.
      */
-    record FoldInFlight(WriteOp op, Catalog.TableDef def, TableHead head, long phaseAStart, long phaseBStart,
+    record FoldInFlight(Fence.Admitted op, Catalog.TableDef def, TableHead head, long phaseAStart, long phaseBStart,
                         CompletableFuture<SubstrateCommit.Result> result) {
     }
 
     /**
      * Runs a fold op through its fence and Phase A; its substrate commit is handed to {@link Folder#launched}. When
-     * the fence or Phase A ends it, {@code op.future} is completed and nothing is launched.
+     * the fence or Phase A ends it, {@code op.future()} is completed and nothing is launched.
      */
-    void startFold(WriteOp op) {
+    void startFold(WriteOp.Fold op) {
         runGroup(List.of(op));
     }
 
@@ -160,15 +163,16 @@ final class Committer implements Agent {
      * poisoned, as for any commit.
      */
     void finishFold(FoldInFlight f) {
-        WriteOp op = f.op();
+        WriteOp op = f.op().op();
+        String intentId = f.op().intentId();
         SubstrateCommit.Result result;
         try {
             result = f.result().join();
         } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            ctx.refusals().poison(op.branch, op.table);
-            LOG.error("the fold {} of {}/{} failed off the committer thread", op.intentId, op.branch, op.table, cause);
-            op.future.completeExceptionally(new CommitStateUnknownException("fold of " + op.where() + " failed: "
+            ctx.refusals().poison(op.branch(), op.table());
+            LOG.error("the fold {} of {}/{} failed off the committer thread", intentId, op.branch(), op.table(), cause);
+            op.future().completeExceptionally(new CommitStateUnknownException("fold of " + op.where() + " failed: "
                     + cause, cause));
             return;
         }
@@ -180,9 +184,9 @@ final class Committer implements Agent {
             publisher.publish(op, f.def(), f.head(), result, f.phaseAStart(), f.phaseBStart(), t2);
         } catch (RuntimeException e) {
             // its Lance commit may have landed without Phases C/D: an unknown outcome, as for any commit
-            ctx.refusals().poison(op.branch, op.table);
-            LOG.error("committer failed to publish the fold {} of {}/{}", op.intentId, op.branch, op.table, e);
-            op.future.completeExceptionally(e instanceof PalisadeException p ? p
+            ctx.refusals().poison(op.branch(), op.table());
+            LOG.error("committer failed to publish the fold {} of {}/{}", intentId, op.branch(), op.table(), e);
+            op.future().completeExceptionally(e instanceof PalisadeException p ? p
                     : new CommitStateUnknownException("internal error while publishing a fold: " + e, e));
         }
     }
@@ -190,7 +194,7 @@ final class Committer implements Agent {
     /** Runs one write now, on the committer thread (for compound operations such as a branch merge). */
     Receipt runNow(WriteOp op) {
         runGroup(List.of(op));
-        return op.future.join();
+        return op.future().join();
     }
 
     /**
@@ -207,7 +211,7 @@ final class Committer implements Agent {
         queue.drain(pending::addLast);
         for (Object o : pending) {
             if (o instanceof WriteOp w) {
-                w.future.completeExceptionally(e);
+                w.future().completeExceptionally(e);
             } else if (o instanceof Control c) {
                 c.future().completeExceptionally(e);
             }
@@ -219,21 +223,21 @@ final class Committer implements Agent {
 
     private void runGroup(List<WriteOp> ops) {
         WriteOp first = ops.get(0);
-        Optional<Catalog.TableDef> ackTable = ctx.view().catalog().table(first.table).filter(Catalog.TableDef::journalAck);
-        if (ackTable.isPresent() && first.kind != WriteOp.Kind.FOLD) {
-            if (!first.kind.journalable()) {
-                folder.fold(first.branch, first.table); // every other operation on a journal-ack table follows a fold
+        Optional<Catalog.TableDef> ackTable = ctx.view().catalog().table(first.table()).filter(Catalog.TableDef::journalAck);
+        if (ackTable.isPresent() && !(first instanceof WriteOp.Fold)) {
+            if (!first.journalable()) {
+                folder.fold(first.branch(), first.table()); // every other operation on a journal-ack table follows a fold
             } else if (backPressured(first)) {
                 // past the memory or the lag bound the acknowledgement waits for the fold in flight to publish and
                 // for a fold of the rest of the table's tail (back-pressure: the writers wait, they are not failed)
                 long t = System.nanoTime();
-                folder.fold(first.branch, first.table);
+                folder.fold(first.branch(), first.table());
                 ctx.counters().backPressureWaits.increment();
                 ctx.counters().backPressureNanos.add(System.nanoTime() - t);
             }
         }
         HeadsState state = ctx.view().state();
-        Optional<PalisadeException> refusal = ctx.refusals().refusal(first.branch, first.table);
+        Optional<PalisadeException> refusal = ctx.refusals().refusal(first.branch(), first.table());
         if (refusal.isPresent()) {
             fail(ops, refusal.get());
             return;
@@ -241,12 +245,12 @@ final class Committer implements Agent {
         Catalog.TableDef def;
         Pin pin;
         try {
-            def = ctx.view().catalog().require(first.table);
-            if (!state.branchLive(first.branch)) {
-                throw new ValidationException("unknown graph branch '" + first.branch + "'");
+            def = ctx.view().catalog().require(first.table());
+            if (!state.branchLive(first.branch())) {
+                throw new ValidationException("unknown graph branch '" + first.branch() + "'");
             }
-            pin = state.pin(first.branch, first.table).orElseThrow(
-                    () -> new ValidationException("table '" + first.table + "' has no head on branch '" + first.branch + "'"));
+            pin = state.pin(first.branch(), first.table()).orElseThrow(
+                    () -> new ValidationException("table '" + first.table() + "' has no head on branch '" + first.branch() + "'"));
         } catch (ValidationException e) {
             fail(ops, e);
             return;
@@ -258,21 +262,21 @@ final class Committer implements Agent {
         for (int i = deferred.size() - 1; i >= 0; i--) {
             pending.addFirst(deferred.get(i));
         }
-        List<WriteOp> accepted = admission.accepted();
+        List<Fence.Admitted> accepted = admission.accepted();
         if (accepted.isEmpty()) {
             if (!admission.rejections().isEmpty()) {
                 journal.append(admission.rejections());
             }
             return;
         }
-        if (def.journalAck() && first.kind.journalable()) {
+        if (def.journalAck() && first.journalable()) {
             journalAck.acknowledge(def, pin, state, accepted, admission.rejections());
             return;
         }
 
         // 2. Phase A
         TableHead head = pin.head();
-        String tableBranch = pin.owned() ? head.tableBranch() : TableBranches.tableBranchFor(first.branch);
+        String tableBranch = pin.owned() ? head.tableBranch() : TableBranches.tableBranchFor(first.branch());
         List<JournalEvent> phaseA = new ArrayList<>(admission.rejections());
         phaseA.addAll(journal.intents(accepted, head, tableBranch, state.lastSequence()));
         long t0 = System.nanoTime();
@@ -280,10 +284,10 @@ final class Committer implements Agent {
         long t1 = System.nanoTime();
 
         // 3. Phase B (a fold's Lance commit runs off this thread; acknowledgements go on meanwhile)
-        TableRef base = substrate.base(pin, first.table, tableBranch);
-        if (first.kind == WriteOp.Kind.FOLD) {
-            List<WriteOp> fold = List.copyOf(accepted);
-            folder.launched(new FoldInFlight(first, def, head, t0, t1,
+        TableRef base = substrate.base(pin, first.table(), tableBranch);
+        if (first instanceof WriteOp.Fold) {
+            List<Fence.Admitted> fold = List.copyOf(accepted);
+            folder.launched(new FoldInFlight(fold.get(0), def, head, t0, t1,
                     folder.offThread(() -> substrate.commit(def, fold, base))));
             return;
         }
@@ -291,12 +295,12 @@ final class Committer implements Agent {
         long t2 = System.nanoTime();
 
         // 4. Phases C and D (a fold's: finishFold)
-        if (result instanceof SubstrateCommit.Result.Committed && switch (first.kind) {
+        if (result instanceof SubstrateCommit.Result.Committed && switch (first.kind()) {
             // a fold's keys are in the filter already; maintenance does not change the key set
             case FOLD, OPTIMIZE_INDEX, COMPACT -> false;
             case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS -> true;
         }) {
-            presence.invalidate(first.branch, first.table);
+            presence.invalidate(first.branch(), first.table());
         }
         if (result instanceof SubstrateCommit.Result.Committed c && c.achieved().version() != c.base().version()) {
             fence.remember(first.where(), def.kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
@@ -314,11 +318,11 @@ final class Committer implements Agent {
         if (ctx.view().unfoldedBytes() >= o.maxUnfoldedBytes()) {
             return true;
         }
-        long lag = ctx.view().foldLagMillis(w.branch, w.table);
+        long lag = ctx.view().foldLagMillis(w.branch(), w.table());
         return lag >= 0 && lag >= o.maxFoldLagMillis();
     }
 
     private static void fail(List<WriteOp> ops, PalisadeException e) {
-        ops.forEach(op -> op.future.completeExceptionally(e));
+        ops.forEach(op -> op.future().completeExceptionally(e));
     }
 }

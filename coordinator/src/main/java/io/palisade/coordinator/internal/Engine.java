@@ -82,16 +82,16 @@ public final class Engine implements AutoCloseable {
      * without being queued.
      */
     public CompletableFuture<Receipt> submit(WriteOp op) {
-        if (op.idempotencyKey.isPresent()) {
+        if (op.idempotencyKey().isPresent()) {
             HeadsState state = ctx.view().state();
-            Optional<io.palisade.heads.IntentReceipt> r = state.receipt(op.idempotencyKey.get());
+            Optional<io.palisade.heads.IntentReceipt> r = state.receipt(op.idempotencyKey().get());
             if (r.isPresent()) {
                 ctx.counters().idempotentReplays.increment();
                 return CompletableFuture.completedFuture(Receipts.of(r.get(), state));
             }
         }
         enqueue(op);
-        return op.future;
+        return op.future();
     }
 
     private void enqueue(Object item) {

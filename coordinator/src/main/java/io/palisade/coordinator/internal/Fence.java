@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -51,8 +52,9 @@ import java.util.UUID;
  * journal: the records of the ops it rejects are returned in {@link Admission#rejections} for the caller to journal
  * ahead of Phase A. It completes the future of every op it does not pass on (an idempotent replay with the first
  * receipt, an invalid or rejected op with its failure — a rejected op's before its records are journaled; a twin
- * completes when its twin does, with the same outcome) and leaves the accepted and deferred ops' futures alone; every
- * op it passes on has its intent id and key filter set (a maintenance op its judged plan). Guarantees: no two accepted
+ * completes when its twin does, with the same outcome) and leaves the accepted and deferred ops' futures alone; it
+ * changes no op: what it learns of an op it passes on (its intent id, its key filter, a maintenance op's judged plan)
+ * is returned in an {@link Admitted}, which the later stages take. Guarantees: no two accepted
  * ops share a key; an op is deferred exactly when it shares a key with an earlier accepted or deferred op of the group
  * (so writes of one key keep queue order); an accepted strict insert collides with no key added by a remembered
  * commit after its base (RFC-023 §6: a strict insert is never turned into an update); an accepted maintenance op's
@@ -64,9 +66,33 @@ final class Fence {
 
     /**
      * What the fence made of a group: the ops for Phase A, in queue order; the ops deferred to the next group, in
-     * queue order; the records of the ops it rejected, to journal (with Phase A, or alone when nothing was accepted).
+     * queue order (unchanged: fenced again there); the ops it rejected with journaled records (completed already), in
+     * queue order; the records of those rejections, to journal (with Phase A, or alone when nothing was accepted).
+     * Invariants: every op of the group is in at most one of the lists; an op in none was answered by the fence (an
+     * idempotent replay, a twin, an invalid op or an unplannable maintenance op); no two accepted ops share a key.
      */
-    record Admission(List<WriteOp> accepted, List<WriteOp> deferred, List<JournalEvent> rejections) {
+    record Admission(List<Admitted> accepted, List<WriteOp> deferred, List<Admitted> rejected,
+                     List<JournalEvent> rejections) {
+    }
+
+    /**
+     * An op the fence passed on (or rejected with journaled records), with what it learned of it: {@code intentId},
+     * the id its intent is journaled under (a fold's own, else a new {@code i-…}); {@code keys}, its exact validated
+     * key filter (null for an op without keys: a keyless table's write, added columns, maintenance); {@code plan}, a
+     * maintenance op's plan, judged COMPATIBLE with every remembered commit since the version it was read at (null for
+     * any other op). Invariants: {@code op} and {@code intentId} non-null; {@code plan} non-null exactly when
+     * {@code op.maintenance()} (a rejected maintenance op: its last plan); a fold's {@code intentId} and {@code keys}
+     * are its own.
+     */
+    record Admitted(WriteOp op, String intentId, KeyFilter keys, MaintenancePlan plan) {
+        Admitted {
+            Objects.requireNonNull(op, "op");
+            Objects.requireNonNull(intentId, "intentId");
+            if ((plan != null) != op.maintenance()) {
+                throw new IllegalArgumentException(op.kind() + " " + intentId + (plan == null ? " without" : " with")
+                        + " a maintenance plan");
+            }
+        }
     }
 
     /**
@@ -124,48 +150,54 @@ final class Fence {
      */
     Admission admit(List<WriteOp> ops, Catalog.TableDef def, Pin pin, HeadsState state) {
         String where = ops.get(0).where();
-        List<WriteOp> accepted = new ArrayList<>();
+        List<Admitted> accepted = new ArrayList<>();
+        List<Admitted> rejected = new ArrayList<>();
         List<JournalEvent> rejections = new ArrayList<>();
         Map<String, WriteOp> byIdempotencyKey = new HashMap<>();
         KeyFilter acceptedKeys = null;
         List<WriteOp> deferred = new ArrayList<>();
         KeyFilter deferredKeys = null;
         for (WriteOp op : ops) {
-            if (op.idempotencyKey.isPresent()) {
-                Optional<io.palisade.heads.IntentReceipt> r = state.receipt(op.idempotencyKey.get());
+            if (op.idempotencyKey().isPresent()) {
+                Optional<io.palisade.heads.IntentReceipt> r = state.receipt(op.idempotencyKey().get());
                 if (r.isPresent()) {
                     ctx.counters().idempotentReplays.increment();
-                    op.future.complete(Receipts.of(r.get(), state));
+                    op.future().complete(Receipts.of(r.get(), state));
                     continue;
                 }
-                WriteOp twin = byIdempotencyKey.get(op.idempotencyKey.get());
+                WriteOp twin = byIdempotencyKey.get(op.idempotencyKey().get());
                 if (twin != null) {
                     ctx.counters().idempotentReplays.increment();
-                    twin.future.whenComplete((rc, ex) -> {
+                    twin.future().whenComplete((rc, ex) -> {
                         if (ex != null) {
-                            op.future.completeExceptionally(ex);
+                            op.future().completeExceptionally(ex);
                         } else {
-                            op.future.complete(rc);
+                            op.future().complete(rc);
                         }
                     });
                     continue;
                 }
             }
+            KeyFilter keys;
             try {
-                op.keys = BatchValidation.validate(def, op);
+                keys = BatchValidation.validate(def, op);
             } catch (ValidationException e) {
                 ctx.counters().validationFailures.increment();
-                op.future.completeExceptionally(e);
+                op.future().completeExceptionally(e);
                 continue;
             }
-            if (op.intentId == null) { // a fold names its intent itself (its plan names it too)
-                op.intentId = "i-" + UUID.randomUUID();
+            // a fold names its intent itself (its plan names it too)
+            String intentId = op instanceof WriteOp.Fold f ? f.intentId() : "i-" + UUID.randomUUID();
+            MaintenancePlan plan = null;
+            if (op.maintenance()) {
+                Optional<MaintenancePlan> judged = planMaintenance(op, intentId, def, pin, where, rejected, rejections);
+                if (judged.isEmpty()) {
+                    continue;
+                }
+                plan = judged.get();
             }
-            if (op.maintenance() && !planMaintenance(op, def, pin, where, rejections)) {
-                continue;
-            }
-            if (op.keys != null && ((acceptedKeys != null && acceptedKeys.intersects(op.keys))
-                    || (deferredKeys != null && deferredKeys.intersects(op.keys)))) {
+            if (keys != null && ((acceptedKeys != null && acceptedKeys.intersects(keys))
+                    || (deferredKeys != null && deferredKeys.intersects(keys)))) {
                 // Same key twice in one group: serialise through the next group. A strict insert is not
                 // rejected here: the op holding the key may still fail in Phase B (another of its keys
                 // exists), and then this one conflicts with nothing. If the holder commits, the next
@@ -173,27 +205,29 @@ final class Fence {
                 // Every later op sharing a key with a deferred one is deferred too, so that no write of a
                 // key overtakes an earlier write of the same key.
                 deferred.add(op);
-                deferredKeys = deferredKeys == null ? op.keys : deferredKeys.union(op.keys);
+                deferredKeys = deferredKeys == null ? keys : deferredKeys.union(keys);
                 continue;
             }
+            Admitted admitted = new Admitted(op, intentId, keys, plan);
             // a journal-ack table's strict inserts are fenced against its unfolded writes and head (JournalAck)
-            if (op.kind == WriteOp.Kind.INSERT && op.keys != null && !def.journalAck()) {
-                Optional<Conflict> winner = keyCollision(where, op.intentId, op.keys, op.baseVersion);
+            if (op instanceof WriteOp.Insert && keys != null && !def.journalAck()) {
+                Optional<Conflict> winner = keyCollision(where, intentId, keys, op.baseVersion());
                 if (winner.isPresent()) {
                     Conflict c = winner.get();
-                    rejectKeyConflict(op, pin.head(), c.keys(), c.keys().size(), c.winnerId(), rejections);
+                    rejectKeyConflict(admitted, pin.head(), c.keys(), c.keys().size(), c.winnerId(), rejections);
+                    rejected.add(admitted);
                     continue;
                 }
             }
-            if (op.idempotencyKey.isPresent()) {
-                byIdempotencyKey.put(op.idempotencyKey.get(), op);
+            if (op.idempotencyKey().isPresent()) {
+                byIdempotencyKey.put(op.idempotencyKey().get(), op);
             }
-            accepted.add(op);
-            if (op.keys != null) {
-                acceptedKeys = acceptedKeys == null ? op.keys : acceptedKeys.union(op.keys);
+            accepted.add(admitted);
+            if (keys != null) {
+                acceptedKeys = acceptedKeys == null ? keys : acceptedKeys.union(keys);
             }
         }
-        return new Admission(accepted, deferred, rejections);
+        return new Admission(accepted, deferred, rejected, rejections);
     }
 
     /**
@@ -221,12 +255,12 @@ final class Fence {
         return v.conflicts().stream().filter(Conflict::keyCollision).findFirst();
     }
 
-    private void rejectKeyConflict(WriteOp op, TableHead head, List<String> keys, long count, String winner,
+    private void rejectKeyConflict(Admitted op, TableHead head, List<String> keys, long count, String winner,
                                    List<JournalEvent> rejections) {
-        KeyConflictException e = new KeyConflictException(op.table, keys, count, winner);
+        KeyConflictException e = new KeyConflictException(op.op().table(), keys, count, winner);
         rejections.addAll(journal.keyConflictRejection(op, head, e.getMessage(), winner, keys));
         ctx.counters().keyConflicts.increment();
-        op.future.completeExceptionally(e);
+        op.op().future().completeExceptionally(e);
     }
 
     /**
@@ -236,29 +270,32 @@ final class Fence {
      * (read version = head), at most {@code upsertRetries} times; when they are exhausted the intent is
      * journaled with its last plan and completed WRITE_CONFLICT, and the op fails with a retryable
      * {@link WriteConflictException}. A maintenance plan is committed exactly as planned, never as
-     * rebased: Lance, not the resolver, decides what the commit writes. Returns whether the op goes on
-     * to Phase A; on false its future is completed.
+     * rebased: Lance, not the resolver, decides what the commit writes. Returns the plan with which the op (intent
+     * {@code intentId}) goes on to Phase A; when empty its future is completed (and a rejection is added to
+     * {@code rejected}, its records to {@code rejections}, when its retries were exhausted).
      */
-    private boolean planMaintenance(WriteOp op, Catalog.TableDef def, Pin pin, String where, List<JournalEvent> rejections) {
+    private Optional<MaintenancePlan> planMaintenance(WriteOp op, String intentId, Catalog.TableDef def, Pin pin,
+                                                      String where, List<Admitted> rejected, List<JournalEvent> rejections) {
         TableHead head = pin.head();
         TableRef at = new TableRef(head.tableBranch(), head.version());
-        long readVersion = Math.max(0, op.baseVersion);
+        long readVersion = Math.max(0, op.baseVersion());
         for (int attempt = 0; ; attempt++) {
+            MaintenancePlan plan;
             try {
-                op.plan = plan(def, op, at);
+                plan = plan(def, op, at);
             } catch (PalisadeException e) {
                 if (e instanceof ValidationException) {
                     ctx.counters().validationFailures.increment();
                 }
-                op.future.completeExceptionally(e); // no plan: nothing journaled, nothing written
-                return false;
+                op.future().completeExceptionally(e); // no plan: nothing journaled, nothing written
+                return Optional.empty();
             }
             String reason;
             try {
-                Verdict v = ConflictResolver.check(new Transaction(op.intentId, readVersion, op.plan.actions()),
+                Verdict v = ConflictResolver.check(new Transaction(intentId, readVersion, plan.actions()),
                         winners(where, readVersion));
                 if (v.outcome() == Verdict.Outcome.COMPATIBLE) {
-                    return true;
+                    return Optional.of(plan);
                 }
                 reason = v.outcome() + ": " + v.reason();
             } catch (PalisadeException e) {
@@ -266,13 +303,15 @@ final class Fence {
             }
             ctx.counters().writeConflicts.increment();
             if (attempt >= ctx.options().upsertRetries()) {
-                WriteConflictException e = new WriteConflictException(op.kind + " of " + where + " planned at " + at
+                WriteConflictException e = new WriteConflictException(op.kind() + " of " + where + " planned at " + at
                         + " conflicts with commits since its base v" + readVersion + " (" + reason + "); retry");
-                rejections.addAll(journal.writeConflictRejection(op, head, e.getMessage()));
-                op.future.completeExceptionally(e);
-                return false;
+                Admitted last = new Admitted(op, intentId, null, plan);
+                rejections.addAll(journal.writeConflictRejection(last, head, e.getMessage()));
+                rejected.add(last);
+                op.future().completeExceptionally(e);
+                return Optional.empty();
             }
-            LOG.info("{} of {}: plan judged against winners since v{}: {}; planning again from the head", op.kind, where,
+            LOG.info("{} of {}: plan judged against winners since v{}: {}; planning again from the head", op.kind(), where,
                     readVersion, reason);
             ctx.counters().maintenanceReplans.increment();
             ctx.counters().retries.increment();
@@ -283,21 +322,21 @@ final class Fence {
     /** The maintenance plan of {@code op} at the exact state {@code at}. */
     private MaintenancePlan plan(Catalog.TableDef def, WriteOp op, TableRef at) {
         if (def.kind().keyed()) {
-            try (KeyedTable t = ctx.store().openKeyed(op.table, at)) {
-                return switch (op.kind) {
+            try (KeyedTable t = ctx.store().openKeyed(op.table(), at)) {
+                return switch (op.kind()) {
                     case OPTIMIZE_INDEX -> t.planIndexOptimize();
                     case COMPACT -> t.planCompaction();
                     case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
-                            throw new IllegalArgumentException(op.kind + " is not maintenance");
+                            throw new IllegalArgumentException(op.kind() + " is not maintenance");
                 };
             }
         }
-        try (KeylessTable t = ctx.store().openKeyless(op.table, at)) {
-            return switch (op.kind) {
+        try (KeylessTable t = ctx.store().openKeyless(op.table(), at)) {
+            return switch (op.kind()) {
                 case COMPACT -> t.planCompaction();
-                case OPTIMIZE_INDEX -> throw new ValidationException("table '" + op.table + "' is append-only and has no key index");
+                case OPTIMIZE_INDEX -> throw new ValidationException("table '" + op.table() + "' is append-only and has no key index");
                 case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
-                        throw new IllegalArgumentException(op.kind + " is not maintenance");
+                        throw new IllegalArgumentException(op.kind() + " is not maintenance");
             };
         }
     }
@@ -331,20 +370,20 @@ final class Fence {
      * {@code described}: the commit's actions when already known (maintenance verified them), else null
      * (described on first use).
      */
-    void remember(String where, boolean keyed, TableRef from, TableRef to, List<WriteOp> committed, List<Action> described) {
+    void remember(String where, boolean keyed, TableRef from, TableRef to, List<Admitted> committed, List<Action> described) {
         List<CommittedTransaction> keyAdds = new ArrayList<>();
         KeyFilter keys = null;
-        for (WriteOp op : committed) {
+        for (Admitted op : committed) {
             // a fold's keys include the ones it deletes, and its table's inserts are fenced by JournalAck
-            if (op.keys != null && op.kind != WriteOp.Kind.DELETE && op.kind != WriteOp.Kind.FOLD) {
-                keyAdds.add(new CommittedTransaction(op.intentId, to.version(), WriteActions.of(op)));
+            if (op.keys() != null && !(op.op() instanceof WriteOp.Delete) && !(op.op() instanceof WriteOp.Fold)) {
+                keyAdds.add(new CommittedTransaction(op.intentId(), to.version(), WriteActions.of(op)));
             }
-            if (op.keys != null) {
-                keys = keys == null ? op.keys : keys.union(op.keys);
+            if (op.keys() != null) {
+                keys = keys == null ? op.keys() : keys.union(op.keys());
             }
         }
-        remember(where, new Recent(committed.get(0).table, keyed, from, to, committed.stream().map(op -> op.intentId).toList(),
-                keyAdds, Optional.ofNullable(keys), described));
+        remember(where, new Recent(committed.get(0).op().table(), keyed, from, to,
+                committed.stream().map(Admitted::intentId).toList(), keyAdds, Optional.ofNullable(keys), described));
     }
 
     private void remember(String where, Recent commit) {

@@ -71,16 +71,16 @@ final class Folder implements AutoCloseable {
     private Running starting;
 
     private static final class Running {
-        final WriteOp op;
+        final WriteOp.Fold op;
         final VectorSchemaRoot rows;
         final int rowCount;
         final long started;
         final long writes;
         Committer.FoldInFlight flight;
 
-        Running(WriteOp op, VectorSchemaRoot rows, long started, long writes) {
+        Running(WriteOp.Fold op, long started, long writes) {
             this.op = op;
-            this.rows = rows;
+            this.rows = op.rows();
             this.rowCount = rows.getRowCount();
             this.started = started;
             this.writes = writes;
@@ -181,8 +181,8 @@ final class Folder implements AutoCloseable {
 
     /** Called by the committer once the fold being started has its Lance commit running. */
     void launched(Committer.FoldInFlight flight) {
-        if (starting == null || starting.op != flight.op()) {
-            throw new IllegalStateException("fold " + flight.op().intentId + " launched outside Folder.start");
+        if (starting == null || starting.op != flight.op().op()) {
+            throw new IllegalStateException("fold " + flight.op().intentId() + " launched outside Folder.start");
         }
         starting.flight = flight;
     }
@@ -208,12 +208,10 @@ final class Folder implements AutoCloseable {
         KeyFilter deletes = deleted.isEmpty() ? null : BatchValidation.keyFilter(def, deleted);
         VectorSchemaRoot rows = newestRows(def, newest);
         String intentId = "f-" + UUID.randomUUID();
-        WriteOp op = new WriteOp(WriteOp.Kind.FOLD, branch, table, rows, deletes, Optional.empty(), head.version());
-        op.intentId = intentId;
-        op.keys = BatchValidation.keyFilter(def, all);
-        op.foldPlan = new JournalEvent.FoldPlanned(intentId, branch, table, mark.newestSequence(),
-                Math.toIntExact(mark.unfolded()), deletes);
-        Running r = new Running(op, rows, t0, mark.unfolded());
+        WriteOp.Fold op = new WriteOp.Fold(WriteOp.Submission.of(branch, table, head.version(), Optional.empty()), rows,
+                deletes, BatchValidation.keyFilter(def, all), intentId, new JournalEvent.FoldPlanned(intentId, branch,
+                table, mark.newestSequence(), Math.toIntExact(mark.unfolded()), deletes));
+        Running r = new Running(op, t0, mark.unfolded());
         starting = r;
         try {
             committer.startFold(op);
@@ -258,18 +256,18 @@ final class Folder implements AutoCloseable {
     }
 
     private boolean report(Running r) {
-        if (!r.op.future.isDone()) {
-            throw new IllegalStateException("fold " + r.op.intentId + " ended without an outcome");
+        if (!r.op.future().isDone()) {
+            throw new IllegalStateException("fold " + r.op.intentId() + " ended without an outcome");
         }
         try {
-            r.op.future.join();
+            r.op.future().join();
             ctx.counters().foldNanos.add(System.nanoTime() - r.started);
             ctx.counters().foldedRows.add(r.rowCount);
             return true;
         } catch (CompletionException | PalisadeException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            LOG.warn("fold of {}/{} ({} writes) did not commit; they stay acknowledged and unfolded: {}", r.op.branch,
-                    r.op.table, r.writes, cause.getMessage());
+            LOG.warn("fold of {}/{} ({} writes) did not commit; they stay acknowledged and unfolded: {}", r.op.branch(),
+                    r.op.table(), r.writes, cause.getMessage());
             return false;
         }
     }

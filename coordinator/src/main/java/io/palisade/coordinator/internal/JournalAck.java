@@ -32,9 +32,10 @@ import java.util.Set;
  *       first. Only then are receipts ({@code folded = false}) given.</li>
  * </ol>
  *
- * <p>Invariants: committer thread only; writes no table; its records are folded into the published heads and the
- * unfolded writes by {@link PublishedView#journal} before any receipt is given, so a reader that sees a receipt sees the
- * write. Crash point {@code after-journal-ack} follows the append.
+ * <p>Invariants: committer thread only; writes no table and changes no op (a held insert's failure is carried in a
+ * {@link Lost}); its records are folded into the published heads and the unfolded writes by {@link PublishedView#journal}
+ * before any receipt is given, so a reader that sees a receipt sees the write. Crash point {@code after-journal-ack}
+ * follows the append.
  */
 final class JournalAck {
     private final Context ctx;
@@ -48,81 +49,100 @@ final class JournalAck {
     }
 
     /** Acknowledges the fenced {@code accepted} ops of one group; {@code rejections} are the fence's records. */
-    void acknowledge(Catalog.TableDef def, Pin pin, HeadsState state, List<WriteOp> accepted,
+    void acknowledge(Catalog.TableDef def, Pin pin, HeadsState state, List<Fence.Admitted> accepted,
                      List<JournalEvent> rejections) {
-        WriteOp first = accepted.get(0);
+        WriteOp first = accepted.get(0).op();
         TableHead head = pin.head();
         List<JournalEvent> batch = new ArrayList<>(rejections);
-        List<WriteOp> acked = new ArrayList<>();
-        List<WriteOp> conflicted = new ArrayList<>();
-        if (first.kind == WriteOp.Kind.INSERT) {
-            List<String> asked = new ArrayList<>();
-            for (WriteOp op : accepted) {
-                asked.addAll(op.keys.keys());
-            }
-            Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(first.branch, first.table, asked);
-            Set<String> untouched = new HashSet<>();
-            for (WriteOp op : accepted) {
-                for (String k : op.keys.keys()) {
-                    if (!tail.containsKey(k)) {
-                        untouched.add(k);
-                    }
-                }
-            }
-            Set<String> atHead = untouched.isEmpty() ? Set.of()
-                    : presence.presentAtHead(def, first.branch, first.table, head, untouched);
-            for (WriteOp op : accepted) {
-                List<String> held = new ArrayList<>();
-                String winner = null;
-                for (String k : op.keys.keys()) {
-                    UnfoldedWrites.Entry e = tail.get(k);
-                    if (e != null ? !e.deletes() : atHead.contains(k)) {
-                        held.add(k);
-                        if (winner == null && e != null) {
-                            winner = e.intentId;
-                        }
-                    }
-                }
-                if (held.isEmpty()) {
-                    acked.add(op);
-                    continue;
-                }
-                KeyConflictException c = new KeyConflictException(op.table, held.subList(0, Math.min(20, held.size())),
-                        held.size(), winner);
-                batch.addAll(journal.keyConflictRejection(op, head, c.getMessage(), winner, held));
-                ctx.counters().keyConflicts.increment();
-                op.failure = c;
-                conflicted.add(op);
-            }
-        } else {
-            acked.addAll(accepted);
-        }
-        for (WriteOp op : acked) {
-            batch.add(journal.acknowledgedIntent(op, head));
-            byte[] rows = op.kind == WriteOp.Kind.DELETE ? new byte[0] : JournaledRows.encode(op.rows);
-            batch.add(new JournalEvent.RowsRecorded(op.intentId, op.branch, op.table,
-                    op.kind == WriteOp.Kind.DELETE ? 0 : op.rows.getRowCount(), rows));
+        Judged judged = first instanceof WriteOp.Insert ? fenceInserts(def, head, accepted, batch)
+                : new Judged(List.copyOf(accepted), List.of());
+        List<Fence.Admitted> acked = judged.acked();
+        for (Fence.Admitted a : acked) {
+            WriteOp op = a.op();
+            batch.add(journal.acknowledgedIntent(a, head));
+            boolean delete = op instanceof WriteOp.Delete;
+            byte[] rows = delete ? new byte[0] : JournaledRows.encode(SubstrateWrites.rows(op));
+            batch.add(new JournalEvent.RowsRecorded(a.intentId(), op.branch(), op.table(),
+                    delete ? 0 : SubstrateWrites.rows(op).getRowCount(), rows));
         }
         int firstCompletion = batch.size();
-        for (WriteOp op : acked) {
-            batch.add(new IntentCompleted(op.intentId, IntentOutcome.JOURNALED, "", null, List.of()));
+        for (Fence.Admitted a : acked) {
+            batch.add(new IntentCompleted(a.intentId(), IntentOutcome.JOURNALED, "", null, List.of()));
         }
         long firstSeq = journal.append(batch);
         CrashPoints.hit("after-journal-ack");
-        for (WriteOp op : acked) {
-            if (op.kind != WriteOp.Kind.DELETE) {
-                presence.added(op.branch, op.table, op.keys.keys());
+        for (Fence.Admitted a : acked) {
+            if (!(a.op() instanceof WriteOp.Delete)) {
+                presence.added(a.op().branch(), a.op().table(), a.keys().keys());
             }
         }
         ctx.counters().journalAcks.add(acked.size());
         ctx.counters().commits.add(acked.size());
         for (int i = 0; i < acked.size(); i++) {
-            WriteOp op = acked.get(i);
-            op.future.complete(new Receipt(op.intentId, firstSeq + firstCompletion + i, op.table, op.branch,
+            Fence.Admitted a = acked.get(i);
+            WriteOp op = a.op();
+            op.future().complete(new Receipt(a.intentId(), firstSeq + firstCompletion + i, op.table(), op.branch(),
                     head.version(), op.rowCount(), false));
         }
-        for (WriteOp op : conflicted) {
-            op.future.completeExceptionally(op.failure);
+        for (Lost l : judged.conflicted()) {
+            l.op().op().future().completeExceptionally(l.failure());
         }
+    }
+
+    /**
+     * What the journal-ack fence made of a group: the ops to acknowledge, in order, and the strict inserts whose keys
+     * were held, each with its {@link KeyConflictException} (their rejection records already in the batch).
+     * Invariants: together exactly the group's ops, each once.
+     */
+    private record Judged(List<Fence.Admitted> acked, List<Lost> conflicted) {
+    }
+
+    /**
+     * The exact fence of the strict inserts {@code accepted} (see the class comment): adds each rejected insert's
+     * records to {@code batch}.
+     */
+    private Judged fenceInserts(Catalog.TableDef def, TableHead head, List<Fence.Admitted> accepted,
+                                List<JournalEvent> batch) {
+        WriteOp first = accepted.get(0).op();
+        List<Fence.Admitted> acked = new ArrayList<>();
+        List<Lost> conflicted = new ArrayList<>();
+        List<String> asked = new ArrayList<>();
+        for (Fence.Admitted op : accepted) {
+            asked.addAll(op.keys().keys());
+        }
+        Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(first.branch(), first.table(), asked);
+        Set<String> untouched = new HashSet<>();
+        for (Fence.Admitted op : accepted) {
+            for (String k : op.keys().keys()) {
+                if (!tail.containsKey(k)) {
+                    untouched.add(k);
+                }
+            }
+        }
+        Set<String> atHead = untouched.isEmpty() ? Set.of()
+                : presence.presentAtHead(def, first.branch(), first.table(), head, untouched);
+        for (Fence.Admitted op : accepted) {
+            List<String> held = new ArrayList<>();
+            String winner = null;
+            for (String k : op.keys().keys()) {
+                UnfoldedWrites.Entry e = tail.get(k);
+                if (e != null ? !e.deletes() : atHead.contains(k)) {
+                    held.add(k);
+                    if (winner == null && e != null) {
+                        winner = e.intentId;
+                    }
+                }
+            }
+            if (held.isEmpty()) {
+                acked.add(op);
+                continue;
+            }
+            KeyConflictException c = new KeyConflictException(op.op().table(), held.subList(0, Math.min(20, held.size())),
+                    held.size(), winner);
+            batch.addAll(journal.keyConflictRejection(op, head, c.getMessage(), winner, held));
+            ctx.counters().keyConflicts.increment();
+            conflicted.add(new Lost(op, c));
+        }
+        return new Judged(acked, conflicted);
     }
 }

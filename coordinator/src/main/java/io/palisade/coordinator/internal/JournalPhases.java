@@ -42,16 +42,14 @@ final class JournalPhases {
      * Phase A: one {@link IntentRecorded} per operation, each expecting {@code head} (at journal sequence
      * {@code lastSequence}) and intending the transition to the next version of {@code tableBranch}.
      */
-    List<JournalEvent> intents(List<WriteOp> ops, TableHead head, String tableBranch, long lastSequence) {
+    List<JournalEvent> intents(List<Fence.Admitted> ops, TableHead head, String tableBranch, long lastSequence) {
         TableHead intendedTo = new TableHead(tableBranch, head.version() + 1, head.schemaId(), head.incarnation());
         ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), lastSequence);
         List<JournalEvent> out = new ArrayList<>();
-        for (WriteOp op : ops) {
-            out.add(new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), WriteActions.operation(op.kind), op.branch,
-                    op.table, base, ActionCodec.encode(WriteActions.of(op)), op.keys,
-                    new HeadTransition(op.branch, op.table, head, intendedTo)));
-            if (op.foldPlan != null) {
-                out.add(op.foldPlan);
+        for (Fence.Admitted op : ops) {
+            out.add(intent(op, base, op.keys(), head, intendedTo));
+            if (op.op() instanceof WriteOp.Fold f) {
+                out.add(f.plan());
             }
         }
         return out;
@@ -61,44 +59,53 @@ final class JournalPhases {
      * A strict insert the fence rejected ({@code KeyConflictException} with {@code message}): its intent, which
      * leaves {@code head} as it is, and its completion naming {@code winner} and the colliding {@code keys}.
      */
-    List<JournalEvent> keyConflictRejection(WriteOp op, TableHead head, String message, String winner, List<String> keys) {
-        return List.of(rejectedIntent(op, head, op.keys),
-                new IntentCompleted(op.intentId, IntentOutcome.KEY_CONFLICT, message, winner, keys));
+    List<JournalEvent> keyConflictRejection(Fence.Admitted op, TableHead head, String message, String winner,
+                                            List<String> keys) {
+        return List.of(rejectedIntent(op, head, op.keys()),
+                new IntentCompleted(op.intentId(), IntentOutcome.KEY_CONFLICT, message, winner, keys));
     }
 
     /**
      * A maintenance operation whose plan conflicted until its retries were exhausted: its intent with the last plan
      * (no key filter), which leaves {@code head} as it is, and its completion {@code WRITE_CONFLICT}.
      */
-    List<JournalEvent> writeConflictRejection(WriteOp op, TableHead head, String message) {
+    List<JournalEvent> writeConflictRejection(Fence.Admitted op, TableHead head, String message) {
         return List.of(rejectedIntent(op, head, null),
-                new IntentCompleted(op.intentId, IntentOutcome.WRITE_CONFLICT, message, null, List.of()));
+                new IntentCompleted(op.intentId(), IntentOutcome.WRITE_CONFLICT, message, null, List.of()));
     }
 
     /** A journal-ack write's intent (docs/journal-ack.md): the head to itself, the table moves only at a fold. */
-    IntentRecorded acknowledgedIntent(WriteOp op, TableHead head) {
-        return rejectedIntent(op, head, op.keys);
+    IntentRecorded acknowledgedIntent(Fence.Admitted op, TableHead head) {
+        return rejectedIntent(op, head, op.keys());
     }
 
-    private IntentRecorded rejectedIntent(WriteOp op, TableHead head, KeyFilter keyFilter) {
+    private IntentRecorded rejectedIntent(Fence.Admitted op, TableHead head, KeyFilter keyFilter) {
         ExpectedBase base = new ExpectedBase(head.tableBranch(), head.version(), head.schemaId(), ctx.view().state().lastSequence());
-        return new IntentRecorded(op.intentId, op.idempotencyKey.orElse(null), WriteActions.operation(op.kind), op.branch,
-                op.table, base, ActionCodec.encode(WriteActions.of(op)), keyFilter, new HeadTransition(op.branch, op.table, head, head));
+        return intent(op, base, keyFilter, head, head);
+    }
+
+    /** {@code a}'s intent, expecting {@code base}, with {@code keyFilter}, intending its table's head {@code from → to}. */
+    private static IntentRecorded intent(Fence.Admitted a, ExpectedBase base, KeyFilter keyFilter, TableHead from,
+                                         TableHead to) {
+        WriteOp op = a.op();
+        return new IntentRecorded(a.intentId(), op.idempotencyKey().orElse(null), WriteActions.operation(op.kind()),
+                op.branch(), op.table(), base, ActionCodec.encode(WriteActions.of(a)), keyFilter,
+                new HeadTransition(op.branch(), op.table(), from, to));
     }
 
     /** The completion of a commit's loser whose {@code keys} the substrate found already held ({@code winner} nullable). */
-    IntentCompleted keyConflictLoss(WriteOp op, String reason, String winner, List<String> keys) {
-        return new IntentCompleted(op.intentId, IntentOutcome.KEY_CONFLICT, reason, winner, keys);
+    IntentCompleted keyConflictLoss(Fence.Admitted op, String reason, String winner, List<String> keys) {
+        return new IntentCompleted(op.intentId(), IntentOutcome.KEY_CONFLICT, reason, winner, keys);
     }
 
     /** The completion of an intent that had no effect ({@code WRITE_CONFLICT}, {@code VALIDATION_FAILED}, {@code ABORTED}). */
-    IntentCompleted failed(WriteOp op, IntentOutcome outcome, String reason) {
-        return new IntentCompleted(op.intentId, outcome, reason, null, List.of());
+    IntentCompleted failed(Fence.Admitted op, IntentOutcome outcome, String reason) {
+        return new IntentCompleted(op.intentId(), outcome, reason, null, List.of());
     }
 
-    /** {@code op}'s commit reached {@code achieved}: its effect, journaled without publishing it. */
-    TableCommitted tableCommitted(WriteOp op, TableRef achieved) {
-        return new TableCommitted(List.of(op.intentId), op.branch, op.table, achieved.branch(), achieved.version());
+    /** {@code a}'s commit reached {@code achieved}: its effect, journaled without publishing it. */
+    TableCommitted tableCommitted(Fence.Admitted a, TableRef achieved) {
+        return new TableCommitted(List.of(a.intentId()), a.op().branch(), a.op().table(), achieved.branch(), achieved.version());
     }
 
     /**
@@ -107,17 +114,19 @@ final class JournalPhases {
      * order, added to {@code into}. A commit that reached no new version (maintenance with nothing to do) is
      * completed with a reason starting {@code no-op:}. Returns the index in {@code into} of the first completion.
      */
-    int publication(List<JournalEvent> into, List<WriteOp> committed, TableHead head, TableRef base, TableRef achieved) {
-        WriteOp first = committed.get(0);
+    int publication(List<JournalEvent> into, List<Fence.Admitted> committed, TableHead head, TableRef base,
+                    TableRef achieved) {
+        WriteOp first = committed.get(0).op();
         TableHead to = new TableHead(achieved.branch(), achieved.version(), head.schemaId(), head.incarnation());
-        List<String> ids = committed.stream().map(op -> op.intentId).toList();
-        into.add(new TableCommitted(ids, first.branch, first.table, to.tableBranch(), to.version()));
-        into.add(new HeadPublished(List.of(new HeadTransition(first.branch, first.table, head, to))));
+        List<String> ids = committed.stream().map(Fence.Admitted::intentId).toList();
+        into.add(new TableCommitted(ids, first.branch(), first.table(), to.tableBranch(), to.version()));
+        into.add(new HeadPublished(List.of(new HeadTransition(first.branch(), first.table(), head, to))));
         int commitIndex = into.size();
         boolean noOp = achieved.version() == base.version();
-        for (WriteOp op : committed) {
-            into.add(new IntentCompleted(op.intentId, IntentOutcome.COMMITTED, noOp && op.maintenance()
-                    ? "no-op: " + (op.kind == WriteOp.Kind.COMPACT ? "nothing to compact" : "the index covers every fragment")
+        for (Fence.Admitted a : committed) {
+            WriteOp op = a.op();
+            into.add(new IntentCompleted(a.intentId(), IntentOutcome.COMMITTED, noOp && op.maintenance()
+                    ? "no-op: " + (op instanceof WriteOp.Compact ? "nothing to compact" : "the index covers every fragment")
                     + "; no table version was committed" : "", null, List.of()));
         }
         return commitIndex;

@@ -5,7 +5,6 @@ import io.palisade.coordinator.LoadMode;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.ValidationException;
-import io.palisade.heads.HeadsState;
 import io.palisade.journal.HeadTransition;
 import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.JournalEvent;
@@ -26,7 +25,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -158,9 +156,8 @@ final class LoadRun implements AutoCloseable {
     }
 
     private KeyFilter validate(VectorSchemaRoot batch) {
-        WriteOp probe = new WriteOp(WriteOp.Kind.UPSERT, HeadsState.MAIN, def.name(), batch, null, Optional.empty(), -1);
         try {
-            return BatchValidation.validate(def, probe);
+            return BatchValidation.validateRows(def, batch);
         } catch (ValidationException e) {
             FieldVector id = batch.getVector("id");
             if (id == null || id.getNullCount() > 0) {

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 
 /** Branch merge planning and execution (runs on the committer thread). */
 final class Merges {
@@ -93,31 +94,33 @@ final class Merges {
                 }
             }
             if (!newRows.isEmpty()) {
-                receipts.add(write(ctx, committer, WriteOp.Kind.INSERT, target, def, newRows));
+                receipts.add(write(ctx, committer, WriteOp.Insert::new, target, def, newRows));
                 inserted += newRows.size();
             }
             if (!changedRows.isEmpty()) {
-                receipts.add(write(ctx, committer, WriteOp.Kind.UPSERT, target, def, changedRows));
+                receipts.add(write(ctx, committer, WriteOp.Upsert::new, target, def, changedRows));
                 updated += changedRows.size();
             }
             if (!gone.isEmpty()) {
                 KeyFilter f = def.column("id").orElseThrow().type() == Catalog.ColumnType.Scalar.INT64
                         ? KeyFilter.ofLongs(def.idFieldId(), gone.stream().mapToLong(Long::parseLong).toArray())
                         : KeyFilter.ofStrings(def.idFieldId(), gone);
-                receipts.add(committer.runNow(new WriteOp(WriteOp.Kind.DELETE, target, table, null, f, Optional.empty(),
-                        ctx.view().state().head(target, table).map(TableHead::version).orElse(-1L))));
+                receipts.add(committer.runNow(new WriteOp.Delete(WriteOp.Submission.of(target, table,
+                        ctx.view().state().head(target, table).map(TableHead::version).orElse(-1L), Optional.empty()), f)));
                 deleted += gone.size();
             }
         }
         return new MergeResult(source, target, inserted, updated, deleted, receipts);
     }
 
-    private static Receipt write(Context ctx, Committer committer, WriteOp.Kind kind, String target, Catalog.TableDef def,
-                                 List<Map<String, Object>> rows) {
+    /** Runs now a write of {@code rows} to {@code target} made by {@code kind} (an insert's or an upsert's constructor). */
+    private static Receipt write(Context ctx, Committer committer,
+                                 BiFunction<WriteOp.Submission, VectorSchemaRoot, WriteOp> kind, String target,
+                                 Catalog.TableDef def, List<Map<String, Object>> rows) {
         try (VectorSchemaRoot root = VectorSchemaRoot.create(def.arrowSchema(), ctx.allocator())) {
             ArrowRows.fill(root, rows);
-            return committer.runNow(new WriteOp(kind, target, def.name(), root, null, Optional.empty(),
-                    ctx.view().state().head(target, def.name()).map(TableHead::version).orElse(-1L)));
+            return committer.runNow(kind.apply(WriteOp.Submission.of(target, def.name(),
+                    ctx.view().state().head(target, def.name()).map(TableHead::version).orElse(-1L), Optional.empty()), root));
         }
     }
 

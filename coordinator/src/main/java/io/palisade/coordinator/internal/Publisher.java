@@ -25,8 +25,8 @@ import java.util.function.Consumer;
  * <p>Invariants: committer thread only. No future is completed before the records that explain its outcome are
  * durable, except an unknown outcome's (failed first, as nothing durable explains it) — receipts only after the
  * Phase C/D append, so a receipt never names an unjournaled completion. It writes no table and decides no outcome:
- * it acts on the {@link SubstrateCommit.Result} it is given. A refresh it schedules is handed to {@code ahead}, which
- * runs it before everything still pending.
+ * it acts on the {@link SubstrateCommit.Result} it is given, and fails each loser with the failure the result names.
+ * A refresh it schedules is handed to {@code ahead}, which runs it before everything still pending.
  */
 final class Publisher {
     private static final Logger LOG = LoggerFactory.getLogger(Publisher.class);
@@ -55,11 +55,12 @@ final class Publisher {
             case SubstrateCommit.Result.Committed c -> {
                 List<JournalEvent> phaseCD = new ArrayList<>(c.records());
                 int commitIndex = journal.publication(phaseCD, c.committed(), head, c.base(), c.achieved());
-                long firstSeq = journal.publish(phaseCD, first.kind == WriteOp.Kind.FOLD);
+                long firstSeq = journal.publish(phaseCD, first instanceof WriteOp.Fold);
                 count(first, c.committed().size(), true, phaseAStart, phaseBStart, phaseBEnd, System.nanoTime());
                 for (int i = 0; i < c.committed().size(); i++) {
-                    WriteOp op = c.committed().get(i);
-                    op.future.complete(new Receipt(op.intentId, firstSeq + commitIndex + i, op.table, op.branch,
+                    Fence.Admitted a = c.committed().get(i);
+                    WriteOp op = a.op();
+                    op.future().complete(new Receipt(a.intentId(), firstSeq + commitIndex + i, op.table(), op.branch(),
                             c.achieved().version(), op.rowCount()));
                 }
                 failLosers(c);
@@ -68,7 +69,7 @@ final class Publisher {
                 }
             }
             case SubstrateCommit.Result.NothingCommitted n -> {
-                journal.publish(n.records(), first.kind == WriteOp.Kind.FOLD);
+                journal.publish(n.records(), first instanceof WriteOp.Fold);
                 count(first, 0, false, phaseAStart, phaseBStart, phaseBEnd, System.nanoTime());
                 failLosers(n);
             }
@@ -76,17 +77,17 @@ final class Publisher {
                 journal.append(r.records());
                 ctx.counters().foreignCommits.increment();
                 LOG.error("{}", r.failure().getMessage());
-                r.raced().forEach(op -> op.future.completeExceptionally(r.failure()));
+                r.raced().forEach(a -> a.op().future().completeExceptionally(r.failure()));
                 failLosers(r);
             }
             case SubstrateCommit.Result.Unverified u -> {
                 journal.append(u.records());
                 LOG.error("{}", u.failure().getMessage());
-                u.op().future.completeExceptionally(u.failure());
+                u.op().op().future().completeExceptionally(u.failure());
                 failLosers(u);
             }
             case SubstrateCommit.Result.Unknown u -> {
-                u.unknown().forEach(op -> op.future.completeExceptionally(u.failure()));
+                u.unknown().forEach(a -> a.op().future().completeExceptionally(u.failure()));
                 if (!u.records().isEmpty()) {
                     journal.append(u.records());
                 }
@@ -96,16 +97,16 @@ final class Publisher {
     }
 
     private static void failLosers(SubstrateCommit.Result result) {
-        result.losers().forEach(op -> op.future.completeExceptionally(op.failure));
+        result.losers().forEach(l -> l.op().op().future().completeExceptionally(l.failure()));
     }
 
     /** Maintenance has its own counter: the write metrics (commits, groups, phases) stay the writes'. */
     private void count(WriteOp first, int committed, boolean anyCommitted, long t0, long t1, long t2, long t3) {
         Counters m = ctx.counters();
-        if (first.kind == WriteOp.Kind.FOLD) {
+        if (first instanceof WriteOp.Fold fold) {
             if (anyCommitted) {
                 m.folds.increment();
-                m.foldedWrites.add(first.foldPlan.writes());
+                m.foldedWrites.add(fold.plan().writes());
             }
             return;
         }
@@ -137,15 +138,15 @@ final class Publisher {
             return;
         }
         String where = committed.where();
-        switch (committed.kind) {
+        switch (committed.kind()) {
             case OPTIMIZE_INDEX -> sinceIndexRefresh.remove(where);
             case INSERT, UPSERT, FOLD -> {
                 int n = sinceIndexRefresh.merge(where, 1, Integer::sum);
                 if (n >= every) {
                     sinceIndexRefresh.remove(where);
-                    WriteOp refresh = new WriteOp(WriteOp.Kind.OPTIMIZE_INDEX, committed.branch, committed.table, null, null,
-                            Optional.empty(), version);
-                    refresh.future.whenComplete((r, e) -> {
+                    WriteOp refresh = new WriteOp.OptimizeIndex(WriteOp.Submission.of(committed.branch(),
+                            committed.table(), version, Optional.empty()));
+                    refresh.future().whenComplete((r, e) -> {
                         if (e != null) {
                             ctx.counters().autoIndexRefreshFailures.increment();
                             LOG.warn("automatic index optimise of {} failed: {}", where, e.toString());

@@ -16,19 +16,16 @@ import io.palisade.journal.JournalEvent;
 import io.palisade.journal.TableHead;
 import io.palisade.substrate.CommitDescription;
 import io.palisade.substrate.CommitResult;
-import io.palisade.substrate.KeyedTable;
-import io.palisade.substrate.KeylessTable;
-import io.palisade.substrate.MergePath;
 import io.palisade.substrate.OperationKind;
 import io.palisade.substrate.TableRef;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -37,10 +34,11 @@ import java.util.Set;
  * of a list of fenced, journaled ops of one kind and table at an exact base version, and everything that decides
  * whether that commit may be published.
  * <ul>
- *   <li>One commit for all the ops: a merge-insert ON exactly {@code id} (WhenMatched Fail for inserts, UpdateAll for
- *       upserts), a delete, an append, an overwrite, added columns or a maintenance plan. Keys the substrate finds
- *       already present fail only the ops that own them, and the rest are committed again; a retryable write conflict
- *       is retried up to {@code upsertRetries} times (a maintenance plan never: it would not be the journaled one).</li>
+ *   <li>One commit for all the ops ({@link SubstrateWrites}): a merge-insert ON exactly {@code id} (WhenMatched Fail
+ *       for inserts, UpdateAll for upserts), a delete, an append, an overwrite, added columns or a maintenance plan (a
+ *       fold: its merge-insert and deletes). Keys the substrate finds already present fail only the ops that own them,
+ *       and the rest are committed again; a retryable write conflict is retried up to {@code upsertRetries} times (a
+ *       maintenance plan never: it would not be the journaled one).</li>
  *   <li>The achieved-version rule: a write's commit must reach exactly base + 1, a maintenance commit exactly one
  *       effective version; anything else, or a commit Lance refused while the table branch moved past the base, met a
  *       foreign commit ({@link ForeignRace}) and is never acknowledged.</li>
@@ -53,19 +51,26 @@ import java.util.Set;
  * <p>Invariants: committer thread only, except a fold's {@link #commit}, which runs on the fold thread while the
  * committer goes on acknowledging journal-ack writes (which write no table; every other op on the table waits for the
  * fold, see {@link Folder}); the only stage that writes tables, so one substrate commit is in flight per table (the
- * writer lease excludes every other Palisade process). It completes no future: it returns a {@link Result}
- * and sets {@code op.failure} on every loser. It appends to the journal (through {@link JournalPhases}) only the
- * completions of losers that must be durable before the survivors are committed again; every other record it makes
- * is returned in {@link Result#records()} for the caller to append. Crash points {@code after-fork} and
+ * writer lease excludes every other Palisade process). It completes no future and changes no op: it returns a
+ * {@link Result}, which names every loser with its failure ({@link Lost}). It appends to the journal (through
+ * {@link JournalPhases}) only the completions of losers that must be durable before the survivors are committed again;
+ * every other record it makes is returned in {@link Result#records()} for the caller to append. Crash points {@code after-fork} and
  * {@code after-substrate-commit} are hit here.
  */
 final class SubstrateCommit {
     private static final Logger LOG = LoggerFactory.getLogger(SubstrateCommit.class);
 
-    /** What a substrate commit came to. Every case names its losers and the records still to journal. */
+    /**
+     * What a substrate commit came to. Every case names its losers and the records still to journal. Invariants of
+     * every case: the ops it names (committed, raced, unverified or unknown, and the losers) are exactly the group's,
+     * each once; the losers are in the group's order, each with the failure its future is to be completed with.
+     */
     sealed interface Result {
-        /** The ops that failed with a known outcome ({@code op.failure} set, their completions journaled or in {@link #records()}). */
-        List<WriteOp> losers();
+        /**
+         * The ops that failed with a known outcome, in the group's order, each with its failure (their completions
+         * journaled or in {@link #records()}).
+         */
+        List<Lost> losers();
 
         /** Records to journal next, in order (not yet appended). */
         List<JournalEvent> records();
@@ -74,32 +79,32 @@ final class SubstrateCommit {
          * {@code committed} are committed from {@code base} to {@code achieved} (equal: a no-op maintenance commit) and
          * may be published; {@code described}: the commit's actions when known (a verified maintenance commit), else null.
          */
-        record Committed(TableRef base, TableRef achieved, List<WriteOp> committed, List<Action> described,
-                         List<WriteOp> losers, List<JournalEvent> records) implements Result {
+        record Committed(TableRef base, TableRef achieved, List<Fence.Admitted> committed, List<Action> described,
+                         List<Lost> losers, List<JournalEvent> records) implements Result {
         }
 
         /** Nothing was committed: every op lost (key or write conflict, validation, a foreign commit Lance refused over, a maintenance plan without effect). */
-        record NothingCommitted(List<WriteOp> losers, List<JournalEvent> records) implements Result {
+        record NothingCommitted(List<Lost> losers, List<JournalEvent> records) implements Result {
         }
 
         /**
          * Lance rebased the commit of {@code raced} over a foreign commit: the records hold the evidence and every
          * intent's {@code FOREIGN_COMMIT} completion; nothing may be published; the table is refused for the session.
          */
-        record Raced(ForeignCommitException failure, List<WriteOp> raced, List<WriteOp> losers, List<JournalEvent> records)
-                implements Result {
+        record Raced(ForeignCommitException failure, List<Fence.Admitted> raced, List<Lost> losers,
+                     List<JournalEvent> records) implements Result {
         }
 
         /**
          * A maintenance commit reached {@code achieved} but is not its journaled plan: the records journal it as the
          * intent's effect ({@code TableCommitted}), nothing may be published; the table is poisoned.
          */
-        record Unverified(CommitStateUnknownException failure, WriteOp op, TableRef achieved, List<WriteOp> losers,
+        record Unverified(CommitStateUnknownException failure, Fence.Admitted op, TableRef achieved, List<Lost> losers,
                           List<JournalEvent> records) implements Result {
         }
 
         /** The substrate commit of {@code unknown} failed with an unknown outcome; the table is poisoned. */
-        record Unknown(CommitStateUnknownException failure, List<WriteOp> unknown, List<WriteOp> losers,
+        record Unknown(CommitStateUnknownException failure, List<Fence.Admitted> unknown, List<Lost> losers,
                        List<JournalEvent> records) implements Result {
         }
     }
@@ -131,44 +136,47 @@ final class SubstrateCommit {
      * on {@code base}, a version of the table branch the commit writes; see the class comment. An ADD_COLUMNS commit
      * also adds its columns to the catalog.
      */
-    Result commit(Catalog.TableDef def, List<WriteOp> ops, TableRef base) {
-        WriteOp first = ops.get(0);
+    Result commit(Catalog.TableDef def, List<Fence.Admitted> ops, TableRef base) {
+        Fence.Admitted firstAdmitted = ops.get(0);
+        WriteOp first = firstAdmitted.op();
         String where = first.where();
         String tableBranch = base.branch();
         TableRef ref = base;
         List<JournalEvent> phaseCD = new ArrayList<>();
         CommitResult result = null;
-        List<WriteOp> live = new ArrayList<>(ops);
+        List<Fence.Admitted> live = new ArrayList<>(ops);
+        Map<Fence.Admitted, PalisadeException> failures = new IdentityHashMap<>();
         int retries = 0;
         while (!live.isEmpty()) {
             try {
-                Faults.beforeSubstrateCommit(first.table, ctx.layout().tables(), ctx.allocator());
-                result = write(def, ref, live);
+                Faults.beforeSubstrateCommit(first.table(), ctx.layout().tables(), ctx.allocator());
+                result = SubstrateWrites.write(ctx, def, ref, live);
                 break;
             } catch (KeyConflictException e) {
-                if (refusedByForeign(first, ref, tableBranch, live, phaseCD, e)) {
+                if (refusedByForeign(first, ref, tableBranch, live, failures, phaseCD, e)) {
                     live.clear();
                     break;
                 }
                 Set<String> named = new HashSet<>(e.keys());
-                List<WriteOp> losers = live.stream().filter(op -> op.keys != null
-                        && op.keys.keys().stream().anyMatch(named::contains)).toList();
+                List<Fence.Admitted> losers = live.stream().filter(op -> op.keys() != null
+                        && op.keys().keys().stream().anyMatch(named::contains)).toList();
                 if (losers.isEmpty()) {
                     losers = List.copyOf(live); // not attributable: every strict op of the group loses
                 }
-                for (WriteOp op : losers) {
+                for (Fence.Admitted op : losers) {
                     // each loser names its OWN keys only, in its reason as in its conflicting keys (issue 18;
                     // docs/conflict-resolution.md "Conflicts and retries: definitions"): never a key of another
                     // op of the group. Not attributable (no op owns a named key): the loser names its own keys.
-                    List<String> mine = op.keys == null ? List.of() : op.keys.keys().stream().filter(named::contains).toList();
-                    List<String> own = !mine.isEmpty() || op.keys == null ? mine
-                            : op.keys.keys().subList(0, Math.min(20, op.keys.keys().size()));
-                    KeyConflictException lost = new KeyConflictException(op.table, own.isEmpty() ? e.keys() : own,
-                            own.isEmpty() ? e.conflictingKeyCount() : mine.isEmpty() ? op.keys.keys().size() : mine.size(),
+                    KeyFilter keys = op.keys();
+                    List<String> mine = keys == null ? List.of() : keys.keys().stream().filter(named::contains).toList();
+                    List<String> own = !mine.isEmpty() || keys == null ? mine
+                            : keys.keys().subList(0, Math.min(20, keys.keys().size()));
+                    KeyConflictException lost = new KeyConflictException(op.op().table(), own.isEmpty() ? e.keys() : own,
+                            own.isEmpty() ? e.conflictingKeyCount() : mine.isEmpty() ? keys.keys().size() : mine.size(),
                             e.winningIntent().orElse(null));
                     phaseCD.add(journal.keyConflictLoss(op, lost.getMessage(), e.winningIntent().orElse(null), mine));
                     ctx.counters().keyConflicts.increment();
-                    op.failure = lost;
+                    failures.put(op, lost);
                 }
                 live.removeAll(losers);
                 if (!live.isEmpty()) {
@@ -180,24 +188,24 @@ final class SubstrateCommit {
                 ctx.counters().retries.increment();
             } catch (WriteConflictException e) {
                 ctx.counters().writeConflicts.increment();
-                if (refusedByForeign(first, ref, tableBranch, live, phaseCD, e)) {
+                if (refusedByForeign(first, ref, tableBranch, live, failures, phaseCD, e)) {
                     live.clear();
                     break;
                 }
                 // a maintenance intent journaled its plan: a different plan would be an unjournaled commit
                 if (first.maintenance() || ++retries > ctx.options().upsertRetries()) {
-                    for (WriteOp op : live) {
+                    for (Fence.Admitted op : live) {
                         phaseCD.add(journal.failed(op, IntentOutcome.WRITE_CONFLICT, e.getMessage()));
-                        op.failure = e;
+                        failures.put(op, e);
                     }
                     live.clear();
                 }
                 ctx.counters().retries.increment();
-                ref = ctx.store().latest(first.table, tableBranch);
+                ref = ctx.store().latest(first.table(), tableBranch);
             } catch (ValidationException e) {
-                for (WriteOp op : live) {
+                for (Fence.Admitted op : live) {
                     phaseCD.add(journal.failed(op, IntentOutcome.VALIDATION_FAILED, e.getMessage()));
-                    op.failure = e;
+                    failures.put(op, e);
                 }
                 ctx.counters().validationFailures.increment();
                 live.clear();
@@ -205,28 +213,28 @@ final class SubstrateCommit {
                 ctx.refusals().poison(where);
                 CommitStateUnknownException unknown = e instanceof CommitStateUnknownException c ? c
                         : new CommitStateUnknownException("substrate commit on " + where + " failed: " + e, e);
-                return new Result.Unknown(unknown, List.copyOf(live), others(ops, live), phaseCD);
+                return new Result.Unknown(unknown, List.copyOf(live), lost(ops, live, failures), phaseCD);
             }
         }
         if (result != null && !first.maintenance() && result.ref().version() > ref.version() + 1) {
-            return raced(def, first, ref, result.ref(), ForeignRace.between(ref, result.ref()), ops, live, phaseCD);
+            return raced(def, first, ref, result.ref(), ForeignRace.between(ref, result.ref()), ops, live, failures, phaseCD);
         }
-        CrashPoints.hit(first.kind == WriteOp.Kind.FOLD ? "after-fold-commit" : "after-substrate-commit");
+        CrashPoints.hit(first instanceof WriteOp.Fold ? "after-fold-commit" : "after-substrate-commit");
         List<Action> committedActions = null;
         if (result != null && first.maintenance()) {
             List<CommitDescription> produced = List.of();
             Optional<String> mismatch;
             try {
-                produced = WriteActions.describe(ctx.store(), first.table, ref, result.ref());
+                produced = WriteActions.describe(ctx.store(), first.table(), ref, result.ref());
                 List<CommitDescription> effective = produced.stream()
                         .filter(c -> c.kind() != OperationKind.RESERVE_FRAGMENTS).toList();
                 if (effective.size() > 1) {
                     // one maintenance commit has one effective version (after Lance's own ReserveFragments): the
                     // others below it are foreign, and Lance rebased the plan over them
                     return raced(def, first, ref, result.ref(), effective.subList(0, effective.size() - 1).stream()
-                            .map(c -> c.ref().version()).toList(), ops, live, phaseCD);
+                            .map(c -> c.ref().version()).toList(), ops, live, failures, phaseCD);
                 }
-                mismatch = first.plan.mismatch(produced);
+                mismatch = firstAdmitted.plan().mismatch(produced);
             } catch (PalisadeException e) {
                 mismatch = Optional.of("the committed versions could not be described: " + e.getMessage());
             }
@@ -234,17 +242,18 @@ final class SubstrateCommit {
                 // A version exists that is not the journaled plan: journal it as the intent's effect (so no
                 // version is unexplained), publish nothing, and refuse the table until recovery decides.
                 ctx.refusals().poison(where);
-                phaseCD.add(journal.tableCommitted(first, result.ref()));
+                phaseCD.add(journal.tableCommitted(firstAdmitted, result.ref()));
                 CommitStateUnknownException unknown = new CommitStateUnknownException("maintenance commit on " + where
-                        + " reached " + result.ref() + " but is not its journaled plan (" + first.plan + "): "
+                        + " reached " + result.ref() + " but is not its journaled plan (" + firstAdmitted.plan() + "): "
                         + mismatch.get() + "; the table is refused until the graph is reopened and recovered", null);
-                return new Result.Unverified(unknown, first, result.ref(), others(ops, List.of(first)), phaseCD);
+                return new Result.Unverified(unknown, firstAdmitted, result.ref(),
+                        lost(ops, List.of(firstAdmitted), failures), phaseCD);
             }
             if (mismatch.isPresent()) {
                 // nothing was committed although the plan had work: the intent had no effect
-                phaseCD.add(journal.failed(first, IntentOutcome.ABORTED, mismatch.get()));
-                first.failure = new WriteConflictException("maintenance of " + where + " committed nothing: "
-                        + mismatch.get() + "; retry to plan again from the head");
+                phaseCD.add(journal.failed(firstAdmitted, IntentOutcome.ABORTED, mismatch.get()));
+                failures.put(firstAdmitted, new WriteConflictException("maintenance of " + where + " committed nothing: "
+                        + mismatch.get() + "; retry to plan again from the head"));
                 ctx.counters().writeConflicts.increment();
                 live.clear();
                 result = null;
@@ -253,17 +262,19 @@ final class SubstrateCommit {
             }
         }
         if (result == null) {
-            return new Result.NothingCommitted(others(ops, live), phaseCD);
+            return new Result.NothingCommitted(lost(ops, live, failures), phaseCD);
         }
-        if (first.kind == WriteOp.Kind.ADD_COLUMNS) {
-            ctx.view().addToCatalog(first.table, first.newColumns);
+        if (first instanceof WriteOp.AddColumns a) {
+            ctx.view().addToCatalog(a.table(), a.columns());
         }
-        return new Result.Committed(ref, result.ref(), List.copyOf(live), committedActions, others(ops, live), phaseCD);
+        return new Result.Committed(ref, result.ref(), List.copyOf(live), committedActions, lost(ops, live, failures),
+                phaseCD);
     }
 
-    /** The ops of {@code all} not in {@code kept}, in order. */
-    private static List<WriteOp> others(List<WriteOp> all, List<WriteOp> kept) {
-        return all.stream().filter(op -> !kept.contains(op)).toList();
+    /** The ops of {@code all} not in {@code kept}, in order, each with its failure. */
+    private static List<Lost> lost(List<Fence.Admitted> all, List<Fence.Admitted> kept,
+                                   Map<Fence.Admitted, PalisadeException> failures) {
+        return all.stream().filter(op -> !kept.contains(op)).map(op -> new Lost(op, failures.get(op))).toList();
     }
 
     /**
@@ -272,21 +283,22 @@ final class SubstrateCommit {
      * records. Nothing may be published or acknowledged.
      */
     private Result raced(Catalog.TableDef def, WriteOp first, TableRef base, TableRef achieved, List<Long> foreign,
-                         List<WriteOp> ops, List<WriteOp> live, List<JournalEvent> phaseCD) {
+                         List<Fence.Admitted> ops, List<Fence.Admitted> live,
+                         Map<Fence.Admitted, PalisadeException> failures, List<JournalEvent> phaseCD) {
         KeyFilter keys = null;
-        if (def.kind().keyed() && (first.kind == WriteOp.Kind.INSERT || first.kind == WriteOp.Kind.UPSERT)) {
-            for (WriteOp op : live) {
-                if (op.keys != null) {
-                    keys = keys == null ? op.keys : keys.union(op.keys);
+        if (def.kind().keyed() && (first instanceof WriteOp.Insert || first instanceof WriteOp.Upsert)) {
+            for (Fence.Admitted op : live) {
+                if (op.keys() != null) {
+                    keys = keys == null ? op.keys() : keys.union(op.keys());
                 }
             }
         }
-        ForeignRace race = ForeignRace.found(ctx.store(), first.branch, first.table, base, achieved, foreign,
-                live.stream().map(op -> op.intentId).toList(), keys);
+        ForeignRace race = ForeignRace.found(ctx.store(), first.branch(), first.table(), base, achieved, foreign,
+                live.stream().map(Fence.Admitted::intentId).toList(), keys);
         ctx.refusals().refuse(first.where(), race.refusal());
         CrashPoints.hit("after-substrate-commit");
         phaseCD.addAll(race.events());
-        return new Result.Raced(race.exception(), List.copyOf(live), others(ops, live), phaseCD);
+        return new Result.Raced(race.exception(), List.copyOf(live), lost(ops, live, failures), phaseCD);
     }
 
     /**
@@ -296,102 +308,23 @@ final class SubstrateCommit {
      * (FOREIGN_COMMIT) join {@code phaseCD}, each op fails with the table's refusal, and the table is refused for
      * the session — never retried from the foreign version, which would absorb it.
      */
-    private boolean refusedByForeign(WriteOp first, TableRef ref, String tableBranch, List<WriteOp> live,
-                                     List<JournalEvent> phaseCD, PalisadeException e) {
-        TableRef latest = ctx.store().latest(first.table, tableBranch);
+    private boolean refusedByForeign(WriteOp first, TableRef ref, String tableBranch, List<Fence.Admitted> live,
+                                     Map<Fence.Admitted, PalisadeException> failures, List<JournalEvent> phaseCD,
+                                     PalisadeException e) {
+        TableRef latest = ctx.store().latest(first.table(), tableBranch);
         if (latest.version() <= ref.version()) {
             return false;
         }
-        ForeignRace race = ForeignRace.refused(first.branch, first.table, ref, latest,
-                live.stream().map(op -> op.intentId).toList(), e.getMessage());
+        ForeignRace race = ForeignRace.refused(first.branch(), first.table(), ref, latest,
+                live.stream().map(Fence.Admitted::intentId).toList(), e.getMessage());
         ctx.refusals().refuse(first.where(), race.refusal());
         phaseCD.addAll(race.events());
         ctx.counters().foreignCommits.increment();
         ForeignCommitException failure = race.exception();
         LOG.error("{}", failure.getMessage());
-        for (WriteOp op : live) {
-            op.failure = failure;
+        for (Fence.Admitted op : live) {
+            failures.put(op, failure);
         }
         return true;
-    }
-
-    /** The one substrate commit of {@code ops} on {@code ref}. */
-    private CommitResult write(Catalog.TableDef def, TableRef ref, List<WriteOp> ops) {
-        WriteOp first = ops.get(0);
-        if (first.kind == WriteOp.Kind.APPEND) {
-            try (KeylessTable t = ctx.store().openKeyless(first.table, ref); Combined rows = combine(ops)) {
-                return t.append(rows.root);
-            }
-        }
-        if (!def.kind().keyed()) {
-            try (KeylessTable t = ctx.store().openKeyless(first.table, ref)) {
-                return switch (first.kind) {
-                    case OVERWRITE -> t.overwrite(first.rows);
-                    case ADD_COLUMNS -> t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
-                    case COMPACT -> t.commit(first.plan);
-                    case INSERT, UPSERT, DELETE, APPEND, OPTIMIZE_INDEX, FOLD ->
-                            throw new ValidationException(first.kind + " needs a keyed table");
-                };
-            }
-        }
-        try (KeyedTable t = ctx.store().openKeyed(first.table, ref)) {
-            MergePath path = t.mergePath();
-            if (first.kind == WriteOp.Kind.OVERWRITE) {
-                return t.overwrite(first.rows);
-            }
-            if (first.kind == WriteOp.Kind.ADD_COLUMNS) {
-                return t.addColumns(first.newColumns.stream().map(Catalog::arrowField).toList());
-            }
-            if (first.maintenance()) {
-                return t.commit(first.plan);
-            }
-            if (first.kind == WriteOp.Kind.FOLD) {
-                // the fold's rows were fenced when each write was acknowledged (docs/journal-ack.md)
-                return t.fold(first.rows, first.deleteKeys, io.palisade.substrate.FoldWatermark.of(first.branch, first.table,
-                        first.foldPlan.throughSequence()));
-            }
-            if (first.kind == WriteOp.Kind.DELETE) {
-                KeyFilter all = ops.get(0).keys;
-                for (int i = 1; i < ops.size(); i++) {
-                    all = all.union(ops.get(i).keys);
-                }
-                return t.delete(all);
-            }
-            try (Combined rows = combine(ops)) {
-                // The indexed path attaches no key filter in Lance 7.0.0; it is safe here only because this
-                // thread is the graph's single writer (lease) and the exact fence (Fence) has excluded every
-                // concurrent same-key commit (DESIGN §3).
-                return first.kind == WriteOp.Kind.INSERT ? t.insert(rows.root, path) : t.upsert(rows.root, path);
-            }
-        }
-    }
-
-    /** The rows of a group as one batch; closes the combined batch it allocated. */
-    private static final class Combined implements AutoCloseable {
-        final VectorSchemaRoot root;
-        final boolean owned;
-
-        Combined(VectorSchemaRoot root, boolean owned) {
-            this.root = root;
-            this.owned = owned;
-        }
-
-        @Override
-        public void close() {
-            if (owned) {
-                root.close();
-            }
-        }
-    }
-
-    private Combined combine(List<WriteOp> ops) {
-        if (ops.size() == 1) {
-            return new Combined(ops.get(0).rows, false);
-        }
-        VectorSchemaRoot target = VectorSchemaRoot.create(ops.get(0).rows.getSchema(), ctx.allocator());
-        target.allocateNew();
-        target.setRowCount(0);
-        VectorSchemaRootAppender.append(false, target, ops.stream().map(o -> o.rows).toArray(VectorSchemaRoot[]::new));
-        return new Combined(target, true);
     }
 }

@@ -29,22 +29,31 @@ final class WriteActions {
     private WriteActions() {
     }
 
-    /** The catalog actions of {@code op}, as journaled in its intent and judged by the fencing resolver. */
-    static List<Action> of(WriteOp op) {
-        return switch (op.kind) {
-            case INSERT, UPSERT -> keyAdd(op.keys);
-            case APPEND -> List.of(new AddFragments(List.of(), KeyScope.KEYLESS));
+    /**
+     * The catalog actions of the fenced {@code a}, as journaled in its intent and judged by the fencing resolver (its
+     * key filter and, for maintenance, its plan are the fence's).
+     */
+    static List<Action> of(Fence.Admitted a) {
+        return switch (a.op()) {
+            case WriteOp.Insert i -> keyAdd(a.keys());
+            case WriteOp.Upsert u -> keyAdd(a.keys());
+            case WriteOp.Append ap -> List.of(new AddFragments(List.of(), KeyScope.KEYLESS));
             // the rows a delete removes are only known to the substrate; its keys ride on the intent's key filter
-            case DELETE -> List.of();
-            case OVERWRITE -> List.of(RemoveFragments.allCurrent(),
-                    new AddFragments(List.of(), op.keys == null ? KeyScope.KEYLESS : KeyScope.exact(op.keys)));
-            case ADD_COLUMNS -> List.of(new AddFields(op.newColumns.stream()
+            case WriteOp.Delete d -> List.of();
+            case WriteOp.Overwrite o -> List.of(RemoveFragments.allCurrent(),
+                    new AddFragments(List.of(), a.keys() == null ? KeyScope.KEYLESS : KeyScope.exact(a.keys())));
+            case WriteOp.AddColumns ac -> List.of(new AddFields(ac.columns().stream()
                     .map(c -> new AddFields.NewField(c.name(), true)).toList(), Map.of()));
             // maintenance journals its plan (made before Phase A, committed exactly as planned)
-            case OPTIMIZE_INDEX, COMPACT -> Objects.requireNonNull(op.plan, "maintenance op without a plan").actions();
+            case WriteOp.OptimizeIndex o -> plan(a);
+            case WriteOp.Compact c -> plan(a);
             // a fold upserts the newest rows of its keys and deletes the rest of them: judged as a key-add of them all
-            case FOLD -> keyAdd(op.keys);
+            case WriteOp.Fold f -> keyAdd(f.keys());
         };
+    }
+
+    private static List<Action> plan(Fence.Admitted maintenance) {
+        return Objects.requireNonNull(maintenance.plan(), "maintenance op without a plan").actions();
     }
 
     /** The actions of a write that adds exactly {@code keys} (an insert's or an upsert's). */

@@ -10,6 +10,7 @@ import io.palisade.coordinator.Rows;
 import io.palisade.coordinator.WriteOptions;
 
 import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.ValidationException;
 import io.palisade.fencing.conflict.Conflict;
 import io.palisade.journal.Durability;
@@ -32,6 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -67,18 +69,35 @@ class FenceTest {
         allocator.close();
     }
 
-    private WriteOp op(WriteOp.Kind kind, long base, Optional<String> idempotencyKey, Object... idAgePairs) {
+    private WriteOp op(BiFunction<WriteOp.Submission, VectorSchemaRoot, WriteOp> kind, long base,
+                       Optional<String> idempotencyKey, Object... idAgePairs) {
         VectorSchemaRoot rows = Rows.people(allocator, idAgePairs);
         batches.add(rows);
-        return new WriteOp(kind, "main", "person", rows, null, idempotencyKey, base);
+        return kind.apply(WriteOp.Submission.of("main", "person", base, idempotencyKey), rows);
     }
 
     private WriteOp upsert(Object... idAgePairs) {
-        return op(WriteOp.Kind.UPSERT, head, Optional.empty(), idAgePairs);
+        return op(WriteOp.Upsert::new, head, Optional.empty(), idAgePairs);
     }
 
     private WriteOp insert(long base, Object... idAgePairs) {
-        return op(WriteOp.Kind.INSERT, base, Optional.empty(), idAgePairs);
+        return op(WriteOp.Insert::new, base, Optional.empty(), idAgePairs);
+    }
+
+    /** The ops the fence accepted, in order. */
+    private static List<WriteOp> accepted(Fence.Admission adm) {
+        return adm.accepted().stream().map(Fence.Admitted::op).toList();
+    }
+
+    /** The intent id the fence gave {@code op} (accepted or rejected), null when it gave none. */
+    private static String intentId(Fence.Admission adm, WriteOp op) {
+        return java.util.stream.Stream.concat(adm.accepted().stream(), adm.rejected().stream())
+                .filter(a -> a.op() == op).map(Fence.Admitted::intentId).findFirst().orElse(null);
+    }
+
+    /** The key filter the fence validated for the accepted {@code op}. */
+    private static KeyFilter keys(Fence.Admission adm, WriteOp op) {
+        return adm.accepted().stream().filter(a -> a.op() == op).map(Fence.Admitted::keys).findFirst().orElseThrow();
     }
 
     private Fence.Admission admit(WriteOp... ops) {
@@ -88,10 +107,10 @@ class FenceTest {
 
     /** Remembers a commit of {@code op} (given intent id {@code intent}) from {@code head} to {@code head + 1}. */
     private void remember(WriteOp op, String intent) {
-        op.keys = BatchValidation.validate(g.catalog().require("person"), op);
-        op.intentId = intent;
+        Fence.Admitted committed = new Fence.Admitted(op, intent, BatchValidation.validate(g.catalog().require("person"), op),
+                null);
         fence.remember("main/person", true, new TableRef(TableRef.MAIN, head), new TableRef(TableRef.MAIN, head + 1),
-                List.of(op), List.of());
+                List.of(committed), List.of());
     }
 
     @Test
@@ -102,14 +121,14 @@ class FenceTest {
         WriteOp d = upsert("k3", 4);
         Fence.Admission adm = admit(a, b, c, d);
 
-        assertThat(adm.accepted()).containsExactly(a, d);
+        assertThat(accepted(adm)).containsExactly(a, d);
         assertThat(adm.deferred()).containsExactly(b, c);
         assertThat(adm.rejections()).isEmpty();
         for (WriteOp op : List.of(a, b, c, d)) {
-            assertThat(op.future).isNotDone();
+            assertThat(op.future()).isNotDone();
         }
-        assertThat(a.intentId).isNotNull().isNotEqualTo(d.intentId);
-        assertThat(a.keys.keys()).containsExactly("k1");
+        assertThat(intentId(adm, a)).isNotNull().isNotEqualTo(intentId(adm, d));
+        assertThat(keys(adm, a).keys()).containsExactly("k1");
     }
 
     @Test
@@ -118,10 +137,10 @@ class FenceTest {
         WriteOp b = insert(head, "k1", 2);
         Fence.Admission adm = admit(a, b);
 
-        assertThat(adm.accepted()).containsExactly(a);
+        assertThat(accepted(adm)).containsExactly(a);
         assertThat(adm.deferred()).containsExactly(b);
         assertThat(adm.rejections()).isEmpty();
-        assertThat(b.future).isNotDone();
+        assertThat(b.future()).isNotDone();
         assertThat(g.metrics().snapshot().keyConflicts()).isZero();
     }
 
@@ -133,9 +152,9 @@ class FenceTest {
         WriteOp other = insert(head, "k8", 4);          // no shared key
         Fence.Admission adm = admit(stale, fresh, other);
 
-        assertThat(adm.accepted()).containsExactly(fresh, other);
+        assertThat(accepted(adm)).containsExactly(fresh, other);
         assertThat(adm.deferred()).isEmpty();
-        assertThatThrownBy(stale.future::join).cause().isInstanceOfSatisfying(KeyConflictException.class, e -> {
+        assertThatThrownBy(stale.future()::join).cause().isInstanceOfSatisfying(KeyConflictException.class, e -> {
             assertThat(e.keys()).containsExactly("k1");
             assertThat(e.winningIntent()).contains("i-winner");
         });
@@ -143,7 +162,7 @@ class FenceTest {
         assertThat(adm.rejections()).hasSize(2);
         IntentRecorded recorded = (IntentRecorded) adm.rejections().get(0);
         TableHead h = g.state().head("main", "person").orElseThrow();
-        assertThat(recorded.intentId()).isEqualTo(stale.intentId);
+        assertThat(recorded.intentId()).isEqualTo(intentId(adm, stale));
         assertThat(recorded.intendedTransition().from()).isEqualTo(h);
         assertThat(recorded.intendedTransition().to()).isEqualTo(h);
         IntentCompleted completed = (IntentCompleted) adm.rejections().get(1);
@@ -157,43 +176,43 @@ class FenceTest {
     void keyCollisionAnswersWhetherKeysCollideWithAnythingPublishedSinceAVersion() {
         remember(upsert("k1", 1, "k2", 1), "i-winner");
         WriteOp probe = upsert("k2", 0, "k5", 0);
-        probe.keys = BatchValidation.validate(g.catalog().require("person"), probe);
+        KeyFilter probeKeys = BatchValidation.validate(g.catalog().require("person"), probe);
 
-        Optional<Conflict> since = fence.keyCollision("main/person", "i-probe", probe.keys, head);
+        Optional<Conflict> since = fence.keyCollision("main/person", "i-probe", probeKeys, head);
         assertThat(since).hasValueSatisfying(c -> {
             assertThat(c.winnerId()).isEqualTo("i-winner");
             assertThat(c.keys()).containsExactly("k2");
         });
-        assertThat(fence.keyCollision("main/person", "i-probe", probe.keys, head + 1)).isEmpty();
-        assertThat(fence.keyCollision("dev/person", "i-probe", probe.keys, head)).isEmpty();
+        assertThat(fence.keyCollision("main/person", "i-probe", probeKeys, head + 1)).isEmpty();
+        assertThat(fence.keyCollision("dev/person", "i-probe", probeKeys, head)).isEmpty();
     }
 
     @Test
     void aRememberedDeleteIsNoWinnerOfTheStrictInsertCheck() {
-        WriteOp delete = new WriteOp(WriteOp.Kind.DELETE, "main", "person", null,
-                io.palisade.fencing.KeyFilter.ofStrings(g.catalog().require("person").idFieldId(), List.of("k1")), Optional.empty(), head);
+        WriteOp delete = new WriteOp.Delete(WriteOp.Submission.of("main", "person", head, Optional.empty()),
+                io.palisade.fencing.KeyFilter.ofStrings(g.catalog().require("person").idFieldId(), List.of("k1")));
         remember(delete, "i-delete");
         WriteOp reinsert = insert(head, "k1", 1);
-        assertThat(admit(reinsert).accepted()).containsExactly(reinsert);
+        assertThat(accepted(admit(reinsert))).containsExactly(reinsert);
     }
 
     @Test
     void anIdempotencyTwinInTheGroupIsAnsweredWithItsTwinsOutcome() {
-        WriteOp a = op(WriteOp.Kind.UPSERT, head, Optional.of("req-1"), "k1", 1);
-        WriteOp twin = op(WriteOp.Kind.UPSERT, head, Optional.of("req-1"), "k2", 2);
-        WriteOp b = op(WriteOp.Kind.UPSERT, head, Optional.of("req-2"), "k3", 3);
-        WriteOp failingTwin = op(WriteOp.Kind.UPSERT, head, Optional.of("req-2"), "k4", 4);
+        WriteOp a = op(WriteOp.Upsert::new, head, Optional.of("req-1"), "k1", 1);
+        WriteOp twin = op(WriteOp.Upsert::new, head, Optional.of("req-1"), "k2", 2);
+        WriteOp b = op(WriteOp.Upsert::new, head, Optional.of("req-2"), "k3", 3);
+        WriteOp failingTwin = op(WriteOp.Upsert::new, head, Optional.of("req-2"), "k4", 4);
         Fence.Admission adm = admit(a, twin, b, failingTwin);
 
-        assertThat(adm.accepted()).containsExactly(a, b);
+        assertThat(accepted(adm)).containsExactly(a, b);
         assertThat(adm.deferred()).isEmpty();
-        assertThat(twin.intentId).isNull(); // never validated nor journaled: it is its twin
-        assertThat(twin.future).isNotDone();
-        Receipt first = new Receipt(a.intentId, 42, "person", "main", head + 1, 1);
-        a.future.complete(first);
-        assertThat(twin.future.join()).isSameAs(first);
-        b.future.completeExceptionally(new KeyConflictException("person", List.of("k3"), 1, null));
-        assertThatThrownBy(failingTwin.future::join).isInstanceOf(CompletionException.class)
+        assertThat(intentId(adm, twin)).isNull(); // never validated nor journaled: it is its twin
+        assertThat(twin.future()).isNotDone();
+        Receipt first = new Receipt(intentId(adm, a), 42, "person", "main", head + 1, 1);
+        a.future().complete(first);
+        assertThat(twin.future().join()).isSameAs(first);
+        b.future().completeExceptionally(new KeyConflictException("person", List.of("k3"), 1, null));
+        assertThatThrownBy(failingTwin.future()::join).isInstanceOf(CompletionException.class)
                 .cause().isInstanceOf(KeyConflictException.class);
         assertThat(g.metrics().snapshot().idempotentReplays()).isEqualTo(2);
     }
@@ -204,12 +223,12 @@ class FenceTest {
         try (VectorSchemaRoot rows = Rows.people(allocator, "k1", 1)) {
             first = g.upsert("main", "person", rows, WriteOptions.idempotencyKey("req-1"));
         }
-        WriteOp again = op(WriteOp.Kind.UPSERT, first.version(), Optional.of("req-1"), "k1", 2);
+        WriteOp again = op(WriteOp.Upsert::new, first.version(), Optional.of("req-1"), "k1", 2);
         Fence.Admission adm = admit(again);
 
-        assertThat(adm.accepted()).isEmpty();
+        assertThat(accepted(adm)).isEmpty();
         assertThat(adm.rejections()).isEmpty();
-        assertThat(again.future.join()).isEqualTo(first);
+        assertThat(again.future().join()).isEqualTo(first);
     }
 
     @Test
@@ -218,8 +237,8 @@ class FenceTest {
         WriteOp valid = upsert("k2", 1);
         Fence.Admission adm = admit(invalid, valid);
 
-        assertThat(adm.accepted()).containsExactly(valid);
+        assertThat(accepted(adm)).containsExactly(valid);
         assertThat(adm.rejections()).isEmpty();
-        assertThatThrownBy(invalid.future::join).cause().isInstanceOf(ValidationException.class);
+        assertThatThrownBy(invalid.future()::join).cause().isInstanceOf(ValidationException.class);
     }
 }

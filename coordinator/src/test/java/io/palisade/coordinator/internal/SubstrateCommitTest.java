@@ -12,6 +12,7 @@ import io.palisade.fencing.CommitStateUnknownException;
 import io.palisade.fencing.ForeignCommitException;
 import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.PalisadeException;
 import io.palisade.heads.Pin;
 import io.palisade.journal.Durability;
 import io.palisade.journal.IntentOutcome;
@@ -74,7 +75,7 @@ class SubstrateCommitTest {
     }
 
     /** A strict insert of {@code ids}, validated and given an intent id as the fence would. */
-    private WriteOp insert(String... ids) {
+    private Fence.Admitted insert(String... ids) {
         Object[] pairs = new Object[ids.length * 2];
         for (int i = 0; i < ids.length; i++) {
             pairs[2 * i] = ids[i];
@@ -82,10 +83,9 @@ class SubstrateCommitTest {
         }
         VectorSchemaRoot rows = Rows.people(allocator, pairs);
         batches.add(rows);
-        WriteOp op = new WriteOp(WriteOp.Kind.INSERT, "main", "person", rows, null, Optional.empty(), head().version());
-        op.keys = BatchValidation.validate(g.catalog().require("person"), op);
-        op.intentId = "i-" + UUID.randomUUID();
-        return op;
+        WriteOp op = new WriteOp.Insert(WriteOp.Submission.of("main", "person", head().version(), Optional.empty()), rows);
+        return new Fence.Admitted(op, "i-" + UUID.randomUUID(), BatchValidation.validate(g.catalog().require("person"), op),
+                null);
     }
 
     private TableHead head() {
@@ -93,49 +93,59 @@ class SubstrateCommitTest {
     }
 
     /** Journals the ops' intents (Phase A), then commits them on the head. */
-    private SubstrateCommit.Result commit(WriteOp... ops) {
+    private SubstrateCommit.Result commit(Fence.Admitted... ops) {
         Pin pin = g.state().pin("main", "person").orElseThrow();
         journal.appendIntents(journal.intents(List.of(ops), pin.head(), pin.head().tableBranch(), g.state().lastSequence()));
         return substrate.commit(g.catalog().require("person"), List.of(ops), substrate.base(pin, "person", pin.head().tableBranch()));
     }
 
-    private static void assertNotDone(WriteOp... ops) {
-        for (WriteOp op : ops) {
-            assertThat(op.future).isNotDone();
+    private static void assertNotDone(Fence.Admitted... ops) {
+        for (Fence.Admitted op : ops) {
+            assertThat(op.op().future()).isNotDone();
         }
+    }
+
+    /** The ops {@code result} names as losers, in order. */
+    private static List<Fence.Admitted> losers(SubstrateCommit.Result result) {
+        return result.losers().stream().map(Lost::op).toList();
+    }
+
+    /** Why {@code result} says the loser {@code op} lost (null when it names no such loser). */
+    private static PalisadeException failure(SubstrateCommit.Result result, Fence.Admitted op) {
+        return result.losers().stream().filter(l -> l.op() == op).map(Lost::failure).findFirst().orElse(null);
     }
 
     @Test
     void keysAlreadyPresentFailOnlyTheOpsThatOwnThemAndTheRestCommitAtBasePlusOne() {
         long base = head().version();
-        WriteOp survivor = insert("k1", "k2");
-        WriteOp loser = insert("k6", "k7");
+        Fence.Admitted survivor = insert("k1", "k2");
+        Fence.Admitted loser = insert("k6", "k7");
         SubstrateCommit.Result result = commit(survivor, loser);
 
         assertThat(result).isInstanceOfSatisfying(SubstrateCommit.Result.Committed.class, c -> {
             assertThat(c.base()).isEqualTo(new TableRef(TableRef.MAIN, base));
             assertThat(c.achieved()).isEqualTo(new TableRef(TableRef.MAIN, base + 1));
             assertThat(c.committed()).containsExactly(survivor);
-            assertThat(c.losers()).containsExactly(loser);
+            assertThat(losers(c)).containsExactly(loser);
             // the loser's completion was journaled before the survivor was committed again
             assertThat(c.records()).isEmpty();
         });
-        assertThat(loser.failure).isInstanceOfSatisfying(KeyConflictException.class,
+        assertThat(failure(result, loser)).isInstanceOfSatisfying(KeyConflictException.class,
                 e -> assertThat(e.keys()).containsExactly("k6"));
-        assertThat(g.state().openIntents()).extracting(i -> i.recorded().intentId()).containsExactly(survivor.intentId);
+        assertThat(g.state().openIntents()).extracting(i -> i.recorded().intentId()).containsExactly(survivor.intentId());
         assertNotDone(survivor, loser);
         assertThat(g.metrics().snapshot().keyConflicts()).isEqualTo(1);
     }
 
     @Test
     void whenEveryOpLosesNothingIsCommittedAndTheirCompletionsAreReturned() {
-        WriteOp loser = insert("k6");
+        Fence.Admitted loser = insert("k6");
         SubstrateCommit.Result result = commit(loser);
 
         assertThat(result).isInstanceOfSatisfying(SubstrateCommit.Result.NothingCommitted.class, n -> {
-            assertThat(n.losers()).containsExactly(loser);
+            assertThat(losers(n)).containsExactly(loser);
             assertThat(n.records()).singleElement().isInstanceOfSatisfying(IntentCompleted.class, ic -> {
-                assertThat(ic.intentId()).isEqualTo(loser.intentId);
+                assertThat(ic.intentId()).isEqualTo(loser.intentId());
                 assertThat(ic.outcome()).isEqualTo(IntentOutcome.KEY_CONFLICT);
                 assertThat(ic.conflictingKeys()).containsExactly("k6");
             });
@@ -153,14 +163,14 @@ class SubstrateCommitTest {
         try (VectorSchemaRoot existing = Rows.people(allocator, "k8", 2)) {
             g.upsert("main", "person", existing);
         }
-        WriteOp a = insert("k6", "k7");
-        WriteOp b = insert("k8", "k9");
+        Fence.Admitted a = insert("k6", "k7");
+        Fence.Admitted b = insert("k8", "k9");
         SubstrateCommit.Result result = commit(a, b);
 
         assertThat(result).isInstanceOfSatisfying(SubstrateCommit.Result.NothingCommitted.class, n -> {
-            assertThat(n.losers()).containsExactlyInAnyOrder(a, b);
+            assertThat(losers(n)).containsExactlyInAnyOrder(a, b);
             assertThat(n.records()).hasSize(2).allSatisfy(r -> assertThat(r).isInstanceOfSatisfying(IntentCompleted.class, ic -> {
-                boolean isA = ic.intentId().equals(a.intentId);
+                boolean isA = ic.intentId().equals(a.intentId());
                 String own = isA ? "k6" : "k8";
                 String other = isA ? "k8" : "k6";
                 assertThat(ic.outcome()).isEqualTo(IntentOutcome.KEY_CONFLICT);
@@ -168,7 +178,7 @@ class SubstrateCommitTest {
                 assertThat(ic.reason()).contains("1 key already present [" + own + "]").doesNotContain(other);
             }));
         });
-        assertThat(a.failure).isInstanceOfSatisfying(KeyConflictException.class,
+        assertThat(failure(result, a)).isInstanceOfSatisfying(KeyConflictException.class,
                 e -> assertThat(e.getMessage()).doesNotContain("k8"));
     }
 
@@ -179,12 +189,12 @@ class SubstrateCommitTest {
              VectorSchemaRoot rows = Rows.people(allocator, "foreign-1", 9)) {
             foreign.upsert(rows, foreign.mergePath());
         }
-        WriteOp op = insert("k1");
+        Fence.Admitted op = insert("k1");
         SubstrateCommit.Result result = commit(op);
 
         assertThat(result).isInstanceOfSatisfying(SubstrateCommit.Result.Raced.class, r -> {
             assertThat(r.raced()).containsExactly(op);
-            assertThat(r.losers()).isEmpty();
+            assertThat(losers(r)).isEmpty();
             assertThat(r.failure().situation()).isEqualTo(ForeignCommitException.Situation.RACED_WRITE);
             assertThat(r.failure().foreignVersions()).containsExactly(base + 1);
             List<JournalEvent> records = r.records();
@@ -202,7 +212,7 @@ class SubstrateCommitTest {
     @Test
     void aCommitOfUnknownOutcomePoisonsTheTable() {
         store.injectOnNextCommit("person", SimulatedTableStore.Fault.FAIL_AFTER_COMMIT);
-        WriteOp op = insert("k1");
+        Fence.Admitted op = insert("k1");
         SubstrateCommit.Result result = commit(op);
 
         assertThat(result).isInstanceOfSatisfying(SubstrateCommit.Result.Unknown.class, u -> {
@@ -218,7 +228,7 @@ class SubstrateCommitTest {
     void aRetryableWriteConflictIsRetriedAndTheCommitStillReachesBasePlusOne() {
         long base = head().version();
         store.injectOnNextCommit("person", SimulatedTableStore.Fault.WRITE_CONFLICT);
-        WriteOp op = insert("k1");
+        Fence.Admitted op = insert("k1");
         SubstrateCommit.Result result = commit(op);
 
         assertThat(result).isInstanceOfSatisfying(SubstrateCommit.Result.Committed.class,
