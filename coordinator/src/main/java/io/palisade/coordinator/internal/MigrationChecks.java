@@ -17,7 +17,8 @@ import java.util.function.Predicate;
 /**
  * The PK migration's judgements of table images, each a value computed from the store and the heads: whether a
  * pinned image can take the PK {@code [id]} (no other PK, no duplicate or null id), the verified digest of a branch
- * whose every keyed pin this migration published, and the refusal of a foreign version found above a unit's base.
+ * whose every keyed pin this migration published, the refusal of a foreign version found above a unit's base, and
+ * the table branch a unit annotates.
  */
 final class MigrationChecks {
     private MigrationChecks() {
@@ -103,5 +104,31 @@ final class MigrationChecks {
                 table, u.graphBranch(), tableBranch, base, latest, versions, List.of(), false, List.of(), "foreign commit: "
                 + what + ". The migration stopped; adopt or inspect the versions (docs/recovery.md \"Foreign commits\"), "
                 + "then run `palisade migrate pk GRAPH` again");
+    }
+
+    /**
+     * The table branch a unit annotates: the pinned one when owned; for a lazy pin a fork named after the
+     * graph branch <em>incarnation</em> ({@code g-<branch>-i<creation sequence>}), so a table branch left
+     * by an earlier, deleted graph branch of the same name is never mistaken for this unit's fork.
+     */
+    static String tableBranch(HeadsState state, MigrationUnit u) {
+        if (!u.lazyInherited()) {
+            return u.pinnedTableBranch();
+        }
+        io.palisade.heads.GraphBranch b = state.branches().get(u.graphBranch());
+        long incarnation = b == null ? 0 : b.createdAt();
+        return "g-" + u.graphBranch() + "-i" + incarnation;
+    }
+
+    /** Every live graph branch, main first. */
+    static List<String> branchesMainFirst(HeadsState state) {
+        List<String> out = new ArrayList<>();
+        out.add(HeadsState.MAIN);
+        for (String b : state.branches().keySet()) {
+            if (!b.equals(HeadsState.MAIN)) {
+                out.add(b);
+            }
+        }
+        return out;
     }
 }

@@ -186,7 +186,7 @@ public final class PkMigrator {
 
     private void classify(MigrationProgress m) {
         for (MigrationUnit u : m.units().values()) {
-            String tb = tableBranch(u);
+            String tb = MigrationChecks.tableBranch(state, u);
             String seen;
             if (!store.listBranches(u.table()).contains(tb)) {
                 seen = "table branch " + tb + " absent";
@@ -214,7 +214,7 @@ public final class PkMigrator {
         List<MigrationUnitPlanned> events = new ArrayList<>();
         List<MigrationReport.Refusal> refusals = new ArrayList<>();
         int next = m.units().size();
-        for (String branch : branchesMainFirst()) {
+        for (String branch : MigrationChecks.branchesMainFirst(state)) {
             for (Map.Entry<String, Pin> e : state.pins(branch).entrySet()) {
                 String table = e.getKey();
                 if (!keyed(table) || planned.contains(branch + "\u0000" + table)) {
@@ -243,7 +243,7 @@ public final class PkMigrator {
     private void migrateUnit(String migrationId, String unitId) {
         MigrationUnit u = unit(migrationId, unitId);
         String table = u.table();
-        String tb = tableBranch(u);
+        String tb = MigrationChecks.tableBranch(state, u);
         TableRef pinned = new TableRef(u.pinnedTableBranch(), u.pinnedVersion());
         if (u.phase() == MigrationUnit.Phase.PUBLISHED) {
             return;
@@ -330,7 +330,7 @@ public final class PkMigrator {
             byPin.put(u.graphBranch() + "\u0000" + u.table(), u);
         }
         List<MigrationReport.Refusal> refusals = new ArrayList<>();
-        for (String branch : branchesMainFirst()) {
+        for (String branch : MigrationChecks.branchesMainFirst(state)) {
             String digest = MigrationChecks.branchDigest(state, byPin, branch, store, this::keyed, refusals);
             if (!refusals.isEmpty()) {
                 continue;
@@ -365,7 +365,7 @@ public final class PkMigrator {
             TableHead p = u.publishedHead();
             String digest = p == null ? null : RowDigest.of(store.scanUnchecked(u.table(), new TableRef(p.tableBranch(), p.version())));
             units.add(new MigrationReport.Unit(u.unitId(), u.graphBranch(), u.table(), u.pinnedTableBranch(),
-                    u.pinnedVersion(), u.lazyInherited(), tableBranch(u), u.installedVersion(),
+                    u.pinnedVersion(), u.lazyInherited(), MigrationChecks.tableBranch(state, u), u.installedVersion(),
                     alreadyPresent.getOrDefault(u.unitId(), false), digest));
         }
         return new MigrationReport(status, migrationId, owner, resumed, classifications, units, m.verifiedBranches(),
@@ -380,33 +380,8 @@ public final class PkMigrator {
         return state.migration(migrationId).orElseThrow().units().get(unitId);
     }
 
-    /**
-     * The table branch a unit annotates: the pinned one when owned; for a lazy pin a fork named after the
-     * graph branch <em>incarnation</em> ({@code g-<branch>-i<creation sequence>}), so a table branch left
-     * by an earlier, deleted graph branch of the same name is never mistaken for this unit's fork.
-     */
-    private String tableBranch(MigrationUnit u) {
-        if (!u.lazyInherited()) {
-            return u.pinnedTableBranch();
-        }
-        io.palisade.heads.GraphBranch b = state.branches().get(u.graphBranch());
-        long incarnation = b == null ? 0 : b.createdAt();
-        return "g-" + u.graphBranch() + "-i" + incarnation;
-    }
-
     private boolean keyed(String table) {
         return catalog.table(table).map(t -> t.kind().keyed()).orElse(false);
-    }
-
-    private List<String> branchesMainFirst() {
-        List<String> out = new ArrayList<>();
-        out.add(HeadsState.MAIN);
-        for (String b : state.branches().keySet()) {
-            if (!b.equals(HeadsState.MAIN)) {
-                out.add(b);
-            }
-        }
-        return out;
     }
 
     private void append(List<JournalEvent> events) {
