@@ -233,10 +233,7 @@ public final class Graph implements AutoCloseable {
 
     /** An Arrow batch of {@code rows} in {@code table}'s catalog schema; an unknown column is a {@link ValidationException}. */
     private VectorSchemaRoot batch(String table, List<Row> rows) {
-        Catalog.TableDef def = catalog().require(table);
-        List<Map<String, Object>> maps = new ArrayList<>(rows.size());
-        rows.forEach(r -> maps.add(r.asMap()));
-        return BatchValidation.batch(def, maps, engine.context().allocator());
+        return BatchValidation.batch(catalog().require(table), rows, engine.context().allocator());
     }
 
     // ------------------------------------------------------------------ reads

@@ -1,6 +1,5 @@
 package io.palisade.coordinator;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.palisade.coordinator.internal.Repairer;
 import io.palisade.journal.Durability;
 import io.palisade.journal.JournalEvent.DuplicatesRepaired;
@@ -9,8 +8,6 @@ import io.palisade.journal.JournalEvent.IntentCompleted;
 import io.palisade.journal.JournalEvent.IntentRecorded;
 import io.palisade.journal.JournalEvent.TableCommitted;
 import io.palisade.journal.RemovedRow;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -46,8 +43,6 @@ public final class Repair {
         System.setProperty("chronicle.analytics.disable", "true");
     }
 
-    private static final Logger LOG = LoggerFactory.getLogger(Repair.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Crash point after the repair's intent and removed rows are durable, before the Lance commit. */
     public static final String AFTER_INTENT = "repair-after-intent";

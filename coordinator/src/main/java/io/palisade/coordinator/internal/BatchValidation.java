@@ -1,6 +1,7 @@
 package io.palisade.coordinator.internal;
 
 import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.Row;
 import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.ValidationException;
 import io.palisade.substrate.ArrowRows;
@@ -10,6 +11,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -44,11 +46,14 @@ public final class BatchValidation {
      * An Arrow batch of {@code rows} in {@code def}'s schema; a column the table does not have is a
      * {@link ValidationException} (never silently dropped). The caller closes the batch.
      */
-    public static VectorSchemaRoot batch(Catalog.TableDef def, List<Map<String, Object>> rows, BufferAllocator allocator) {
+    public static VectorSchemaRoot batch(Catalog.TableDef def, List<Row> rows, BufferAllocator allocator) {
         Set<String> columns = new HashSet<>();
         def.columns().forEach(c -> columns.add(c.name()));
+        List<Map<String, Object>> maps = new ArrayList<>(rows.size());
         for (int i = 0; i < rows.size(); i++) {
-            for (String c : rows.get(i).keySet()) {
+            Map<String, Object> row = rows.get(i).asMap();
+            maps.add(row);
+            for (String c : row.keySet()) {
                 if (!columns.contains(c)) {
                     throw new ValidationException("row " + (i + 1) + ": table '" + def.name() + "' has no column '" + c
                             + "' (columns: " + String.join(", ", def.columns().stream().map(Catalog.ColumnDef::name).toList()) + ")");
@@ -57,7 +62,7 @@ public final class BatchValidation {
         }
         VectorSchemaRoot root = VectorSchemaRoot.create(def.arrowSchema(), allocator);
         try {
-            ArrowRows.fill(root, rows);
+            ArrowRows.fill(root, maps);
             return root;
         } catch (RuntimeException e) {
             root.close();
