@@ -2,6 +2,7 @@ package io.palisade.benchmarks;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -19,7 +20,8 @@ import java.util.TreeMap;
  *
  * <p>Safe to take while a writer changes the directory: a file or directory that vanishes between listing and
  * reading is skipped, so the figures are of some moment during the walk, not of one instant. A missing root is
- * empty. Sizes are file lengths ({@code BasicFileAttributes.size()}), not allocated blocks.
+ * empty. Sizes are file lengths ({@code BasicFileAttributes.size()}), not allocated blocks; {@link #allocatedBytes}
+ * asks the file system for those (a memory-mapped journal's files are sparse: their length is what was reserved).
  */
 record DiskUsage(long files, long bytes, long manifests, Map<String, Long> bytesByTop) {
     /** The key of {@link #bytesByTop} for regular files directly in the walked root. */
@@ -50,6 +52,29 @@ record DiskUsage(long files, long bytes, long manifests, Map<String, Long> bytes
             throw new UncheckedIOException("cannot walk " + root, e);
         }
         return new DiskUsage(w.files, w.bytes, w.manifests, w.byTop);
+    }
+
+    /**
+     * Bytes the file system has allocated under {@code root}, as GNU {@code du -s -B1} reports them (0 for a missing
+     * root, -1 where {@code du} gives no figure). {@code du} may report a file that vanished during its walk and still
+     * prints the total; that total is taken.
+     */
+    static long allocatedBytes(Path root) {
+        if (!Files.exists(root)) {
+            return 0;
+        }
+        try {
+            Process du = new ProcessBuilder("du", "-s", "-B1", root.toString())
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String printed = new String(du.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            du.waitFor();
+            return Long.parseLong(printed.split("\\s+", 2)[0]);
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
     }
 
     private static final class Walker extends SimpleFileVisitor<Path> {

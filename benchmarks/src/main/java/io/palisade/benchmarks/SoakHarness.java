@@ -299,13 +299,14 @@ public final class SoakHarness {
         Path graph = g.path();
         DiskUsage table = DiskUsage.of(tableDir(graph));
         long journal = DiskUsage.of(journalDir(graph)).bytes();
-        long palisade = DiskUsage.of(journalDir(graph).getParent()).bytes();
+        long journalAllocated = DiskUsage.allocatedBytes(journalDir(graph));
+        long palisadeAllocated = DiskUsage.allocatedBytes(journalDir(graph).getParent());
         long sampleMillis = (System.nanoTime() - t0) / 1_000_000;
         int end = index * config.windowSeconds();
         return new SoakWindow(index, end - config.windowSeconds(), end, (b.nanos() - a.nanos()) / 1e9,
                 h.getTotalCount(), b.failures() - a.failures(), h.getValueAtPercentile(50) / 1e3,
                 h.getValueAtPercentile(99) / 1e3, b.snapshot().substrateCommits() - a.snapshot().substrateCommits(), head,
-                table, liveBytes(config.rows()), journal, palisade, heap, b.folds() - a.folds(), lag, mark.unfolded(),
+                table, liveBytes(config.rows()), journal, journalAllocated, palisadeAllocated, heap, b.folds() - a.folds(), lag, mark.unfolded(),
                 b.indexRefreshes() - a.indexRefreshes(), b.backPressureWaits() - a.backPressureWaits(), sampleMillis);
     }
 

@@ -63,8 +63,9 @@ record SoakSummary(SoakWindow first, SoakWindow last, Reopen reopen) {
                         + "counted window %.1f)%n", bytesOverLive(), SoakWindow.mib(last.table().bytes()),
                 SoakWindow.mib(last.liveBytes()), first.bytesOverLive()));
         s.append(String.format(Locale.ROOT, "Lance versions kept: %,d at the end, %,d at the first counted window; journal "
-                        + "%.1f MiB, _palisade %.1f MiB at the end%n", last.table().manifests(), first.table().manifests(),
-                SoakWindow.mib(last.journalBytes()), SoakWindow.mib(last.palisadeBytes())));
+                        + "%.1f MiB allocated (%.1f MiB of file length), _palisade %.1f MiB allocated at the end%n",
+                last.table().manifests(), first.table().manifests(), SoakWindow.mib(last.journalAllocated()),
+                SoakWindow.mib(last.journalBytes()), SoakWindow.mib(last.palisadeAllocated())));
         s.append(String.format(Locale.ROOT, "heap after GC ratio %s: %.2f (%.0f / %.0f MiB)%n", windows, heapRatio(),
                 SoakWindow.mib(last.heapAfterGc()), SoakWindow.mib(first.heapAfterGc())));
         s.append(String.format(Locale.ROOT, "reopen: close %.0f ms, open %.0f ms, get of %d keys %.1f ms (%d found), "

@@ -20,8 +20,10 @@ import java.util.Locale;
  * @param headVersion   the table's published Lance version on {@code main} at the end of the window
  * @param table         the table's directory at the end of the window ({@link DiskUsage#manifests()} = versions kept)
  * @param liveBytes     the live-data estimate the table's bytes are compared with ({@link SoakHarness#liveBytes})
- * @param journalBytes  bytes of the graph's journal files ({@code _palisade/journal})
- * @param palisadeBytes bytes of all of {@code _palisade} (journal, checkpoints, catalog, lease)
+ * @param journalBytes  length of the graph's journal files ({@code _palisade/journal}): Chronicle maps them, so
+ *                      this is what it reserved
+ * @param journalAllocated bytes allocated to those files ({@link DiskUsage#allocatedBytes}): what the journal uses
+ * @param palisadeAllocated bytes allocated to all of {@code _palisade} (journal, checkpoints, catalog, lease)
  * @param heapAfterGc   heap used right after {@code System.gc()}
  * @param folds         folds committed in the window (journal-ack table; 0 for a table-ack one)
  * @param foldLagMillis age of the oldest unfolded write at the end of the window (0 when none)
@@ -32,8 +34,8 @@ import java.util.Locale;
  */
 record SoakWindow(int index, int startSeconds, int endSeconds, double seconds, long writes, long failures,
                   double p50Millis, double p99Millis, long lanceCommits, long headVersion, DiskUsage table,
-                  long liveBytes, long journalBytes, long palisadeBytes, long heapAfterGc, long folds,
-                  long foldLagMillis, long unfolded, long indexRefreshes, long backPressureWaits, long sampleMillis) {
+                  long liveBytes, long journalBytes, long journalAllocated, long palisadeAllocated, long heapAfterGc,
+                  long folds, long foldLagMillis, long unfolded, long indexRefreshes, long backPressureWaits, long sampleMillis) {
 
     static final String INDICES = "_indices";
     static final String DELETIONS = "_deletions";
@@ -52,7 +54,7 @@ record SoakWindow(int index, int startSeconds, int endSeconds, double seconds, l
     static String header() {
         return "| elapsed s | writes | writes/s | failures | p50 ms | p99 ms | Lance commits | versions kept | head version "
                 + "| table files | table MiB | _versions MiB | _indices MiB | _deletions MiB | data MiB | table / live "
-                + "| journal MiB | _palisade MiB | heap after GC MiB | folds | fold lag ms | unfolded | index refreshes "
+                + "| journal MiB (allocated) | _palisade MiB (allocated) | heap after GC MiB | folds | fold lag ms | unfolded | index refreshes "
                 + "| back-pressure waits | sample ms |\n"
                 + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
                 + "|---:|---:|---:|";
@@ -64,8 +66,8 @@ record SoakWindow(int index, int startSeconds, int endSeconds, double seconds, l
                         + "| %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %d | %,d | %,d | %d | %d | %,d |", endSeconds, writes,
                 perSecond(), failures, p50Millis, p99Millis, lanceCommits, table.manifests(), headVersion, table.files(),
                 mib(table.bytes()), mib(table.bytesUnder(DiskUsage.VERSIONS)), mib(table.bytesUnder(INDICES)),
-                mib(table.bytesUnder(DELETIONS)), mib(table.bytesUnder(DATA)), bytesOverLive(), mib(journalBytes),
-                mib(palisadeBytes), mib(heapAfterGc), folds, foldLagMillis, unfolded, indexRefreshes, backPressureWaits,
+                mib(table.bytesUnder(DELETIONS)), mib(table.bytesUnder(DATA)), bytesOverLive(), mib(journalAllocated),
+                mib(palisadeAllocated), mib(heapAfterGc), folds, foldLagMillis, unfolded, indexRefreshes, backPressureWaits,
                 sampleMillis);
     }
 
@@ -73,16 +75,16 @@ record SoakWindow(int index, int startSeconds, int endSeconds, double seconds, l
     static String csvHeader() {
         return "window,start_s,end_s,seconds,writes,writes_per_s,failures,p50_ms,p99_ms,lance_commits,versions_kept,"
                 + "head_version,table_files,table_bytes,versions_bytes,indices_bytes,deletions_bytes,data_bytes,live_bytes,"
-                + "journal_bytes,palisade_bytes,heap_after_gc_bytes,folds,fold_lag_ms,unfolded,index_refreshes,"
+                + "journal_bytes,journal_allocated_bytes,palisade_allocated_bytes,heap_after_gc_bytes,folds,fold_lag_ms,unfolded,index_refreshes,"
                 + "back_pressure_waits,sample_ms";
     }
 
     String csv() {
-        return String.format(Locale.ROOT, "%d,%d,%d,%.3f,%d,%.1f,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d",
+        return String.format(Locale.ROOT, "%d,%d,%d,%.3f,%d,%.1f,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d",
                 index, startSeconds, endSeconds, seconds, writes, perSecond(), failures, p50Millis, p99Millis, lanceCommits,
                 table.manifests(), headVersion, table.files(), table.bytes(), table.bytesUnder(DiskUsage.VERSIONS),
                 table.bytesUnder(INDICES), table.bytesUnder(DELETIONS), table.bytesUnder(DATA), liveBytes, journalBytes,
-                palisadeBytes, heapAfterGc, folds, foldLagMillis, unfolded, indexRefreshes, backPressureWaits, sampleMillis);
+                journalAllocated, palisadeAllocated, heapAfterGc, folds, foldLagMillis, unfolded, indexRefreshes, backPressureWaits, sampleMillis);
     }
 
     static double mib(long bytes) {
