@@ -65,7 +65,10 @@ final class HeadsCommand implements Callable<Integer>, ReadOnly {
             m.put("ack", catalog.table(t).map(d -> d.ack().json()).orElse("table"));
             m.put("unfolded", fm.unfolded());
             m.put("folded_through", fm.foldedThrough());
-            m.put("fold_lag_ms", fm.unfolded() == 0 ? 0L : point == null ? Math.max(0, now - fm.oldestNanos() / 1_000_000L) : null);
+            // as of a past point the lag is not known (null); never unbox it
+            Long lag = fm.unfolded() == 0 ? Long.valueOf(0)
+                    : point == null ? Long.valueOf(Math.max(0, now - fm.oldestNanos() / 1_000_000L)) : null;
+            m.put("fold_lag_ms", lag);
         }
         if (point == null) { // the heads now: say which tables hold versions no journaled write explains
             List<io.palisade.recovery.ForeignVersions.Pending> pending = Cli.warnForeign(graph);

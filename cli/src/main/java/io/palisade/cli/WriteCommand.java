@@ -64,7 +64,8 @@ final class WriteCommand implements Callable<Integer> {
         WriteOptions opts = idempotencyKey == null ? WriteOptions.NONE : WriteOptions.idempotencyKey(idempotencyKey);
         List<JsonLines.Row> rows = null;
         List<String> keys = null;
-        Cli.Progress parse = new Cli.Progress("parse", file.equals("-") ? 0 : Files.size(Path.of(file)), "bytes");
+        Path input = file.equals("-") ? null : readable(file);
+        Cli.Progress parse = new Cli.Progress("parse", input == null ? 0 : Files.size(input), "bytes");
         try (BufferedReader in = counting(open(), parse)) {
             if (mode == Mode.delete) {
                 keys = JsonLines.readKeys(in, def);
@@ -189,10 +190,16 @@ final class WriteCommand implements Callable<Integer> {
         if (file.equals("-")) {
             return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         }
+        return Files.newBufferedReader(readable(file), StandardCharsets.UTF_8);
+    }
+
+    /** The input file, or an invalid-input error (exit 5) naming it when it is missing or unreadable. */
+    private static Path readable(String file) {
         Path p = Path.of(file);
-        if (!Files.isReadable(p)) {
-            throw new CliException(Main.INVALID_INPUT, "cannot read input file " + file);
+        if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+            throw new CliException(Main.INVALID_INPUT, "cannot read input file " + file
+                    + (Files.exists(p) ? (Files.isDirectory(p) ? " (it is a directory)" : "") : " (no such file)"));
         }
-        return Files.newBufferedReader(p, StandardCharsets.UTF_8);
+        return p;
     }
 }

@@ -67,4 +67,29 @@ class JournalAckCliTest {
                 .contains("fold planned").contains("folded into the table").contains("outcome: JOURNALED, folded");
         assertThat(explain.out().indexOf("acknowledged from the journal")).isLessThan(explain.out().indexOf("folded into"));
     }
+
+    @Test
+    void headsAsOfAPointBetweenAnAcknowledgementAndItsFoldSaysTheLagIsUnknown() throws Exception {
+        Path cat = tmp.resolve("catalog.json");
+        Files.writeString(cat, """
+                {"tables": [{"name": "person", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
+                  {"name": "age", "type": "int64", "nullable": true}]}]}
+                """);
+        String graph = tmp.resolve("g").toString();
+        assertThat(CliRun.run("init", graph, "--catalog", cat.toString()).code()).isZero();
+        CliRun.Result w = CliRun.runWithInput("{\"id\":\"a\",\"age\":1}\n", "write", graph, "--table", "person",
+                "--mode", "upsert");
+        assertThat(w.code()).as(w.toString()).isZero();
+        long acked = JSON.readTree(w.out()).get("seq").asLong(); // the acknowledgement; the fold comes after it
+        for (String format : new String[] {"table", "json"}) {
+            CliRun.Result at = CliRun.run("heads", graph, "--at", Long.toString(acked), "--format", format);
+            assertThat(at.code()).as(at.toString()).isZero();
+            assertThat(at.err()).doesNotContain("internal error");
+            if (format.equals("json")) {
+                JsonNode person = JSON.readTree(at.out()).get(0);
+                assertThat(person.get("unfolded").asLong()).isEqualTo(1);
+                assertThat(person.get("fold_lag_ms").isNull()).isTrue();
+            }
+        }
+    }
 }
