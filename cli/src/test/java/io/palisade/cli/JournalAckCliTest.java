@@ -19,13 +19,7 @@ class JournalAckCliTest {
 
     @Test
     void writesAreReadBackAndHeadsSaysWhatIsUnfolded() throws Exception {
-        Path cat = tmp.resolve("catalog.json");
-        Files.writeString(cat, """
-                {"tables": [{"name": "person", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
-                  {"name": "age", "type": "int64", "nullable": true}]}]}
-                """);
-        String graph = tmp.resolve("g").toString();
-        assertThat(CliRun.run("init", graph, "--catalog", cat.toString()).code()).isZero();
+        String graph = journalAckGraph();
         CliRun.Result w = CliRun.runWithInput("{\"id\":\"a\",\"age\":1}\n{\"id\":\"b\",\"age\":2}\n", "write", graph,
                 "--table", "person", "--mode", "insert");
         assertThat(w.code()).as(w.toString()).isZero();
@@ -70,13 +64,7 @@ class JournalAckCliTest {
 
     @Test
     void headsAsOfAPointBetweenAnAcknowledgementAndItsFoldSaysTheLagIsUnknown() throws Exception {
-        Path cat = tmp.resolve("catalog.json");
-        Files.writeString(cat, """
-                {"tables": [{"name": "person", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
-                  {"name": "age", "type": "int64", "nullable": true}]}]}
-                """);
-        String graph = tmp.resolve("g").toString();
-        assertThat(CliRun.run("init", graph, "--catalog", cat.toString()).code()).isZero();
+        String graph = journalAckGraph();
         CliRun.Result w = CliRun.runWithInput("{\"id\":\"a\",\"age\":1}\n", "write", graph, "--table", "person",
                 "--mode", "upsert");
         assertThat(w.code()).as(w.toString()).isZero();
@@ -91,5 +79,17 @@ class JournalAckCliTest {
                 assertThat(person.get("fold_lag_ms").isNull()).isTrue();
             }
         }
+    }
+
+    /** A new graph whose one table, {@code person} ({@code id}, nullable {@code age}), is journal-ack. */
+    private String journalAckGraph() throws Exception {
+        Path cat = tmp.resolve("catalog.json");
+        Files.writeString(cat, """
+                {"tables": [{"name": "person", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
+                  {"name": "age", "type": "int64", "nullable": true}]}]}
+                """);
+        String graph = tmp.resolve("g").toString();
+        assertThat(CliRun.run("init", graph, "--catalog", cat.toString()).code()).isZero();
+        return graph;
     }
 }
