@@ -30,7 +30,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Issue 9 / RFC-023 §11.4 bulk-load memory gate: peak RSS of a whole child JVM loading N rows with a
+ * The RFC-023 §11.4 bulk-load memory gate: peak RSS of a whole child JVM loading N rows with a
  * {@code dim}-float embedding column into an empty and into a pre-filled keyed table, by
  * {@link Graph#load} in fixed batches (fenced merge-inserts, one intent) side by side with a raw
  * single Lance merge-insert of the whole input ({@link KeyedTable#insert} of one giant batch).

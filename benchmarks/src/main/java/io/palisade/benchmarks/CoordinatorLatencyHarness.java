@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 
 /**
- * Issue 5 whole-process harness: the coordinator (Options.defaults(): POWER_LOSS journal, BTREE on
+ * The coordinator's whole-process harness: the coordinator (Options.defaults(): POWER_LOSS journal, BTREE on
  * {@code id}, group commit) against raw Lance through the substrate, in the same JVM and run.
  * <ol>
  *   <li>Latency of single-row upserts of random existing keys into an N-row keyed table: coordinator

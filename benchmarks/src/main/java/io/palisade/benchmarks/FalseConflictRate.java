@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * Issue 2's false-conflict harness: for random pairs of disjoint key sets of a given size, how often
+ * The false-conflict harness: for random pairs of disjoint key sets of a given size, how often
  * does each filter claim a conflict? Palisade's exact {@link KeyFilter} must say 0; the Lance-style
  * {@link SplitBlockBloomFilter} (32 KiB, "conflict" = any shared bit) says what it says.
  *

@@ -49,7 +49,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Issue 16 whole-process harness (docs/benchmarks.md "Journal-ack tables"): one JVM, one run.
+ * The journal-ack whole-process harness (docs/benchmarks.md "Journal-ack tables"): one JVM, one run.
  * <ol>
  *   <li>Latency of single-row upserts of random existing keys into an N-row table, interleaved per iteration so the
  *       paths share the noise: the coordinator on a journal-ack table ({@code "ack": "journal"}, timed around

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Issue 19: the coordinator end to end ({@code Options.defaults()}: POWER_LOSS journal, BTREE on {@code id}, group
+ * The coordinator end to end ({@code Options.defaults()}: POWER_LOSS journal, BTREE on {@code id}, group
  * commit) with its journal on Chronicle vs on Kafka, tables on local disk in all, in one run: what a user of the
  * docs/scale-out.md deployment feels. One graph on Chronicle, and one graph per entry of {@code --brokers} (default
  * {@code 3}: 3 brokers + 1 controller, replication 3, {@code min.insync.replicas} 2) on an in-process KRaft cluster

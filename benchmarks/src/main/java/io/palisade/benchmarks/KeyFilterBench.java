@@ -17,7 +17,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 2: build + intersect of Palisade's exact {@link KeyFilter} side by side with a Lance-style
+ * Build + intersect of Palisade's exact {@link KeyFilter} side by side with a Lance-style
  * split-block Bloom filter ({@link SplitBlockBloomFilter}, fixed 32 KiB, conflict = any shared bit).
  *
  * <p>Both sides start from the same Java keys: a {@code List<String>} of {@code node-<n>} (Utf8) or a

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Issue 19: the coordinator ({@code Options.defaults()}: POWER_LOSS journal, BTREE on {@code id}, group commit) with
+ * The coordinator ({@code Options.defaults()}: POWER_LOSS journal, BTREE on {@code id}, group commit) with
  * its tables on local disk vs on an S3-compatible store (S3ProxyFixture: S3Proxy in this JVM, loopback, in-memory
  * blobs, SigV4 with explicit keys), in one run. The journal is Chronicle on local disk in both; both graphs hold
  * {@code --rows} rows and have the same index and durability, so the store is the only difference.

@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The incident graph of issue 18, built reproducibly for tests and benchmarks: {@value #THREADS} threads of random
+ * The incident graph, built reproducibly for tests and benchmarks: {@value #THREADS} threads of random
  * strict inserts (single and grouped: several inserts submitted at once, so the committer commits them as one group),
  * upserts and deletes over {@value #KEYS} keys ({@code e0} .. {@code e299}) per table, on three tables ({@code person}
  * and {@code knows} acknowledged at the table commit, {@code tag} acknowledged from the journal); then a writer child

@@ -25,7 +25,7 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.longs;
 
 /**
- * Issue 16's serial-model property (docs/journal-ack.md): a random sequence of inserts, upserts, deletes, scans, gets,
+ * The journal-ack serial-model property (docs/journal-ack.md): a random sequence of inserts, upserts, deletes, scans, gets,
  * graph branch creations and merges run one by one on two graphs with the same catalog shape, one whose {@code person}
  * is {@code "ack": "journal"} (folded at random small bounds, so folds land between, inside and after the writes) and
  * one whose {@code person} is {@code "ack": "table"}. Both graphs and a serial model of the documented semantics

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 17: an embedder's JVM without Palisade's options fails at the first call with one clear message naming
+ * An embedder's JVM without Palisade's options fails at the first call with one clear message naming
  * what is missing and the line to add — not with an {@code IllegalAccessError} from inside Agrona — and writes
  * nothing; with the options (this test JVM, via surefire's argLine) nothing is missing.
  */

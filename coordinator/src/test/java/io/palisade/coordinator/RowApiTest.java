@@ -12,7 +12,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Issue 17: writing and reading without Arrow plumbing ({@link Row}, {@link Graph#get}, {@link Graph#rows}). */
+/** Writing and reading without Arrow plumbing ({@link Row}, {@link Graph#get}, {@link Graph#rows}). */
 class RowApiTest {
     @TempDir
     Path dir;

@@ -57,7 +57,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * them): every keyed write carries the idempotency key {@code s<n>}, by which a write of unknown outcome
  * is found in the journal after recovery.
  *
- * <p>After every reopen (and at a clean restart and at the end) the crash invariants of issue 6 are
+ * <p>After every reopen (and at a clean restart and at the end) the crash invariants (docs/recovery.md) are
  * checked against a model of the acknowledged writes: (1) every acknowledged write is present with its
  * values and (3) every unacknowledged one fully present or fully absent — the scanned state of every
  * branch and table must equal the model plus exactly the unacknowledged writes the journal says were

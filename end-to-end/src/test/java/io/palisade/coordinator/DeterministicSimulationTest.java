@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The deterministic simulation of issue 6 ({@link Simulation}; docs/recovery.md): many seeds per run, each
+ * The deterministic simulation ({@link Simulation}; docs/recovery.md): many seeds per run, each
  * a seeded interleaving of writers, conflicts, faults and crashes over the in-memory substrate, with the
  * crash invariants checked after every recovery.
  *

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 17's "done when", as a new user would do it: the README's "Use it from Java" section copied into a fresh
+ * The embedding path as a new user would take it: the README's "Use it from Java" section copied into a fresh
  * Maven project outside the reactor, built by a separate {@code mvn} against the artifacts this build just made, and
  * run with a plain {@code java} command plus the one documented line of JVM options; then the same command without
  * the options fails fast with {@code JvmOptions}' message.

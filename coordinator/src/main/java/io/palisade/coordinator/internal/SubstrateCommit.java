@@ -164,8 +164,8 @@ final class SubstrateCommit {
                     losers = List.copyOf(live); // not attributable: every strict op of the group loses
                 }
                 for (Fence.Admitted op : losers) {
-                    // each loser names its OWN keys only, in its reason as in its conflicting keys (issue 18;
-                    // docs/conflict-resolution.md "Conflicts and retries: definitions"): never a key of another
+                    // each loser names its OWN keys only, in its reason as in its conflicting keys
+                    // (docs/conflict-resolution.md "Conflicts and retries: definitions"): never a key of another
                     // op of the group. Not attributable (no op owns a named key): the loser names its own keys.
                     KeyFilter keys = op.keys();
                     List<String> mine = keys == null ? List.of() : keys.keys().stream().filter(named::contains).toList();

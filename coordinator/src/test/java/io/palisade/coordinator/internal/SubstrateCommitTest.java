@@ -154,7 +154,7 @@ class SubstrateCommitTest {
     }
 
     /**
-     * Issue 18: a grouped strict insert whose commit finds keys of several of its ops present fails each loser naming
+     * A grouped strict insert whose commit finds keys of several of its ops present fails each loser naming
      * only its OWN keys, in its reason as in its conflicting keys (docs/conflict-resolution.md "Conflicts and retries:
      * definitions"); the group's other keys are never attributed to it.
      */

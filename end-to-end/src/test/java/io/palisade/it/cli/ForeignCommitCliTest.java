@@ -21,7 +21,7 @@ import static io.palisade.it.cli.Launcher.withInput;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 14 through the real launcher: a raw Lance client appends a duplicate id behind the graph's back; the
+ * Foreign commits through the real launcher: a raw Lance client appends a duplicate id behind the graph's back; the
  * read-only tools warn about it without the lease, writes and recovery exit 8 with a JSON error, and the
  * refused adoption names the duplicated key.
  */

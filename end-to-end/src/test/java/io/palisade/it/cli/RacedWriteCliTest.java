@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 14 through the real launcher: a write that races a foreign Lance commit (injected with
+ * Foreign commits through the real launcher: a write that races a foreign Lance commit (injected with
  * {@code -Dpalisade.fault.substrate-commit=foreign-commit}) exits 8, is not acknowledged (no receipt), says so
  * in one line without a stack trace, and the graph is refused — exit 8 again — until an operator adopts.
  */

@@ -13,7 +13,7 @@ import static io.palisade.fencing.conflict.Txns.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The rule revisions of issue 15 (docs/conflict-resolution.md "Revisions from the Lance peer suite"):
+ * The rule revisions (docs/conflict-resolution.md "Revisions from the Lance peer suite"):
  * each is checked in both commit orders, with a neighbouring case that must keep its old answer.
  */
 class RuleRevisionsTest {

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Drives crash trials against one graph: starts the workload child ({@link CrashWorkload}) with the
  * test JVM's java binary, classpath and JVM flags, kills it (SIGKILL, or it halts at a crash point),
- * then opens the graph in this JVM (recovery runs) and checks the invariants of issue 6 against a
+ * then opens the graph in this JVM (recovery runs) and checks the crash invariants (docs/recovery.md) against a
  * {@link Model} of what was acknowledged. Trials on one harness share one graph, in sequence. The graph's
  * {@link Deployment} (local disk and Chronicle by default; or tables on an object store and the journal on Kafka)
  * decides where it lives: every open of it, in this JVM and in the children, and every direct Lance read of its

@@ -13,7 +13,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The crash matrix of issue 6 (docs/crash-points.md): every named crash point × every logical operation
+ * The crash matrix (docs/crash-points.md): every named crash point × every logical operation
  * that reaches it, in a child JVM halted at the point, each followed by recovery in this JVM and the
  * invariant checks of {@link CrashHarness#verify}. One graph carries the whole matrix, trial after trial.
  */

@@ -38,7 +38,7 @@ final class CrashSummary {
     }
 
     /**
-     * The suite's line: counts since {@code since}. Invariants are grouped by their number (1–5 of issue 6;
+     * The suite's line: counts since {@code since}. Invariants are grouped by their number (1–5 of docs/recovery.md;
      * a check's name starts with its number) with {@code passed/performed}; the digest comparison and the
      * recovery report's JSON are listed by name.
      */

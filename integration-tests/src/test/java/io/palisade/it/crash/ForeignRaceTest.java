@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Issue 14: a foreign Lance writer commits at a named point inside a write path (a crash-point listener on the
+ * A foreign Lance writer commits at a named point inside a write path (a crash-point listener on the
  * committer thread, so the moment is exact, not timed). Lance rebases the write over the foreign version; the
  * write must not be acknowledged, the error must be typed and say whether the write's keys are now duplicated,
  * the journal must record the finding, and the table must be refused until an operator adopts the versions.
@@ -161,7 +161,7 @@ class ForeignRaceTest {
 
     @Test
     void anUpsertMetByAForeignAppendIsNeverRetriedFromTheForeignVersion() {
-        // the absorption observed in issue 14: the committer retried a conflicted upsert from Lance's latest
+        // the absorption observed with foreign writers: the committer retried a conflicted upsert from Lance's latest
         // version, over the foreign append, and acknowledged it
         Path graph = dir.resolve("g");
         try (Graph g = create(graph, rows("bob", 40))) {

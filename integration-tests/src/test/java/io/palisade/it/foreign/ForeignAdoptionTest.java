@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Issue 14, "adoption validates before it publishes": a foreign Lance writer commits to a graph's keyed
+ * "Adoption validates before it publishes": a foreign Lance writer commits to a graph's keyed
  * table with the Lance Java API; {@code Palisade.open(path, options, true)} (what {@code recover
  * --adopt-foreign} runs) either adopts the version cleanly or refuses it with nothing published.
  */

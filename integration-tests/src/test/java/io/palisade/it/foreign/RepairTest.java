@@ -30,7 +30,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Issue 14: {@code palisade repair} makes a graph whose adoption was refused usable again, through a journaled intent. */
+/** {@code palisade repair} makes a graph whose adoption was refused usable again, through a journaled intent. */
 class RepairTest {
     @TempDir
     Path dir;

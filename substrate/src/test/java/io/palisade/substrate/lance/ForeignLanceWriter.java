@@ -22,7 +22,7 @@ import java.util.Map;
 
 /**
  * A writer that bypasses Palisade and commits straight to a graph's Lance table with the Lance Java API,
- * as another Lance client would: the foreign writer of issue 14. Works on tables shaped like the crash
+ * as another Lance client would: the foreign writer of docs/recovery.md "Foreign commits". Works on tables shaped like the crash
  * harness's {@code person} ({@code id: string not null} as the PK, {@code age: int64}). Rows are given as
  * alternating id / age pairs.
  */

@@ -472,7 +472,7 @@ class LanceConflictPeerTest {
                 .mayCommit()).isFalse();
     }
 
-    /** The finding of issue 15: Merge (nullable column with values) × an Update moving rows of the merged fragments. */
+    /** A finding of the Lance peer suite: Merge (nullable column with values) × an Update moving rows of the merged fragments. */
     @Test
     void theMergeThatAddsANullableColumnWithValuesConflictsWithAnUpdateMovingItsRowsInBothOrders() {
         Case c = new Case("finding-1", "test_conflicts", merge(0, 2), update(List.of(1L), List.of(0L), 1, List.of(0)), RETRYABLE);
