@@ -1,7 +1,6 @@
 package io.palisade.benchmarks;
 
 import io.palisade.coordinator.Catalog;
-import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
 import io.palisade.journal.KafkaJournalConfig;

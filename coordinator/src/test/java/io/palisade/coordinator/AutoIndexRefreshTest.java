@@ -1,7 +1,6 @@
 package io.palisade.coordinator;
 
 import io.palisade.journal.IntentOutcome;
-import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalEvent.IntentCompleted;
 import io.palisade.journal.JournalEvent.IntentRecorded;
 import io.palisade.journal.LogicalOperation;

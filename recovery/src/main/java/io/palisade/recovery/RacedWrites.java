@@ -3,7 +3,6 @@ package io.palisade.recovery;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.IntentPhase;
 import io.palisade.journal.LogicalOperation;
-import io.palisade.journal.TableHead;
 import io.palisade.substrate.DamagedVersion;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;

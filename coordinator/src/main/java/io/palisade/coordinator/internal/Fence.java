@@ -1,7 +1,6 @@
 package io.palisade.coordinator.internal;
 
 import io.palisade.coordinator.Catalog;
-import io.palisade.coordinator.Receipt;
 
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.KeyFilter;

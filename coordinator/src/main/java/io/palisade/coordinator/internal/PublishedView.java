@@ -3,7 +3,6 @@ package io.palisade.coordinator.internal;
 import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Options;
 import io.palisade.heads.Checkpoints;
-import io.palisade.heads.FoldMark;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.Journal;
 import io.palisade.journal.JournalEvent;
@@ -193,16 +192,5 @@ public final class PublishedView {
     /** Replaces the fold bounds' clock (tests: age the unfolded writes without waiting). */
     void clock(LongSupplier clockMillis) {
         this.clockMillis = clockMillis;
-    }
-
-    /** The oldest sequence any table's unfolded writes start at in {@code at}, or {@link Long#MAX_VALUE}. */
-    static long oldestUnfolded(HeadsState at) {
-        long from = Long.MAX_VALUE;
-        for (String b : at.branches().keySet()) {
-            for (FoldMark m : at.unfoldedTables(b).values()) {
-                from = Math.min(from, m.oldestSequence());
-            }
-        }
-        return from;
     }
 }

@@ -2,6 +2,7 @@ package io.palisade.coordinator.internal;
 
 import io.palisade.coordinator.Catalog;
 import io.palisade.fencing.ValidationException;
+import io.palisade.heads.FoldMark;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.JournalCursor;
@@ -120,7 +121,7 @@ public final class Reads {
             }
         }
         UnfoldedWrites out = new UnfoldedWrites(ackTables);
-        long from = PublishedView.oldestUnfolded(at);
+        long from = oldestUnfolded(at);
         if (from == Long.MAX_VALUE || ackTables.isEmpty()) {
             return out;
         }
@@ -135,15 +136,23 @@ public final class Reads {
 
     /**
      * {@code folded} with the unfolded writes of (branch, table) as of {@code through} laid over it, for tools that
-     * do not open the graph; {@code folded} itself when the table has none.
+     * do not open the graph (the caller skips it for a table with none).
      */
     public static List<Map<String, Object>> overlay(Path palisadeDir, Catalog catalog, HeadsState at, long through,
                                                     String branch, String table, List<Map<String, Object>> folded,
                                                     BufferAllocator allocator) {
-        if (at.foldMark(branch, table).unfolded() == 0) {
-            return folded;
-        }
         UnfoldedWrites tail = rebuildUnfolded(palisadeDir, catalog, at, through);
         return UnfoldedWrites.overlay(folded, tail.newest(branch, table), allocator);
+    }
+
+    /** The oldest sequence any table's unfolded writes start at in {@code at}, or {@link Long#MAX_VALUE}. */
+    private static long oldestUnfolded(HeadsState at) {
+        long from = Long.MAX_VALUE;
+        for (String b : at.branches().keySet()) {
+            for (FoldMark m : at.unfoldedTables(b).values()) {
+                from = Math.min(from, m.oldestSequence());
+            }
+        }
+        return from;
     }
 }

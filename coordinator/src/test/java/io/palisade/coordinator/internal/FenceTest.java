@@ -1,10 +1,8 @@
 package io.palisade.coordinator.internal;
 
-import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Internals;
 import io.palisade.coordinator.Options;
-import io.palisade.coordinator.Palisade;
 import io.palisade.coordinator.Receipt;
 import io.palisade.coordinator.Rows;
 import io.palisade.coordinator.WriteOptions;

@@ -1,7 +1,6 @@
 package io.palisade.it.crash;
 
 import io.palisade.coordinator.Graph;
-import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.VerificationReport;
