@@ -61,13 +61,27 @@ public interface TableSnapshot extends AutoCloseable {
     MergePath mergePath();
 
     /**
-     * Plans a compaction of this state: which small fragments are rewritten together, decided now (not
+     * Plans a compaction of this state towards {@code target}: which small fragments are rewritten together, decided now (not
      * at commit time), so the caller can journal and judge the plan before committing it with
      * {@link #commit(MaintenancePlan)}. A plan with no group means nothing to compact. A store that
      * cannot compact refuses with a {@link io.palisade.fencing.ValidationException}.
      */
-    default MaintenancePlan planCompaction() {
+    default MaintenancePlan planCompaction(CompactionTarget target) {
         throw new io.palisade.fencing.ValidationException("table '" + name() + "': this store does not compact");
+    }
+
+    /** {@link #planCompaction(CompactionTarget)} to Lance's default target. */
+    default MaintenancePlan planCompaction() {
+        return planCompaction(CompactionTarget.LANCE_DEFAULTS);
+    }
+
+    /**
+     * The shape of this state for automatic compaction: fragments, those below {@code target}'s row count, and
+     * stored and deleted rows, from the manifest alone. A store that cannot say refuses with a
+     * {@link io.palisade.fencing.ValidationException}.
+     */
+    default FragmentStats fragmentStats(CompactionTarget target) {
+        throw new io.palisade.fencing.ValidationException("table '" + name() + "': this store keeps no fragments");
     }
 
     /**

@@ -6,6 +6,8 @@ import io.palisade.fencing.ValidationException;
 import io.palisade.substrate.ArrowRows;
 import io.palisade.substrate.CommitResult;
 import io.palisade.substrate.KeyedSchemas;
+import io.palisade.substrate.CompactionTarget;
+import io.palisade.substrate.FragmentStats;
 import io.palisade.substrate.MaintenancePlan;
 import io.palisade.substrate.MergePath;
 import io.palisade.substrate.TableKind;
@@ -294,9 +296,13 @@ abstract class LanceSnapshot implements TableSnapshot {
      * fields of every index covering a planned fragment (Lance remaps them at commit).
      */
     @Override
-    public MaintenancePlan planCompaction() {
+    public MaintenancePlan planCompaction(CompactionTarget target) {
         try {
-            CompactionPlan plan = Compaction.planCompaction(dataset, CompactionOptions.builder().build());
+            CompactionPlan plan = Compaction.planCompaction(dataset, CompactionOptions.builder()
+                    .withTargetRowsPerFragment(target.rowsPerFragment())
+                    .withMaterializeDeletions(true)
+                    .withMaterializeDeletionsThreshold((float) target.materializeDeletions())
+                    .build());
             List<Set<Long>> groups = new ArrayList<>();
             Set<Long> planned = new HashSet<>();
             for (CompactionTask t : plan.getCompactionTasks()) {
@@ -317,6 +323,28 @@ abstract class LanceSnapshot implements TableSnapshot {
             throw e;
         } catch (Exception e) {
             throw LanceErrors.readFailure(name, "plan compaction at " + ref, e);
+        }
+    }
+
+    @Override
+    public FragmentStats fragmentStats(CompactionTarget target) {
+        try {
+            int fragments = 0;
+            int small = 0;
+            long physical = 0;
+            long deleted = 0;
+            for (org.lance.Fragment f : dataset.getFragments()) {
+                org.lance.FragmentMetadata m = f.metadata();
+                fragments++;
+                physical += m.getPhysicalRows();
+                deleted += m.getNumDeletions();
+                if (m.getPhysicalRows() < target.rowsPerFragment()) {
+                    small++;
+                }
+            }
+            return new FragmentStats(fragments, small, physical, deleted);
+        } catch (Exception e) {
+            throw LanceErrors.readFailure(name, "read the fragments at " + ref, e);
         }
     }
 

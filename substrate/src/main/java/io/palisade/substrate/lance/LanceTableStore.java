@@ -13,6 +13,7 @@ import io.palisade.substrate.PrimaryKeyInstall;
 import io.palisade.substrate.TableKind;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;
+import io.palisade.substrate.VersionExpiry;
 import io.palisade.substrate.VersionInfo;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -287,12 +288,38 @@ public final class LanceTableStore implements TableStore {
             List<VersionInfo> out = new ArrayList<>();
             for (Version v : ds.listVersions()) {
                 String rows = v.getMetadata().get("total_rows");
-                out.add(new VersionInfo(new TableRef(branch, v.getId()), rows == null ? -1 : Long.parseLong(rows)));
+                out.add(new VersionInfo(new TableRef(branch, v.getId()), rows == null ? -1 : Long.parseLong(rows),
+                        v.getDataTime().toInstant().toEpochMilli()));
             }
             out.sort((a, b) -> Long.compare(a.ref().version(), b.ref().version()));
             return out;
         } catch (Exception e) {
             throw LanceErrors.readFailure(table, "list versions", e);
+        }
+    }
+
+    /**
+     * Lance's cleanup of {@code branch} below {@code beforeVersion}. Files no manifest names are "unverified" to
+     * Lance and kept (a commit in flight writes them before its manifest), and no tag is consulted: Palisade pins
+     * versions by computing {@code beforeVersion}, as Lance 7.0.0 leaks the data files of tagged versions.
+     */
+    @Override
+    public VersionExpiry expireVersions(String table, String branch, long beforeVersion) {
+        try (Dataset ds = openLatest(table, branch)) {
+            if (beforeVersion <= 1) {
+                return VersionExpiry.NONE;
+            }
+            org.lance.cleanup.RemovalStats s = ds.cleanupWithPolicy(org.lance.cleanup.CleanupPolicy.builder()
+                    .withBeforeVersion(Math.min(beforeVersion, ds.version()))
+                    .withDeleteUnverified(false)
+                    .withErrorIfTaggedOldVersions(false)
+                    .build());
+            return new VersionExpiry(s.getOldVersions(), s.getDataFilesRemoved() + s.getDeletionFilesRemoved()
+                    + s.getIndexFilesRemoved() + s.getTransactionFilesRemoved(), s.getBytesRemoved());
+        } catch (PalisadeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw LanceErrors.commitFailure(table, "remove the versions of branch " + branch + " before " + beforeVersion, e);
         }
     }
 
