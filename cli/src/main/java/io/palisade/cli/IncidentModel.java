@@ -352,6 +352,9 @@ final class IncidentModel {
                     i.steps.add(new StepAt(Step.A, seq, r.time(), e));
                 }
             }
+            case JournalEvent.VersionsExpired e -> {
+                // retention: no intent's life changes; a read of a point below it is refused by the reader
+            }
             case JournalEvent.TornTailCut e -> {
                 for (Session s : sessions) {
                     if (s.epoch == e.previousEpoch() && s != current) {

@@ -197,6 +197,8 @@ final class IntentLife {
             case JournalEvent.MigrationRefused x -> "migration refused: " + x.reason();
             case JournalEvent.RecoveryStarted x -> "recovery " + x.recoveryId() + " started";
             case JournalEvent.TornTailCut x -> "torn tail cut after seq " + x.lastGoodSequence();
+            case JournalEvent.VersionsExpired x -> "versions of " + x.table() + " " + x.tableBranch() + " below @"
+                    + x.beforeVersion() + " removed (" + x.rule() + ")";
         };
     }
 

@@ -195,6 +195,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                 case JournalEvent.ForeignCommitFound e -> { }
                 case JournalEvent.RowsRecorded e -> { }
                 case JournalEvent.FoldPlanned e -> { }
+                case JournalEvent.VersionsExpired e -> { }
             }
         }
         m.put("torn_tails_cut", tails);

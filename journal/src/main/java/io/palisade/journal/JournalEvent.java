@@ -447,4 +447,28 @@ public sealed interface JournalEvent {
             }
         }
     }
+
+    /**
+     * Version retention: the versions of table branch {@code tableBranch} of {@code table} below {@code beforeVersion}
+     * are being removed, with the files only they name. Journaled before a single file is removed, so the journal
+     * never names a removed version it has not explained; a crash in between leaves versions the record already
+     * counts as gone, which a later removal takes. No head, pin, unfinished fold or intent of the graph lies below
+     * {@code beforeVersion} when it is written. Reads of a point whose version lies below it are refused with the
+     * retention horizon, never a storage error.
+     *
+     * @param table         the table
+     * @param tableBranch   the table branch whose versions are removed
+     * @param beforeVersion the oldest version kept
+     * @param rule          the retention rule that chose it, for the person reading the journal
+     */
+    record VersionsExpired(String table, String tableBranch, long beforeVersion, String rule) implements JournalEvent {
+        public VersionsExpired {
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(tableBranch, "tableBranch");
+            Objects.requireNonNull(rule, "rule");
+            if (beforeVersion < 1) {
+                throw new IllegalArgumentException("versions expire below a version >= 1, not " + beforeVersion);
+            }
+        }
+    }
 }

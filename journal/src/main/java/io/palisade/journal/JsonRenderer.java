@@ -96,6 +96,7 @@ public final class JsonRenderer {
             case JournalEvent.DuplicatesRepaired e -> "duplicates_repaired";
             case JournalEvent.RowsRecorded e -> "rows_recorded";
             case JournalEvent.FoldPlanned e -> "fold_planned";
+            case JournalEvent.VersionsExpired e -> "versions_expired";
         };
     }
 
@@ -298,6 +299,12 @@ public final class JsonRenderer {
                 } else {
                     keyFilter(n.putObject("deleted_keys"), e.deletedKeys());
                 }
+            }
+            case JournalEvent.VersionsExpired e -> {
+                n.put("table", e.table());
+                n.put("table_branch", e.tableBranch());
+                n.put("before_version", e.beforeVersion());
+                n.put("rule", e.rule());
             }
             case JournalEvent.DuplicatesRepaired e -> {
                 n.put("intent_id", e.intentId());

@@ -319,12 +319,18 @@ final class EventGens {
                 writes.generate(in), flag.generate(in) ? keys.generate(in) : null);
     }
 
+    static Gen<JournalEvent> versionsExpired() {
+        Gen<String> t = text();
+        Gen<Long> v = longs().between(1, Long.MAX_VALUE);
+        return in -> new JournalEvent.VersionsExpired(t.generate(in), t.generate(in), v.generate(in), t.generate(in));
+    }
+
     /** Every event type, equally likely. */
     static Gen<JournalEvent> anyEvent() {
         return oneOf(List.of(writerStarted(), intentRecorded(), tableCommitted(), headPublished(),
                 intentCompleted(), branchCreated(), branchDeleted(), checkpoint(), migrationClaimed(), unitPlanned(),
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
                 recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside(),
-                foreignCommitFound(), duplicatesRepaired(), rowsRecorded(), foldPlanned()));
+                foreignCommitFound(), duplicatesRepaired(), rowsRecorded(), foldPlanned(), versionsExpired()));
     }
 }

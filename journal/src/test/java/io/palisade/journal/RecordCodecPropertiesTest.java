@@ -65,7 +65,7 @@ class RecordCodecPropertiesTest {
             "migration_claimed", "migration_unit_planned", "migration_unit_forked", "migration_pk_installed",
             "migration_unit_published", "migration_branch_verified", "migration_stamp_written", "migration_refused",
             "recovery_started", "recovery_finished", "torn_tail_cut", "load_progress", "table_version_set_aside",
-            "foreign_commit_found", "duplicates_repaired", "rows_recorded", "fold_planned");
+            "foreign_commit_found", "duplicates_repaired", "rows_recorded", "fold_planned", "versions_expired");
 
     @Test
     void everyEventRendersAsOneLineOfJsonWithStableHeaderFields() {

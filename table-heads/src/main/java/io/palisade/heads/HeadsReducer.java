@@ -91,6 +91,10 @@ final class HeadsReducer {
             }
             case JournalEvent.RowsRecorded e -> IntentSteps.rowsRecorded(d, e);
             case JournalEvent.FoldPlanned e -> FoldMarkSteps.foldPlanned(d, e);
+            case JournalEvent.VersionsExpired e -> {
+                // retention removes versions below every head and pin: no head changes; a read of an older point
+                // is refused by the reader, which asks the table which versions it still keeps
+            }
         }
         return d.result();
     }

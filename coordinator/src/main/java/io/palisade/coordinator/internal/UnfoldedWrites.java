@@ -169,6 +169,8 @@ final class UnfoldedWrites {
             case JournalEvent.GraphBranchDeleted e -> tails.remove(e.branch());
             case JournalEvent.WriterStarted e -> {
             }
+            case JournalEvent.VersionsExpired e -> {
+            }
             case JournalEvent.TableCommitted e -> {
             }
             case JournalEvent.HeadPublished e -> {

@@ -55,6 +55,7 @@ public final class EventCodec {
     public static final short FOREIGN_COMMIT_FOUND = 10;
     public static final short ROWS_RECORDED = 11;
     public static final short FOLD_PLANNED = 12;
+    public static final short VERSIONS_EXPIRED = 13;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -100,6 +101,7 @@ public final class EventCodec {
             case JournalEvent.DuplicatesRepaired e -> DUPLICATES_REPAIRED;
             case JournalEvent.RowsRecorded e -> ROWS_RECORDED;
             case JournalEvent.FoldPlanned e -> FOLD_PLANNED;
+            case JournalEvent.VersionsExpired e -> VERSIONS_EXPIRED;
         };
     }
 
@@ -194,6 +196,8 @@ public final class EventCodec {
             case JournalEvent.FoldPlanned e -> w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table())
                     .putLong(e.throughSequence()).putInt(e.writes())
                     .putBytes(e.deletedKeys() == null ? null : e.deletedKeys().encode());
+            case JournalEvent.VersionsExpired e -> w.putString(e.table()).putString(e.tableBranch())
+                    .putLong(e.beforeVersion()).putString(e.rule());
             case JournalEvent.DuplicatesRepaired e -> {
                 w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch())
                         .putLong(e.imageVersion()).putInt(e.adoptedVersions().size());
@@ -332,6 +336,16 @@ public final class EventCodec {
                 }
                 yield new JournalEvent.FoldPlanned(intent, graphBranch, table, through, writes,
                         deleted == null ? null : KeyFilter.decode(deleted));
+            }
+            case VERSIONS_EXPIRED -> {
+                String table = r.getString();
+                String tableBranch = r.getString();
+                long before = r.getLong();
+                String rule = r.getString();
+                if (table == null || tableBranch == null || rule == null || before < 1) {
+                    throw new MalformedPayloadException("versions_expired: missing field or a version below 1");
+                }
+                yield new JournalEvent.VersionsExpired(table, tableBranch, before, rule);
             }
             case FOREIGN_COMMIT_FOUND -> {
                 List<String> intents = getStrings(r);
