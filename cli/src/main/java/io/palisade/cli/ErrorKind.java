@@ -9,6 +9,7 @@ import io.palisade.fencing.MergeConflictException;
 import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.TableCorruptedException;
 import io.palisade.fencing.ValidationException;
+import io.palisade.fencing.VersionExpiredException;
 import io.palisade.fencing.WriteConflictException;
 import io.palisade.heads.CheckpointDamagedException;
 import io.palisade.heads.CheckpointException;
@@ -26,6 +27,7 @@ import java.util.Locale;
 public enum ErrorKind {
     INTERNAL_ERROR(Main.INTERNAL, null, ""),
     USAGE(Main.USAGE, null, ""),
+    VERSION_EXPIRED(Main.USAGE, VersionExpiredException.class, ""),
     KEY_CONFLICT(Main.KEY_CONFLICT, KeyConflictException.class, ""),
     MERGE_CONFLICT(Main.KEY_CONFLICT, MergeConflictException.class, ""),
     WRITE_CONFLICT(Main.WRITE_CONFLICT, WriteConflictException.class, " (retryable)"),

@@ -102,6 +102,44 @@ public final class Metrics {
         return c.autoIndexRefreshFailures.sum();
     }
 
+    /** Compactions the committer ran by itself ({@link Compaction}) and that completed. */
+    public long autoCompactions() {
+        return c.autoCompactions.sum();
+    }
+
+    /** Automatic compactions that failed (logged; the writes that triggered them are unaffected). */
+    public long autoCompactionFailures() {
+        return c.autoCompactionFailures.sum();
+    }
+
+    /** Table versions removed by retention ({@link Retention}). */
+    public long versionsExpired() {
+        return c.versionsExpired.sum();
+    }
+
+    /** Bytes removed with them. */
+    public long expiredBytes() {
+        return c.expiredBytes.sum();
+    }
+
+    /** Removals of old versions that failed (logged; the next removal of the table branch retries). */
+    public long expiryFailures() {
+        return c.expiryFailures.sum();
+    }
+
+    /**
+     * Committer time spent in maintenance commits (compaction and index optimise, from their intent to their
+     * publication), in nanoseconds: every write queued meanwhile waits for it.
+     */
+    public long maintenanceNanos() {
+        return c.maintenanceNanos.sum();
+    }
+
+    /** The longest single maintenance commit on the committer, in nanoseconds: the most a write waited for one. */
+    public long maintenanceMaxNanos() {
+        return c.maintenanceMaxNanos.get();
+    }
+
     /** How often a maintenance plan was judged against a winner and made again from the head. */
     public long maintenanceReplans() {
         return c.maintenanceReplans.sum();

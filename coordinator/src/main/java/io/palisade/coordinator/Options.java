@@ -29,10 +29,12 @@ import io.palisade.journal.Durability;
  *                           fold absorbs fewer writes per second than are acknowledged. Default: twice
  *                           {@code foldLagMillis} (2,000 ms); a bound below {@code foldLagMillis} makes the lag bound,
  *                           not the fold agent, start the folds
+ * @param compaction         automatic compaction of the tables ({@link Compaction#DEFAULTS}: on)
+ * @param retention          how many old table versions are kept ({@link Retention#DEFAULTS}: a count and a time bound)
  */
 public record Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
                       int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
-                      long maxFoldLagMillis) {
+                      long maxFoldLagMillis, Compaction compaction, Retention retention) {
 
     /** Default of {@link #indexRefreshEvery}. */
     public static final int DEFAULT_INDEX_REFRESH_EVERY = 32;
@@ -47,6 +49,28 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
             throw new IllegalArgumentException("maxGroup >= 1, upsertRetries >= 0, checkpointEvery >= 1, indexRefreshEvery >= 0, "
                     + "foldLagMillis >= 0, foldEvery >= 1, maxUnfoldedBytes >= 1, maxFoldLagMillis >= 0");
         }
+        java.util.Objects.requireNonNull(compaction, "compaction");
+        java.util.Objects.requireNonNull(retention, "retention");
+    }
+
+    /** Options with the default compaction and retention. */
+    public Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
+                   int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
+                   long maxFoldLagMillis) {
+        this(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, Compaction.DEFAULTS, Retention.DEFAULTS);
+    }
+
+    /** Automatic compaction ({@link Compaction}). */
+    public Options withCompaction(Compaction c) {
+        return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, c, retention);
+    }
+
+    /** Version retention ({@link Retention}). */
+    public Options withRetention(Retention r) {
+        return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, r);
     }
 
     /** Options with the default fold bounds. */
@@ -62,13 +86,13 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
      */
     public Options withFolding(long lagMillis, int every, long maxBytes) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, lagMillis,
-                every, maxBytes, lagBoundFor(lagMillis));
+                every, maxBytes, lagBoundFor(lagMillis), compaction, retention);
     }
 
     /** The lag back-pressure bound of journal-ack tables ({@link #maxFoldLagMillis}). */
     public Options withMaxFoldLag(long millis) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, millis);
+                foldEvery, maxUnfoldedBytes, millis, compaction, retention);
     }
 
     /** The default {@link #maxFoldLagMillis} for a fold lag: twice it (saturating). */
@@ -87,26 +111,26 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
 
     public Options withIndexRefreshEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, n, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
     }
 
     public Options withDurability(Durability d) {
         return new Options(d, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
     }
 
     public Options withIndexedMerge(boolean indexed) {
         return new Options(durability, indexed, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
     }
 
     public Options withMaxGroup(int n) {
         return new Options(durability, indexedMerge, n, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
     }
 
     public Options withCheckpointEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, n, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
     }
 }

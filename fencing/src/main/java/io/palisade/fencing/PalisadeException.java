@@ -15,6 +15,8 @@ package io.palisade.fencing;
  *   <li>{@link ForeignCommitException} (a {@link GraphRefusedException}): a Lance writer other than the graph's committer
  *       touched a table; the write was not acknowledged (its error says whether its keys are now duplicated); an
  *       operator inspects and adopts the versions before the table takes writes again.</li>
+ *   <li>{@link VersionExpiredException}: a read of a point older than the table versions retention keeps; read a
+ *       newer point.</li>
  * </ul>
  */
 public abstract class PalisadeException extends RuntimeException {

@@ -56,6 +56,7 @@ final class Committer implements Agent {
     private final Fence fence;
     private final SubstrateCommit substrate;
     private final Publisher publisher;
+    private final AutoMaintenance maintenance;
 
     private final KeyPresence presence;
     private final JournalAck journalAck;
@@ -67,10 +68,16 @@ final class Committer implements Agent {
         this.journal = new JournalPhases(ctx);
         this.fence = new Fence(ctx, journal);
         this.substrate = new SubstrateCommit(ctx, journal);
-        this.publisher = new Publisher(ctx, journal, pending::addFirst);
+        this.maintenance = new AutoMaintenance(ctx, journal, pending::addFirst);
+        this.publisher = new Publisher(ctx, journal, pending::addFirst, maintenance);
         this.presence = new KeyPresence(ctx);
         this.journalAck = new JournalAck(ctx, journal, presence);
         this.folder = new Folder(ctx, this, ctx.steppedCommitter());
+    }
+
+    /** The automatic maintenance (closed with the graph, before its store). */
+    AutoMaintenance maintenance() {
+        return maintenance;
     }
 
     /** The fold agent of journal-ack tables (for the graph's branch operations and close). */

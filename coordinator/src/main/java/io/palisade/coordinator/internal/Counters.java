@@ -24,6 +24,14 @@ public final class Counters {
     public final LongAdder maintenanceCommits = new LongAdder();
     public final LongAdder autoIndexRefreshes = new LongAdder();
     public final LongAdder autoIndexRefreshFailures = new LongAdder();
+    public final LongAdder autoCompactions = new LongAdder();
+    public final LongAdder autoCompactionFailures = new LongAdder();
+    public final LongAdder versionsExpired = new LongAdder();
+    public final LongAdder expiredBytes = new LongAdder();
+    public final LongAdder expiryFailures = new LongAdder();
+    /** Committer time of maintenance ops (compaction, index optimise), Phase A to publish: writers wait meanwhile. */
+    public final LongAdder maintenanceNanos = new LongAdder();
+    public final AtomicLong maintenanceMaxNanos = new AtomicLong();
     public final LongAdder foreignCommits = new LongAdder();
     /** Journal-ack writes acknowledged from the journal. */
     public final LongAdder journalAcks = new LongAdder();

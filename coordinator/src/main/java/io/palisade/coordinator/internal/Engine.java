@@ -258,6 +258,7 @@ public final class Engine implements AutoCloseable {
         } finally {
             try {
                 committer.folder().close();
+                committer.maintenance().close();
                 ctx.journal().close();
             } finally {
                 ctx.store().close();

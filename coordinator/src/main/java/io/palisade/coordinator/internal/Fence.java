@@ -324,7 +324,7 @@ final class Fence {
             try (KeyedTable t = ctx.store().openKeyed(op.table(), at)) {
                 return switch (op.kind()) {
                     case OPTIMIZE_INDEX -> t.planIndexOptimize();
-                    case COMPACT -> t.planCompaction();
+                    case COMPACT -> t.planCompaction(AutoMaintenance.target(ctx.options()));
                     case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
                             throw new IllegalArgumentException(op.kind() + " is not maintenance");
                 };
@@ -332,7 +332,7 @@ final class Fence {
         }
         try (KeylessTable t = ctx.store().openKeyless(op.table(), at)) {
             return switch (op.kind()) {
-                case COMPACT -> t.planCompaction();
+                case COMPACT -> t.planCompaction(AutoMaintenance.target(ctx.options()));
                 case OPTIMIZE_INDEX -> throw new ValidationException("table '" + op.table() + "' is append-only and has no key index");
                 case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
                         throw new IllegalArgumentException(op.kind() + " is not maintenance");

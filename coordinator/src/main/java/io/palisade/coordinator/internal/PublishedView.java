@@ -49,6 +49,11 @@ public final class PublishedView {
      */
     private volatile LongSupplier clockMillis = System::currentTimeMillis;
 
+    /** The graph's options. */
+    Options options() {
+        return options;
+    }
+
     PublishedView(GraphLayout layout, Catalog catalog, Options options, Journal journal, HeadsState state) {
         this.layout = layout;
         this.catalog = catalog;

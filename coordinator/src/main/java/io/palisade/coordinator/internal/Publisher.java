@@ -20,7 +20,8 @@ import java.util.function.Consumer;
  * The end of a group's run (DESIGN §3 steps 5–6): journals what its substrate commit came to (for a commit to
  * publish, Phases C and D through {@link JournalPhases}), then answers every writer: a {@link Receipt} per committed
  * op, carrying the sequence of its durable completion, and each loser's failure. It keeps the write and maintenance
- * metrics and schedules the automatic index refresh ({@link Options#indexRefreshEvery()}).
+ * metrics, schedules the automatic index refresh ({@link Options#indexRefreshEvery()}) and hands every published
+ * commit to {@link AutoMaintenance} (compaction and version retention).
  *
  * <p>Invariants: committer thread only. No future is completed before the records that explain its outcome are
  * durable, except an unknown outcome's (failed first, as nothing durable explains it) — receipts only after the
@@ -34,14 +35,16 @@ final class Publisher {
     private final Context ctx;
     private final JournalPhases journal;
     private final Consumer<WriteOp> ahead;
+    private final AutoMaintenance maintenance;
     /** Row-adding commits per (graph branch/table) since its last index maintenance. */
     private final Map<String, Integer> sinceIndexRefresh = new HashMap<>();
 
     /** {@code ahead}: queues an op (an automatic index refresh) before everything pending. */
-    Publisher(Context ctx, JournalPhases journal, Consumer<WriteOp> ahead) {
+    Publisher(Context ctx, JournalPhases journal, Consumer<WriteOp> ahead, AutoMaintenance maintenance) {
         this.ctx = ctx;
         this.journal = journal;
         this.ahead = ahead;
+        this.maintenance = maintenance;
     }
 
     /**
@@ -66,6 +69,7 @@ final class Publisher {
                 failLosers(c);
                 if (c.achieved().version() != c.base().version()) {
                     scheduleIndexRefresh(def, first, c.achieved().version());
+                    maintenance.committed(def, first, c.achieved());
                 }
             }
             case SubstrateCommit.Result.NothingCommitted n -> {
@@ -114,6 +118,8 @@ final class Publisher {
             if (anyCommitted) {
                 m.maintenanceCommits.increment();
             }
+            m.maintenanceNanos.add(t3 - t0);
+            m.maintenanceMaxNanos.accumulateAndGet(t3 - t0, Math::max);
             return;
         }
         m.phaseANanos.add(t1 - t0);

@@ -297,6 +297,16 @@ abstract class LanceSnapshot implements TableSnapshot {
      */
     @Override
     public MaintenancePlan planCompaction(CompactionTarget target) {
+        for (org.lance.index.Index i : dataset.getIndexes()) {
+            if (i.fields().isEmpty()) {
+                // Lance 7.0.0 remaps every index at a compaction commit and panics, aborting the JVM, on one without
+                // fields, such as the fold watermark's system index (fixed upstream after 7.0.0: system indices are
+                // no longer remapped)
+                throw new ValidationException("table '" + name + "' cannot be compacted with Lance 7.0.0: it carries "
+                        + "the system index '" + i.name() + "' (the journal-ack fold watermark), and compacting over "
+                        + "it would abort the process");
+            }
+        }
         try {
             CompactionPlan plan = Compaction.planCompaction(dataset, CompactionOptions.builder()
                     .withTargetRowsPerFragment(target.rowsPerFragment())

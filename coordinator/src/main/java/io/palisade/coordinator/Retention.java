@@ -1,0 +1,64 @@
+package io.palisade.coordinator;
+
+import java.time.Duration;
+
+/**
+ * How many old versions of each table branch the graph keeps (Paimon's {@code snapshot.num-retained.min/max} and
+ * {@code snapshot.time-retained}, per table branch). A version is removed once it is older than {@code window} or
+ * more than {@code maxVersions} versions behind the newest, whichever comes first, except that the newest
+ * {@code minVersions} are always kept, and so is every version a graph branch, a lazily inherited pin, a head or an
+ * unfinished fold or intent still needs. Removal goes through Lance's cleanup, every {@code expireEvery} commits to a
+ * table branch, off the acknowledgement path, and each removal is journaled first ({@code versions_expired}).
+ *
+ * <p>A read of a point older than what is kept ({@code scan --at}, {@link Graph#scanAt}) is refused, naming the
+ * oldest version kept and this rule; the journal itself (replay, explain, audit) is not shortened by it.
+ *
+ * <p>Defaults ({@link #DEFAULTS}): on; at least 16 and at most 512 versions, 10 minutes, checked every 64 commits.
+ * Under steady load the count bound is reached first, so table bytes level off within minutes; at one commit a
+ * minute a table keeps its last 10 minutes, but never fewer than 16 versions.
+ *
+ * @param auto        whether old versions are removed at all
+ * @param minVersions the newest versions always kept (at least 1: the newest version is never removed)
+ * @param maxVersions the most versions kept, whatever their age
+ * @param window      versions younger than this are kept (up to {@code maxVersions})
+ * @param expireEvery remove old versions after this many commits to a table branch
+ */
+public record Retention(boolean auto, int minVersions, int maxVersions, Duration window, int expireEvery) {
+
+    /** The defaults described above. */
+    public static final Retention DEFAULTS = new Retention(true, 16, 512, Duration.ofMinutes(10), 64);
+
+    public Retention {
+        if (minVersions < 1 || maxVersions < minVersions || window == null || window.isNegative() || expireEvery < 1) {
+            throw new IllegalArgumentException("retention: minVersions >= 1, maxVersions >= minVersions, "
+                    + "a window >= 0, expireEvery >= 1");
+        }
+    }
+
+    /** Keeps every version (the behaviour before retention existed). */
+    public static Retention keepAll() {
+        return DEFAULTS.withAuto(false);
+    }
+
+    public Retention withAuto(boolean on) {
+        return new Retention(on, minVersions, maxVersions, window, expireEvery);
+    }
+
+    public Retention withVersions(int min, int max) {
+        return new Retention(auto, min, max, window, expireEvery);
+    }
+
+    public Retention withWindow(Duration w) {
+        return new Retention(auto, minVersions, maxVersions, w, expireEvery);
+    }
+
+    public Retention withExpireEvery(int commits) {
+        return new Retention(auto, minVersions, maxVersions, window, commits);
+    }
+
+    /** The rule in words, for journal records and error messages. */
+    public String describe() {
+        return "keeps the newest " + minVersions + " to " + maxVersions + " versions of each table branch, and those "
+                + "younger than " + window.toMinutes() + " min";
+    }
+}

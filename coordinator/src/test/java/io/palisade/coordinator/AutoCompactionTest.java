@@ -1,0 +1,98 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.ValidationException;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalEvent.IntentCompleted;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.LogicalOperation;
+import io.palisade.substrate.FragmentStats;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.TableRef;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link Compaction}: the committer compacts a table by itself when its fragments reach a trigger, as an ordinary
+ * journaled maintenance intent, and the table's fragment count stays under the trigger however many writes come.
+ */
+class AutoCompactionTest extends GraphTestSupport {
+    private static final Compaction SMALL = Compaction.DEFAULTS.withTriggers(10, 6, 0.5).withCheckEvery(2)
+            .withTarget(1_000, 0.3);
+
+    private void upsert(Graph g, String table, String key, long age) {
+        try (VectorSchemaRoot r = Rows.people(allocator, key, age)) {
+            g.upsert("main", table, r);
+        }
+    }
+
+    private static FragmentStats fragments(Graph g) {
+        var head = g.state().head("main", "person").orElseThrow();
+        try (KeyedTable t = g.engine().context().store().openKeyed("person",
+                new TableRef(head.tableBranch(), head.version()))) {
+            return t.fragmentStats(new io.palisade.substrate.CompactionTarget(SMALL.rowsPerFragment(),
+                    SMALL.materializeDeletions()));
+        }
+    }
+
+    @Test
+    void smallFragmentsAreCompactedByAJournaledIntentAndStayUnderTheTrigger() {
+        Path p = dir.resolve("g");
+        int maxFragments = 0;
+        try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults().withCompaction(SMALL))) {
+            for (int i = 0; i < 60; i++) {
+                upsert(g, "person", "k" + (i % 25), i);
+                maxFragments = Math.max(maxFragments, fragments(g).fragments());
+            }
+            assertThat(g.metrics().autoCompactions()).isGreaterThanOrEqualTo(3);
+            assertThat(g.metrics().autoCompactionFailures()).isZero();
+            assertThat(g.metrics().maintenanceMaxNanos()).isPositive();
+            assertThat(g.scan("main", "person")).hasSize(25);
+            assertThat(g.get("main", "person", List.of("k3")).get("k3").get("age")).isEqualTo(53L);
+        }
+        // a check every 2 commits and a trigger at 6 small fragments: never more than 6 + 2 + the large ones
+        assertThat(maxFragments).isLessThanOrEqualTo(SMALL.maxSmallFragments() + SMALL.checkEvery() + 1);
+        List<IntentRecorded> compactions = BulkLoadTest.events(p).stream().filter(e -> e instanceof IntentRecorded ir
+                && ir.operation() == LogicalOperation.COMPACTION).map(e -> (IntentRecorded) e).toList();
+        assertThat(compactions).hasSizeGreaterThanOrEqualTo(3);
+        Set<String> ids = compactions.stream().map(IntentRecorded::intentId).collect(Collectors.toSet());
+        assertThat(BulkLoadTest.events(p).stream().filter(e -> e instanceof IntentCompleted c
+                && ids.contains(c.intentId()) && c.outcome() == IntentOutcome.COMMITTED)).hasSize(compactions.size());
+    }
+
+    @Test
+    void offLeavesTheFragmentsAlone() {
+        try (Graph g = Palisade.create(dir.resolve("off"), Rows.catalog(), Options.defaults()
+                .withCompaction(SMALL.withAuto(false)))) {
+            for (int i = 0; i < 20; i++) {
+                upsert(g, "person", "k" + i, i);
+            }
+            assertThat(g.metrics().autoCompactions()).isZero();
+            assertThat(fragments(g).fragments()).isEqualTo(20);
+        }
+    }
+
+    @Test
+    void aJournalAckTableIsRefusedWithATypedErrorAndNeverCompactedAutomatically() {
+        try (Graph g = Palisade.create(dir.resolve("ack"), Catalog.fromJson(JournalAckTest.CATALOG), Options.defaults()
+                .withCompaction(SMALL).withFolding(3_600_000, 2, 1L << 40))) {
+            for (int i = 0; i < 30; i++) {
+                upsert(g, "person", "k" + i, i);
+                g.optimizeIndex("main", "person"); // folds the write first
+            }
+            assertThat(g.metrics().folds()).isGreaterThanOrEqualTo(30);
+            assertThat(g.metrics().autoCompactions()).isZero();
+            assertThat(g.metrics().autoCompactionFailures()).isZero();
+            assertThatThrownBy(() -> g.compact("main", "person")).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("cannot be compacted with Lance 7.0.0");
+            assertThat(g.scan("main", "person")).hasSize(30);
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.VersionExpiredException;
+import io.palisade.journal.JournalEvent;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.lance.LanceTableStore;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Version retention ({@link Retention}): old table versions are removed, journaled first, and never one that a graph
+ * branch (owned or lazily inherited pin), a branch of a branch, a head or an unfolded journal-ack tail still needs.
+ */
+class RetentionTest extends GraphTestSupport {
+    /** Tight bounds so that a test's few dozen commits pass them: 2 to 4 versions, no time window, every 3 commits. */
+    private static final Retention TIGHT = Retention.DEFAULTS.withVersions(2, 4).withWindow(Duration.ZERO)
+            .withExpireEvery(3);
+
+    private static Options tight() {
+        return Options.defaults().withRetention(TIGHT).withIndexRefreshEvery(0).withCompaction(Compaction.off());
+    }
+
+    private void upsert(Graph g, String branch, String key, long age) {
+        try (VectorSchemaRoot r = Rows.people(allocator, key, age)) {
+            g.upsert(branch, "person", r);
+        }
+    }
+
+    private static Map<String, Object> ages(List<Map<String, Object>> rows) {
+        Map<String, Object> out = new TreeMap<>();
+        rows.forEach(r -> assertThat(out.put((String) r.get("id"), r.get("age"))).as("id %s once", r.get("id")).isNull());
+        return out;
+    }
+
+    private static List<Long> versions(Path graph, String tableBranch) {
+        try (LanceTableStore s = new LanceTableStore(graph.resolve("tables").toString())) {
+            return s.listVersions("person", tableBranch).stream().map(v -> v.ref().version()).toList();
+        }
+    }
+
+    @Test
+    void branchesAndBranchesOfBranchesReadWhatTheyReadAfterMainsOldVersionsAreRemoved() {
+        Path p = dir.resolve("g");
+        Map<String, Object> onB;
+        Map<String, Object> onC;
+        long early = -1;
+        String bTableBranch;
+        try (Graph g = Palisade.create(p, Rows.catalog(), tight())) {
+            for (int i = 0; i < 10; i++) {
+                upsert(g, "main", "k" + i, i);
+                if (i == 4) {
+                    early = g.state().lastSequence(); // a version no branch pins
+                }
+            }
+            g.createBranch("b", "main");            // b inherits main's head lazily
+            g.createBranch("lazy", "main");         // never written: its pin stays main's version
+            upsert(g, "b", "k0", 100);              // b forks its own table branch
+            g.createBranch("c", "b");               // c inherits b's table branch
+            onB = ages(g.scan("b", "person"));
+            onC = ages(g.scan("c", "person"));
+            Map<String, Object> onLazy = ages(g.scan("lazy", "person"));
+            bTableBranch = g.state().head("b", "person").orElseThrow().tableBranch();
+            for (int i = 0; i < 40; i++) {
+                upsert(g, "main", "k" + (i % 12), 1000 + i);
+            }
+            g.compact("main", "person");
+            for (int i = 0; i < 6; i++) {
+                upsert(g, "main", "m" + i, i);
+            }
+            assertThat(g.metrics().versionsExpired()).isPositive();
+            assertThat(ages(g.scan("b", "person"))).isEqualTo(onB);
+            assertThat(ages(g.scan("c", "person"))).isEqualTo(onC);
+            assertThat(ages(g.scan("lazy", "person"))).isEqualTo(onLazy);
+            // the lazily inherited pin's first write forks from main's old version, which retention kept
+            upsert(g, "lazy", "z", 1);
+            Map<String, Object> expected = new TreeMap<>(onLazy);
+            expected.put("z", 1L);
+            assertThat(ages(g.scan("lazy", "person"))).isEqualTo(expected);
+            // c's first write forks from b's table branch at c's pin
+            upsert(g, "c", "k1", 7);
+            Map<String, Object> expectedC = new TreeMap<>(onC);
+            expectedC.put("k1", 7L);
+            assertThat(ages(g.scan("c", "person"))).isEqualTo(expectedC);
+            for (int i = 0; i < 12; i++) {
+                upsert(g, "main", "n" + i, i); // with the lazy pin gone, main's old versions can go
+            }
+            long before = g.state().lastSequence();
+            long earlyPoint = early;
+            assertThatThrownBy(() -> g.scanAt("main", "person", earlyPoint))
+                    .isInstanceOf(VersionExpiredException.class)
+                    .hasMessageContaining("version retention")
+                    .hasMessageContaining("oldest version kept after it")
+                    .satisfies(e -> assertThat(((VersionExpiredException) e).oldestKept()).isPositive());
+            assertThat(ages(g.scanAt("main", "person", before))).isEqualTo(ages(g.scan("main", "person")));
+        }
+        // close waited for the removal in flight: main keeps at most its bound plus the commits since the last removal
+        long mainHead;
+        try (Graph g = Palisade.open(p, tight())) {
+            mainHead = g.state().head("main", "person").orElseThrow().version();
+            assertThat(ages(g.scan("b", "person"))).isEqualTo(onB);
+        }
+        List<Long> kept = versions(p, TableRef.MAIN);
+        assertThat(kept).contains(mainHead);
+        // the bound, the commits since the last removal, and the two versions Lance keeps for the forks of b and lazy
+        assertThat(kept.size()).isLessThanOrEqualTo(TIGHT.maxVersions() + TIGHT.expireEvery() + 2);
+        assertThat(versions(p, bTableBranch)).isNotEmpty();
+        List<JournalEvent.VersionsExpired> expiries = BulkLoadTest.events(p).stream()
+                .filter(e -> e instanceof JournalEvent.VersionsExpired).map(e -> (JournalEvent.VersionsExpired) e).toList();
+        assertThat(expiries).isNotEmpty().allSatisfy(x -> {
+            assertThat(x.table()).isEqualTo("person");
+            assertThat(x.beforeVersion()).isLessThanOrEqualTo(mainHead);
+            assertThat(x.rule()).contains("keeps the newest 2 to 4 versions");
+        });
+    }
+
+    @Test
+    void theDefaultsKeepEveryVersionOfAShortRunAndKeepAllTurnsRemovalOff() {
+        Path p = dir.resolve("defaults");
+        try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults().withIndexRefreshEvery(0)
+                .withCompaction(Compaction.off()))) {
+            for (int i = 0; i < 70; i++) {
+                upsert(g, "main", "k" + i, i);
+            }
+            assertThat(g.metrics().versionsExpired()).isZero(); // 70 versions, 10 minutes: inside both bounds
+        }
+        Path off = dir.resolve("off");
+        try (Graph g = Palisade.create(off, Rows.catalog(), tight().withRetention(TIGHT.withAuto(false)))) {
+            for (int i = 0; i < 20; i++) {
+                upsert(g, "main", "k" + i, i);
+            }
+            assertThat(g.metrics().versionsExpired()).isZero();
+        }
+        assertThat(versions(off, TableRef.MAIN)).hasSizeGreaterThan(20);
+        assertThat(BulkLoadTest.events(off)).noneMatch(e -> e instanceof JournalEvent.VersionsExpired);
+    }
+
+    @Test
+    void aJournalAckTableKeepsWhatItsUnfoldedTailIsReadOver() {
+        Path p = dir.resolve("ack");
+        Map<String, Object> expected = new TreeMap<>();
+        try (Graph g = Palisade.create(p, Catalog.fromJson(JournalAckTest.CATALOG), tight()
+                .withFolding(3_600_000, 3, 1L << 40))) {
+            for (int i = 0; i < 60; i++) {
+                String k = "k" + (i % 9);
+                upsert(g, "main", k, i);
+                expected.put(k, (long) i);
+                if (i % 4 == 3 && i < 50) {
+                    g.optimizeIndex("main", "person"); // folds what is unfolded first; the last writes stay unfolded
+                }
+            }
+            assertThat(g.metrics().folds()).isGreaterThanOrEqualTo(12);
+            assertThat(ages(g.scan("main", "person"))).isEqualTo(expected);
+            assertThat(g.metrics().versionsExpired()).isPositive();
+        }
+        try (Graph g = Palisade.open(p, tight())) {
+            assertThat(ages(g.scan("main", "person"))).isEqualTo(expected);
+        }
+    }
+}
