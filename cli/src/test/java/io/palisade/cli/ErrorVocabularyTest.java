@@ -51,6 +51,7 @@ class ErrorVocabularyTest {
     static final List<PalisadeException> SAMPLES = List.of(
             new KeyConflictException("person", List.of("a"), 1, null),
             new MergeConflictException("both sides changed", List.of("a")),
+            new io.palisade.fencing.VersionExpiredException("table 'person' no longer has version 3", 40),
             new WriteConflictException("retry me"),
             new ValidationException("bad"),
             new GraphRefusedException("held by another writer"),

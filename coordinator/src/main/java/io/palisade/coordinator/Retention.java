@@ -13,7 +13,7 @@ import java.time.Duration;
  * <p>A read of a point older than what is kept ({@code scan --at}, {@link Graph#scanAt}) is refused, naming the
  * oldest version kept and this rule; the journal itself (replay, explain, audit) is not shortened by it.
  *
- * <p>Defaults ({@link #DEFAULTS}): on; at least 16 and at most 512 versions, 10 minutes, checked every 64 commits.
+ * <p>Defaults ({@link #DEFAULTS}): on; at least 16 and at most 256 versions, 10 minutes, checked every 64 commits.
  * Under steady load the count bound is reached first, so table bytes level off within minutes; at one commit a
  * minute a table keeps its last 10 minutes, but never fewer than 16 versions.
  *
@@ -26,7 +26,7 @@ import java.time.Duration;
 public record Retention(boolean auto, int minVersions, int maxVersions, Duration window, int expireEvery) {
 
     /** The defaults described above. */
-    public static final Retention DEFAULTS = new Retention(true, 16, 512, Duration.ofMinutes(10), 64);
+    public static final Retention DEFAULTS = new Retention(true, 16, 256, Duration.ofMinutes(10), 64);
 
     public Retention {
         if (minVersions < 1 || maxVersions < minVersions || window == null || window.isNegative() || expireEvery < 1) {

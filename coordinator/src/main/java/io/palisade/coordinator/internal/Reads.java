@@ -9,7 +9,6 @@ import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.TableHead;
-import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.VersionExpiredException;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableSnapshot;
@@ -108,30 +107,10 @@ public final class Reads {
         try (TableSnapshot t = view.catalog().require(table).kind().keyed() ? store.openKeyed(table, ref)
                 : store.openKeyless(table, ref)) {
             return t.scan();
-        } catch (PalisadeException e) {
-            throw expired(table, ref).<PalisadeException>map(oldest -> new VersionExpiredException("table '" + table
-                    + "' no longer has version " + ref.version() + " of its branch " + ref.branch()
-                    + ": version retention " + view.options().retention().describe() + ", and the oldest version kept after it is "
-                    + oldest + "; read a newer point", oldest)).orElse(e);
+        } catch (VersionExpiredException e) {
+            throw new VersionExpiredException(e.getMessage() + " (version retention " + view.options().retention().describe()
+                    + "); read a newer point", e.oldestKept());
         }
-    }
-
-    /**
-     * When retention removed {@code ref} (it is missing and a newer version of its table branch is kept), the oldest
-     * version kept after it (the versions a table branch was forked from are kept below the horizon too); empty when
-     * {@code ref} is still there, or newer than anything kept (not retention's doing).
-     */
-    private Optional<Long> expired(String table, TableRef ref) {
-        List<io.palisade.substrate.VersionInfo> kept;
-        try {
-            kept = store.listVersions(table, ref.branch());
-        } catch (PalisadeException e) {
-            return Optional.empty();
-        }
-        if (kept.stream().anyMatch(v -> v.ref().version() == ref.version())) {
-            return Optional.empty();
-        }
-        return kept.stream().mapToLong(v -> v.ref().version()).filter(v -> v > ref.version()).boxed().findFirst();
     }
 
     /**

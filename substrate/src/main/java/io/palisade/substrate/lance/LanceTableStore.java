@@ -218,7 +218,29 @@ public final class LanceTableStore implements TableStore {
                 return rootDs.checkout(Ref.ofBranch(ref.branch(), ref.version()));
             }
         } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
+            Optional<Long> kept = keptAfterRemoved(table, ref);
+            if (kept.isPresent()) {
+                throw new io.palisade.fencing.VersionExpiredException("table '" + table + "' no longer has version "
+                        + ref.version() + " of its branch " + ref.branch() + ": version retention removed it, and the "
+                        + "oldest version kept after it is " + kept.get(), kept.get());
+            }
             throw LanceErrors.readFailure(table, ref, "open at " + ref, e);
+        }
+    }
+
+    /**
+     * When {@code ref} is missing while a newer version of its branch is kept (version retention removed it), the
+     * oldest version kept after it; empty otherwise (the version never existed, or the table cannot be listed).
+     */
+    private Optional<Long> keptAfterRemoved(String table, TableRef ref) {
+        try {
+            List<VersionInfo> kept = listVersions(table, ref.branch());
+            if (kept.stream().anyMatch(v -> v.ref().version() == ref.version())) {
+                return Optional.empty();
+            }
+            return kept.stream().map(v -> v.ref().version()).filter(v -> v > ref.version()).findFirst();
+        } catch (RuntimeException e) {
+            return Optional.empty();
         }
     }
 

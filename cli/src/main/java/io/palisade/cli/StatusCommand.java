@@ -1,0 +1,181 @@
+package io.palisade.cli;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.coordinator.Compaction;
+import io.palisade.heads.HeadsReplayer;
+import io.palisade.heads.HeadsState;
+import io.palisade.heads.Pin;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalCursor;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalReader;
+import io.palisade.journal.JournalRecord;
+import io.palisade.journal.LogicalOperation;
+import io.palisade.substrate.CompactionTarget;
+import io.palisade.substrate.FragmentStats;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.TableSnapshot;
+import io.palisade.substrate.TableStore;
+import io.palisade.substrate.VersionInfo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * {@code palisade status}: what a graph's history costs now, per table head and for the graph, for an operator
+ * watching a long-running writer: fragments and deleted rows (what compaction works off), versions kept and bytes on
+ * disk against live rows (what retention bounds), the last maintenance the journal shows since its last checkpoint,
+ * the journal's bytes and the heads state's size. Read-only.
+ */
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = {"Print what a graph's history costs now: per table head its fragments, deleted rows, versions "
+                + "kept, bytes on disk and live rows, whether compaction is due under the default triggers, and the "
+                + "last compaction and version removal since the last checkpoint; for the graph, the journal's bytes "
+                + "and the heads state's size. Read-only.",
+                "The default format is table; json prints one object {tables: [...], journal_bytes, palisade_bytes, "
+                        + "last_sequence, last_checkpoint_seq, open_intents, completed_intents}."},
+        footer = {"%nExample:%n  palisade status GRAPH --format json"})
+final class StatusCommand implements java.util.concurrent.Callable<Integer>, ReadOnly {
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
+    Path graph;
+
+    @picocli.CommandLine.Mixin
+    OutputFormat output = new OutputFormat();
+
+    @Override
+    public Integer call() {
+        OutputFormat.Format format = output.resolve(OutputFormat.Format.table);
+        Catalog catalog = Cli.catalog(graph);
+        HeadsReplayer.Replay replay = Cli.replayer(graph).replay();
+        Cli.warnSkippedCheckpoints(replay);
+        HeadsState s = replay.state();
+        Map<String, Long> lastCompaction = new HashMap<>();
+        Map<String, Long> lastExpiry = new HashMap<>();
+        maintenanceSince(s.lastCheckpointSequence(), lastCompaction, lastExpiry);
+        Compaction triggers = Compaction.DEFAULTS;
+        CompactionTarget target = new CompactionTarget(triggers.rowsPerFragment(), triggers.materializeDeletions());
+        List<Map<String, Object>> tables = new ArrayList<>();
+        try (TableStore store = Cli.tables(graph).open(false)) {
+            for (String b : s.branches().keySet()) {
+                for (Map.Entry<String, Pin> e : s.pins(b).entrySet()) {
+                    String table = e.getKey();
+                    Catalog.TableDef def = catalog.require(table);
+                    TableRef ref = new TableRef(e.getValue().head().tableBranch(), e.getValue().head().version());
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("branch", b);
+                    m.put("table", table);
+                    m.put("table_branch", ref.branch());
+                    m.put("version", ref.version());
+                    m.put("inherited_from", e.getValue().inheritedFrom());
+                    FragmentStats f;
+                    try (TableSnapshot t = def.kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
+                        f = t.fragmentStats(target);
+                    }
+                    m.put("fragments", f.fragments());
+                    m.put("small_fragments", f.smallFragments());
+                    m.put("live_rows", f.physicalRows() - f.deletedRows());
+                    m.put("deleted_rows", f.deletedRows());
+                    m.put("compaction_due", def.journalAck() ? "never (journal-ack tables are not compacted)"
+                            : due(triggers, f));
+                    List<VersionInfo> versions = store.listVersions(table, ref.branch());
+                    m.put("versions_kept", versions.size());
+                    m.put("oldest_version_kept", versions.isEmpty() ? null : versions.get(0).ref().version());
+                    m.put("table_bytes", bytes(graph.resolve("tables").resolve(table + ".lance")));
+                    m.put("last_compaction_seq", lastCompaction.get(b + "/" + table));
+                    m.put("last_version_removal_seq", lastExpiry.get(table + "/" + ref.branch()));
+                    tables.add(m);
+                }
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("tables", tables);
+        Path palisade = Cli.palisadeDir(graph);
+        out.put("journal_bytes", bytes(palisade.resolve("journal")));
+        out.put("palisade_bytes", bytes(palisade));
+        out.put("last_sequence", s.lastSequence());
+        out.put("last_checkpoint_seq", s.lastCheckpointSequence());
+        out.put("open_intents", s.openIntents().size());
+        out.put("completed_intents", s.completedCount());
+        switch (format) {
+            case json -> Cli.printJson(System.out, out);
+            case jsonl -> System.out.println(Cli.toJson(out));
+            case table -> {
+                List<String> header = List.of("branch", "table", "version", "fragments", "live_rows", "deleted_rows",
+                        "versions_kept", "table_bytes", "compaction_due", "last_compaction_seq",
+                        "last_version_removal_seq");
+                List<List<String>> rows = new ArrayList<>();
+                for (Map<String, Object> m : tables) {
+                    List<String> row = new ArrayList<>();
+                    for (String h : header) {
+                        Object v = m.get(h);
+                        row.add(v == null ? "-" : String.valueOf(v));
+                    }
+                    rows.add(row);
+                }
+                Tables.print(System.out, header, rows);
+                System.out.println("journal " + out.get("journal_bytes") + " bytes (_palisade " + out.get("palisade_bytes")
+                        + "); heads state: " + out.get("open_intents") + " open and " + out.get("completed_intents")
+                        + " completed intents, as of sequence " + s.lastSequence() + " (last checkpoint "
+                        + s.lastCheckpointSequence() + "; maintenance is shown since it, '-' = none since)");
+            }
+        }
+        return Main.OK;
+    }
+
+    /** The trigger of {@code c} that {@code f} reaches, or null. */
+    static String due(Compaction c, FragmentStats f) {
+        if (f.fragments() >= c.maxFragments()) {
+            return f.fragments() + " fragments (trigger " + c.maxFragments() + ")";
+        }
+        if (f.smallFragments() >= c.maxSmallFragments()) {
+            return f.smallFragments() + " small fragments (trigger " + c.maxSmallFragments() + ")";
+        }
+        if (f.deletedRatio() >= c.maxDeletedRatio()) {
+            return Math.round(f.deletedRatio() * 100) + " % of stored rows deleted (trigger "
+                    + Math.round(c.maxDeletedRatio() * 100) + " %)";
+        }
+        return null;
+    }
+
+    /** The newest completed compaction per branch/table and version removal per table/table branch after {@code from}. */
+    private void maintenanceSince(long from, Map<String, Long> compactions, Map<String, Long> expiries) {
+        Map<String, String> compactionIntents = new HashMap<>();
+        try (JournalReader reader = Cli.reader(graph); JournalCursor c = reader.read(Math.max(0, from))) {
+            for (JournalRecord r = c.poll(); r != null; r = c.poll()) {
+                // only maintenance is looked for: a filter over the events, not a handling of each
+                if (r.event() instanceof JournalEvent.IntentRecorded i && i.operation() == LogicalOperation.COMPACTION) {
+                    compactionIntents.put(i.intentId(), i.graphBranch() + "/" + i.table());
+                } else if (r.event() instanceof JournalEvent.IntentCompleted i && compactionIntents.containsKey(i.intentId())
+                        && (i.outcome() == IntentOutcome.COMMITTED || i.outcome() == IntentOutcome.ROLLED_FORWARD)) {
+                    compactions.put(compactionIntents.get(i.intentId()), r.sequence());
+                } else if (r.event() instanceof JournalEvent.VersionsExpired x) {
+                    expiries.put(x.table() + "/" + x.tableBranch(), r.sequence());
+                }
+            }
+        }
+    }
+
+    /** Bytes of every file under {@code dir}; null when it is absent (a table on an object store). */
+    private static Long bytes(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return null;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (UncheckedIOException e) {
+            return null; // a file removed while walking (a live writer's retention): the caller may run it again
+        }
+    }
+}

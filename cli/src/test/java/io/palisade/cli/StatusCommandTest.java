@@ -1,0 +1,93 @@
+package io.palisade.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code palisade status}: per table head its fragments, rows, versions kept and bytes; the graph's journal bytes. */
+class StatusCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void statusCountsFragmentsDeletedRowsVersionsAndBytesAndSaysWhenCompactionIsDue() throws Exception {
+        Path catalog = tmp.resolve("catalog.json");
+        Files.writeString(catalog, """
+                {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
+                  {"name": "age", "type": "int64", "nullable": true}]}]}
+                """);
+        String graph = tmp.resolve("g").toString();
+        assertThat(CliRun.run("init", graph, "--catalog", catalog.toString()).code()).isZero();
+        for (int i = 0; i < 3; i++) {
+            CliRun.Result w = CliRun.runWithInput("{\"id\":\"k" + i + "\",\"age\":" + i + "}\n{\"id\":\"x" + i
+                    + "\",\"age\":0}\n", "write", graph, "--table", "person", "--mode", "upsert");
+            assertThat(w.code()).as(w.toString()).isZero();
+        }
+        CliRun.Result d = CliRun.runWithInput("{\"id\":\"x0\"}\n", "write", graph, "--table", "person", "--mode", "delete");
+        assertThat(d.code()).as(d.toString()).isZero();
+
+        CliRun.Result r = CliRun.run("status", graph, "--format", "json");
+        assertThat(r.code()).as(r.toString()).isZero();
+        JsonNode out = JSON.readTree(r.out());
+        JsonNode person = out.get("tables").get(0);
+        assertThat(person.get("branch").asText()).isEqualTo("main");
+        assertThat(person.get("table").asText()).isEqualTo("person");
+        assertThat(person.get("fragments").asInt()).isEqualTo(3);
+        assertThat(person.get("live_rows").asLong()).isEqualTo(5);
+        assertThat(person.get("deleted_rows").asLong()).isEqualTo(1);
+        // one in six stored rows deleted: past the default 10 % trigger
+        assertThat(person.get("compaction_due").asText()).contains("% of stored rows deleted");
+        assertThat(person.get("versions_kept").asInt()).isEqualTo(person.get("version").asInt());
+        assertThat(person.get("table_bytes").asLong()).isPositive();
+        assertThat(person.get("last_compaction_seq").isNull()).isTrue();
+        assertThat(out.get("journal_bytes").asLong()).isPositive();
+        assertThat(out.get("palisade_bytes").asLong()).isGreaterThanOrEqualTo(out.get("journal_bytes").asLong());
+        assertThat(out.get("open_intents").asInt()).isZero();
+        assertThat(out.get("completed_intents").asInt()).isPositive();
+
+        CliRun.Result table = CliRun.run("status", graph);
+        assertThat(table.code()).as(table.toString()).isZero();
+        assertThat(table.out()).contains("fragments").contains("versions_kept").contains("journal ");
+        assertThat(CliRun.run("status", tmp.resolve("nothing").toString()).code()).isEqualTo(Main.INVALID_INPUT);
+    }
+
+    @Test
+    void aScanOfAPointWhoseVersionRetentionRemovedIsAUsageErrorNamingTheOldestVersionKept() throws Exception {
+        Path graph = tmp.resolve("retained");
+        io.palisade.coordinator.Options tight = io.palisade.coordinator.Options.defaults()
+                .withRetention(io.palisade.coordinator.Retention.DEFAULTS.withVersions(2, 4)
+                        .withWindow(java.time.Duration.ZERO).withExpireEvery(3))
+                .withCompaction(io.palisade.coordinator.Compaction.off()).withIndexRefreshEvery(0);
+        long early = -1;
+        try (io.palisade.coordinator.Graph g = io.palisade.coordinator.Palisade.create(graph,
+                io.palisade.coordinator.Catalog.fromJson(CliRun.CATALOG), tight)) {
+            for (int i = 0; i < 30; i++) {
+                g.upsert("main", "person", java.util.List.of(io.palisade.coordinator.Row.of("id", "k" + (i % 5),
+                        "age", (long) i)));
+                if (i == 2) {
+                    early = g.state().lastSequence();
+                }
+            }
+            assertThat(g.metrics().versionsExpired()).isPositive();
+        }
+        CliRun.Result r = CliRun.run("scan", graph.toString(), "--table", "person", "--at", String.valueOf(early));
+        assertThat(r.code()).as(r.toString()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("version retention removed it").contains("oldest version kept after it is")
+                .doesNotContain("Exception").doesNotContain("manifest");
+        CliRun.Result now = CliRun.run("scan", graph.toString(), "--table", "person");
+        assertThat(now.code()).as(now.toString()).isZero();
+        assertThat(now.out().strip().split("\n")).hasSize(5);
+        JsonNode status = JSON.readTree(CliRun.run("status", graph.toString(), "--format", "json").out());
+        assertThat(status.get("tables").get(0).get("last_version_removal_seq").asLong()).isPositive();
+        assertThat(status.get("tables").get(0).get("versions_kept").asInt()).isLessThan(status.get("tables").get(0)
+                .get("version").asInt());
+    }
+}
