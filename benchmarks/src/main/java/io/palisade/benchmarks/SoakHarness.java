@@ -86,10 +86,17 @@ public final class SoakHarness {
 
     private final Config config;
     private final PrintStream out;
+    private final Options options;
 
     SoakHarness(Config config, PrintStream out) {
+        this(config, out, Options.defaults());
+    }
+
+    /** A run with other options than the defaults (the short soak of the test suite: tighter retention). */
+    SoakHarness(Config config, PrintStream out, Options options) {
         this.config = config;
         this.out = out;
+        this.options = options;
     }
 
     public static void main(String[] args) throws Exception {
@@ -148,7 +155,7 @@ public final class SoakHarness {
         double closeMillis;
         try (BufferAllocator allocator = new RootAllocator();
              PrintWriter csv = config.out() == null ? null : new PrintWriter(Files.newBufferedWriter(config.out()))) {
-            Graph g = Palisade.create(graph, catalog, Options.defaults());
+            Graph g = Palisade.create(graph, catalog, options);
             try {
                 long t0 = System.nanoTime();
                 preload(g, allocator, schema);
@@ -313,7 +320,7 @@ public final class SoakHarness {
     /** Opens the closed graph again and times its first read and write; the reopened graph is closed untimed. */
     private SoakSummary.Reopen reopen(Path graph, Schema schema, double closeMillis) {
         long t0 = System.nanoTime();
-        try (Graph g = Palisade.open(graph, Options.defaults()); BufferAllocator allocator = new RootAllocator()) {
+        try (Graph g = Palisade.open(graph, options); BufferAllocator allocator = new RootAllocator()) {
             double openMillis = (System.nanoTime() - t0) / 1e6;
             List<String> keys = List.of(key(0), key(config.rows() / 2), key(config.rows() - 1));
             t0 = System.nanoTime();
