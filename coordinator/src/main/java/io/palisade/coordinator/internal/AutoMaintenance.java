@@ -162,12 +162,14 @@ final class AutoMaintenance {
             return;
         }
         journal.append(List.of(new JournalEvent.VersionsExpired(table, achieved.branch(), before, r.describe())));
+        CrashPoints.hit("expiry-after-journal");
         expiring.add(key);
         long bound = before;
         Runnable remove = () -> {
             long t0 = System.nanoTime();
             try {
                 VersionExpiry x = ctx.store().expireVersions(table, achieved.branch(), bound);
+                CrashPoints.hit("expiry-after-remove");
                 ctx.counters().versionsExpired.add(x.versions());
                 ctx.counters().expiredBytes.add(x.bytes());
                 LOG.debug("removed {} versions ({} files, {} bytes) of {} {} below v{} in {} ms", x.versions(),
