@@ -123,6 +123,41 @@ class RetentionTest extends GraphTestSupport {
     }
 
     @Test
+    void anIdleBranchsInheritedPinDoesNotHoldBackMainsVersionsAndItsFirstWriteUsesTheForkRetentionMade() {
+        Path p = dir.resolve("idle");
+        Map<String, Object> onIdle;
+        try (Graph g = Palisade.create(p, Rows.catalog(), tight())) {
+            for (int i = 0; i < 5; i++) {
+                upsert(g, "main", "k" + i, i);
+            }
+            g.createBranch("idle", "main");
+            g.createBranch("idle2", "idle"); // a branch of a branch, both never written
+            onIdle = ages(g.scan("idle", "person"));
+            for (int i = 0; i < 40; i++) {
+                upsert(g, "main", "k" + (i % 7), 100 + i);
+            }
+            assertThat(g.state().pin("idle", "person").orElseThrow().owned()).isFalse();
+            assertThat(ages(g.scan("idle", "person"))).isEqualTo(onIdle);
+            assertThat(ages(g.scan("idle2", "person"))).isEqualTo(onIdle);
+        }
+        List<Long> kept = versions(p, TableRef.MAIN);
+        // the count bound, the commits since the last removal, and the one version Lance keeps for the idle forks
+        assertThat(kept.size()).isLessThanOrEqualTo(TIGHT.maxVersions() + TIGHT.expireEvery() + 1);
+        try (Graph g = Palisade.open(p, tight())) {
+            assertThat(ages(g.scan("idle", "person"))).isEqualTo(onIdle);
+            upsert(g, "idle", "new", 1);
+            upsert(g, "idle2", "new2", 2);
+            Map<String, Object> expected = new TreeMap<>(onIdle);
+            expected.put("new", 1L);
+            assertThat(ages(g.scan("idle", "person"))).isEqualTo(expected);
+            Map<String, Object> expected2 = new TreeMap<>(onIdle);
+            expected2.put("new2", 2L);
+            assertThat(ages(g.scan("idle2", "person"))).isEqualTo(expected2);
+            assertThat(g.state().pin("idle", "person").orElseThrow().owned()).isTrue();
+        }
+    }
+
+    @Test
     void theDefaultsKeepEveryVersionOfAShortRunAndKeepAllTurnsRemovalOff() {
         Path p = dir.resolve("defaults");
         try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults().withIndexRefreshEvery(0)

@@ -64,6 +64,8 @@ final class AutoMaintenance {
     private final Map<String, Integer> sinceExpiry = new HashMap<>();
     private final Map<String, ArrayDeque<Published>> published = new HashMap<>();
     private final Set<String> expiring = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Graph branch, table and pinned version of every idle branch this process forked for retention. */
+    private final Set<String> forks = new HashSet<>();
     private final ExecutorService remover;
 
     /** {@code ahead}: queues an op (an automatic compaction) before everything pending. */
@@ -157,7 +159,9 @@ final class AutoMaintenance {
         sinceExpiry.remove(key);
         long latest = achieved.version();
         long before = bound(r, history, latest, now);
-        before = Math.min(before, oldestNeeded(table, achieved.branch(), ctx.view().state()));
+        HeadsState state = ctx.view().state();
+        forkIdleBranches(table, achieved.branch(), before, state);
+        before = Math.min(before, oldestNeeded(table, achieved.branch(), state, this::forked));
         if (before <= 1) {
             return;
         }
@@ -209,14 +213,52 @@ final class AutoMaintenance {
     }
 
     /**
-     * The oldest version of {@code tableBranch} of {@code table} that the graph still names: a graph branch's pin,
-     * owned or inherited, and an open intent's base or committed version. {@link Long#MAX_VALUE} when none does.
+     * Gives every graph branch that reads {@code tableBranch} of {@code table} through a lazily inherited pin older than
+     * {@code before} its own Lance table branch, forked at exactly that pin: the fork its first write would make
+     * ({@link TableBranches#forkForBranch}, which that write then reuses). Lance keeps the version a table branch was
+     * forked from, so the pin no longer holds every later version of {@code tableBranch} back from removal. A fork
+     * that fails leaves the pin binding (logged; the next removal tries again).
      */
-    static long oldestNeeded(String table, String tableBranch, HeadsState state) {
+    private void forkIdleBranches(String table, String tableBranch, long before, HeadsState state) {
+        for (String b : state.branches().keySet()) {
+            Optional<Pin> pin = state.pin(b, table);
+            if (pin.isEmpty() || pin.get().owned() || !pin.get().head().tableBranch().equals(tableBranch)
+                    || pin.get().head().version() >= before || forked(b, table, pin.get())) {
+                continue;
+            }
+            try {
+                ctx.branches().forkForBranch(table, new TableRef(tableBranch, pin.get().head().version()),
+                        TableBranches.tableBranchFor(b));
+                forks.add(b + "\u0000" + table + "\u0000" + pin.get().head().version());
+            } catch (RuntimeException e) {
+                LOG.warn("could not fork {} of graph branch {} at its pin {}: {}; its pin keeps the versions after it",
+                        table, b, pin.get().head(), e.toString());
+            }
+        }
+    }
+
+    /** Whether this process forked graph branch {@code branch}'s table branch of {@code table} at {@code pin}. */
+    private boolean forked(String branch, String table, Pin pin) {
+        return forks.contains(branch + "\u0000" + table + "\u0000" + pin.head().version());
+    }
+
+    /** Whether a graph branch's pin is held by a fork of its own (Lance keeps a fork's source version). */
+    @FunctionalInterface
+    interface Forked {
+        boolean test(String branch, String table, Pin pin);
+    }
+
+    /**
+     * The oldest version of {@code tableBranch} of {@code table} that the graph still names: a graph branch's pin,
+     * owned or inherited (unless {@code forked} says Lance keeps it for the branch's own fork), and an open intent's
+     * base or committed version. {@link Long#MAX_VALUE} when none does.
+     */
+    static long oldestNeeded(String table, String tableBranch, HeadsState state, Forked forked) {
         long oldest = Long.MAX_VALUE;
         for (String b : state.branches().keySet()) {
             Optional<Pin> pin = state.pin(b, table);
-            if (pin.isPresent() && pin.get().head().tableBranch().equals(tableBranch)) {
+            if (pin.isPresent() && pin.get().head().tableBranch().equals(tableBranch)
+                    && (pin.get().owned() || !forked.test(b, table, pin.get()))) {
                 oldest = Math.min(oldest, pin.get().head().version());
             }
         }
