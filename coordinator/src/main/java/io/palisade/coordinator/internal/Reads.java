@@ -6,6 +6,7 @@ import io.palisade.heads.FoldMark;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.JournalCursor;
+import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.TableHead;
@@ -117,9 +118,11 @@ public final class Reads {
     }
 
     /**
-     * When retention removed {@code ref} (it is missing and a newer version of its table branch is kept), the oldest
-     * version kept after it (the versions a table branch was forked from are kept below the horizon too); empty when
-     * {@code ref} is still there, or newer than anything kept (not retention's doing).
+     * When retention removed {@code ref}, the oldest version kept after it; empty when {@code ref} was not retention's
+     * to remove. Retention removed it when it is missing and a newer version of its table branch is kept, or when it
+     * lies below a journaled {@code versions_expired} bound of its table branch: Lance keeps the manifest of a version
+     * another table branch was forked from, but only the files that branch still names, so such a version is listed
+     * and yet unreadable once the bound has passed it.
      */
     private Optional<Long> expired(String table, TableRef ref) {
         List<io.palisade.substrate.VersionInfo> kept;
@@ -128,10 +131,27 @@ public final class Reads {
         } catch (PalisadeException e) {
             return Optional.empty();
         }
-        if (kept.stream().anyMatch(v -> v.ref().version() == ref.version())) {
+        long bound = expiryBound(table, ref.branch());
+        if (ref.version() >= bound && kept.stream().anyMatch(v -> v.ref().version() == ref.version())) {
             return Optional.empty();
         }
-        return kept.stream().mapToLong(v -> v.ref().version()).filter(v -> v > ref.version()).boxed().findFirst();
+        return kept.stream().mapToLong(v -> v.ref().version()).filter(v -> v > ref.version() && v >= bound).boxed()
+                .findFirst();
+    }
+
+    /** The highest bound journaled by {@code versions_expired} for {@code tableBranch} of {@code table}, or 0. */
+    private long expiryBound(String table, String tableBranch) {
+        long bound = 0;
+        try (JournalReader reader = JournalReader.open(layout.palisade());
+             JournalCursor c = reader.read(0)) {
+            for (JournalRecord r = c.poll(); r != null; r = c.poll()) {
+                if (r.event() instanceof JournalEvent.VersionsExpired e && e.table().equals(table)
+                        && e.tableBranch().equals(tableBranch)) {
+                    bound = Math.max(bound, e.beforeVersion());
+                }
+            }
+        }
+        return bound;
     }
 
     /**
