@@ -185,8 +185,9 @@ public interface TableStore extends AutoCloseable {
     /**
      * Removes every version of table branch {@code branch} older than {@code beforeVersion}, with the files only
      * they name (data, deletion, index, transaction files and manifests). The branch's newest version is never
-     * removed, nor a version another table branch was forked from while that branch exists, nor a file no
-     * version names (a commit in flight). The caller decides {@code beforeVersion}: nothing a reader, a graph
+     * removed, nor a file another table branch still names, nor a file no version names (a commit in flight). Of a
+     * version another table branch was forked from, a store may keep the manifest without the files only it names:
+     * it is then listed but no longer readable. The caller decides {@code beforeVersion}: nothing a reader, a graph
      * branch or recovery still needs may lie below it. A store that keeps no history does nothing.
      */
     default VersionExpiry expireVersions(String table, String branch, long beforeVersion) {

@@ -47,7 +47,7 @@ import java.util.function.Consumer;
  * branch's pin (owned or lazily inherited), an open intent's expected base or committed version, or the newest
  * {@code minVersions} of the table branch name; it is journaled before any file is removed; one removal per table
  * branch is in flight at a time. A store removal never races a commit it could hurt: Lance keeps every file no
- * manifest names (a commit in flight) and the versions forked table branches were made from.
+ * manifest names (a commit in flight) and every file a forked table branch still names.
  */
 final class AutoMaintenance {
     private static final Logger LOG = LoggerFactory.getLogger(AutoMaintenance.class);

@@ -6,9 +6,11 @@ import io.palisade.heads.FoldMark;
 import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.JournalCursor;
+import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.TableHead;
+import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.VersionExpiredException;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableSnapshot;
@@ -110,7 +112,54 @@ public final class Reads {
         } catch (VersionExpiredException e) {
             throw new VersionExpiredException(e.getMessage() + " (version retention " + view.options().retention().describe()
                     + "); read a newer point", e.oldestKept());
+        } catch (PalisadeException e) {
+            // a fork point below the bound keeps its manifest but not every file: unreadable, yet retention's doing
+            Optional<Long> kept = expired(table, ref);
+            if (kept.isEmpty()) {
+                throw e;
+            }
+            throw new VersionExpiredException("table '" + table + "' no longer has the files of version " + ref.version()
+                    + " of its branch " + ref.branch() + ": version retention removed them (" + view.options().retention()
+                    .describe() + "), and the oldest version kept after it is " + kept.get() + "; read a newer point",
+                    kept.get());
         }
+    }
+
+    /**
+     * When retention removed {@code ref}, the oldest version kept after it; empty when {@code ref} was not retention's
+     * to remove. Retention removed it when it is missing and a newer version of its table branch is kept, or when it
+     * lies below a journaled {@code versions_expired} bound of its table branch: Lance keeps the manifest of a version
+     * another table branch was forked from, but only the files that branch still names, so such a version is listed
+     * and yet unreadable once the bound has passed it.
+     */
+    private Optional<Long> expired(String table, TableRef ref) {
+        List<io.palisade.substrate.VersionInfo> kept;
+        try {
+            kept = store.listVersions(table, ref.branch());
+        } catch (PalisadeException e) {
+            return Optional.empty();
+        }
+        long bound = expiryBound(table, ref.branch());
+        if (ref.version() >= bound && kept.stream().anyMatch(v -> v.ref().version() == ref.version())) {
+            return Optional.empty();
+        }
+        return kept.stream().mapToLong(v -> v.ref().version()).filter(v -> v > ref.version() && v >= bound).boxed()
+                .findFirst();
+    }
+
+    /** The highest bound journaled by {@code versions_expired} for {@code tableBranch} of {@code table}, or 0. */
+    private long expiryBound(String table, String tableBranch) {
+        long bound = 0;
+        try (JournalReader reader = JournalReader.open(layout.palisade());
+             JournalCursor c = reader.read(0)) {
+            for (JournalRecord r = c.poll(); r != null; r = c.poll()) {
+                if (r.event() instanceof JournalEvent.VersionsExpired e && e.table().equals(table)
+                        && e.tableBranch().equals(tableBranch)) {
+                    bound = Math.max(bound, e.beforeVersion());
+                }
+            }
+        }
+        return bound;
     }
 
     /**
