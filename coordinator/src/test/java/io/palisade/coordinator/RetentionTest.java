@@ -154,6 +154,15 @@ class RetentionTest extends GraphTestSupport {
             expected2.put("new2", 2L);
             assertThat(ages(g.scan("idle2", "person"))).isEqualTo(expected2);
             assertThat(g.state().pin("idle", "person").orElseThrow().owned()).isTrue();
+            // its fork point lies far below main's retention bound: a merge never needs to read it
+            for (int i = 0; i < 12; i++) {
+                upsert(g, "main", "k" + (i % 7), 500 + i);
+            }
+            Map<String, Object> mainBefore = ages(g.scan("main", "person"));
+            g.merge("idle", "main");
+            Map<String, Object> merged = new TreeMap<>(mainBefore);
+            merged.put("new", 1L);
+            assertThat(ages(g.scan("main", "person"))).isEqualTo(merged);
         }
     }
 

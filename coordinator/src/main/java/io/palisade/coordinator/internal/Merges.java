@@ -8,7 +8,6 @@ import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.MergeConflictException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.heads.GraphBranch;
-import io.palisade.heads.HeadsReplayer;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalEvent;
@@ -66,17 +65,11 @@ final class Merges {
 
         long inserted = 0, updated = 0, deleted = 0;
         List<Receipt> receipts = new ArrayList<>();
-        HeadsState atFork = HeadsReplayer.of(ctx.layout().palisade()).headsAt(fork);
         for (Map.Entry<String, Set<String>> e : sourceKeys.entrySet()) {
             String table = e.getKey();
             Catalog.TableDef def = ctx.view().catalog().require(table);
             Set<String> keys = e.getValue();
             Map<String, Map<String, Object>> sourceRows = rowsByKey(ctx.reads().scan(source, table), keys);
-            Set<String> atForkKeys = new HashSet<>();
-            Optional<TableHead> forkHead = atFork.head(branch.parent(), table);
-            if (forkHead.isPresent()) {
-                atForkKeys.addAll(rowsByKey(ctx.reads().scan(branch.parent(), table, forkHead.get()), keys).keySet());
-            }
             Set<String> targetNow = rowsByKey(ctx.reads().scan(target, table), keys).keySet();
             List<Map<String, Object>> newRows = new ArrayList<>();
             List<Map<String, Object>> changedRows = new ArrayList<>();
@@ -87,7 +80,10 @@ final class Merges {
                     if (targetNow.contains(k)) {
                         gone.add(k);
                     }
-                } else if (!atForkKeys.contains(k) && !targetNow.contains(k)) {
+                } else if (!targetNow.contains(k)) {
+                    // absent from the target: inserted, whether or not it was there at the fork (had the target
+                    // deleted it since, the key would have changed on both sides and the merge stopped above). So a
+                    // merge never reads the fork point, whose version retention may have removed.
                     newRows.add(row);
                 } else {
                     changedRows.add(row);
