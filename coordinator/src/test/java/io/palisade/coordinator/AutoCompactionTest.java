@@ -95,4 +95,25 @@ class AutoCompactionTest extends GraphTestSupport {
             assertThat(g.scan("main", "person")).hasSize(30);
         }
     }
+
+    @Test
+    void maintenanceOfATableABranchInheritsUnchangedIsRefusedAndWritesNothing() {
+        try (Graph g = Palisade.create(dir.resolve("inherited"), Rows.catalog(), Options.defaults())) {
+            upsert(g, "person", "q", 1);
+            upsert(g, "person", "r", 2);
+            g.createBranch("b", "main");
+            long before = g.state().lastSequence();
+            assertThatThrownBy(() -> g.compact("b", "person")).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("inherits table 'person' unchanged from 'main'");
+            assertThatThrownBy(() -> g.optimizeIndex("b", "person")).isInstanceOf(ValidationException.class);
+            assertThat(g.state().lastSequence()).isEqualTo(before);
+            assertThat(g.state().pin("b", "person").orElseThrow().owned()).isFalse();
+            // the branch still takes writes, and once it owns the table it can be compacted
+            try (VectorSchemaRoot r = Rows.people(allocator, "s", 3L)) {
+                g.upsert("b", "person", r);
+            }
+            g.compact("b", "person");
+            assertThat(g.scan("b", "person")).hasSize(3);
+        }
+    }
 }

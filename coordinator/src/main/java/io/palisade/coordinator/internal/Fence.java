@@ -276,6 +276,16 @@ final class Fence {
     private Optional<MaintenancePlan> planMaintenance(WriteOp op, String intentId, Catalog.TableDef def, Pin pin,
                                                       String where, List<Admitted> rejected, List<JournalEvent> rejections) {
         TableHead head = pin.head();
+        if (!pin.owned()) {
+            // the branch reads another branch's version unchanged: nothing of its own to maintain, and a plan made on
+            // that version cannot be committed on the fork its first write would make
+            ctx.counters().validationFailures.increment();
+            op.future().completeExceptionally(new ValidationException("graph branch '" + op.branch() + "' inherits table '"
+                    + op.table() + "' unchanged from '" + pin.inheritedFrom() + "' (" + head.tableBranch() + "@"
+                    + head.version() + "): it has no fragments or index of its own to maintain; maintain '"
+                    + pin.inheritedFrom() + "', or write the branch first"));
+            return Optional.empty();
+        }
         TableRef at = new TableRef(head.tableBranch(), head.version());
         long readVersion = Math.max(0, op.baseVersion());
         for (int attempt = 0; ; attempt++) {
