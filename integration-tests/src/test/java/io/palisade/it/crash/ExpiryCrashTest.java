@@ -181,8 +181,9 @@ class ExpiryCrashTest {
                     .isNotEmpty();
             System.out.println(TAG + " power cut after expiry-after-remove: the child acknowledged " + run.acked()
                     + " upserts; " + journaled.size() + " VersionsExpired (below " + journaled.stream()
-                    .map(x -> "v" + x.beforeVersion()).toList() + "); main's versions after the cut "
-                    + versions(graph, TableRef.MAIN) + ", the fork's base v" + run.forkBase());
+                    .map(x -> "v" + x.beforeVersion()).toList() + "), the fork's base v" + run.forkBase());
+            // main's versions are listed only after recovery: a commit in flight at the cut can leave a torn
+            // manifest, which Lance cannot open and recovery sets aside
             verifyAndExpireAgain(graph, run, journaled.size());
         } finally {
             fs.close();
@@ -199,6 +200,7 @@ class ExpiryCrashTest {
         long head;
         try (Graph g = Palisade.open(graph, options())) {
             assertThat(g.state().openIntents()).as("no open intent after recovery").isEmpty();
+            System.out.println(TAG + " main's versions after recovery " + versions(graph, TableRef.MAIN));
             Map<String, Long> main = ages(g.scan("main", "person"));
             assertThat(main).as("main after %d acknowledged upserts (the one in flight wholly present or absent)",
                     run.acked()).isIn(model(run.acked()), model(run.acked() + 1));
