@@ -355,6 +355,9 @@ final class IncidentModel {
             case JournalEvent.VersionsExpired e -> {
                 // retention: no intent's life changes; a read of a point below it is refused by the reader
             }
+            case JournalEvent.ReceiptsExpired e -> {
+                // the idempotency window: no intent's life changes; the keys it names answer no repeat any more
+            }
             case JournalEvent.TornTailCut e -> {
                 for (Session s : sessions) {
                     if (s.epoch == e.previousEpoch() && s != current) {

@@ -199,6 +199,8 @@ final class IntentLife {
             case JournalEvent.TornTailCut x -> "torn tail cut after seq " + x.lastGoodSequence();
             case JournalEvent.VersionsExpired x -> "versions of " + x.table() + " " + x.tableBranch() + " below @"
                     + x.beforeVersion() + " removed (" + x.rule() + ")";
+            case JournalEvent.ReceiptsExpired x -> "idempotency keys of writes completed through seq " + x.throughSequence()
+                    + " forgotten (" + x.rule() + ")";
         };
     }
 

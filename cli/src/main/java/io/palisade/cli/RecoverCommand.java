@@ -196,6 +196,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                 case JournalEvent.RowsRecorded e -> { }
                 case JournalEvent.FoldPlanned e -> { }
                 case JournalEvent.VersionsExpired e -> { }
+                case JournalEvent.ReceiptsExpired e -> { }
             }
         }
         m.put("torn_tails_cut", tails);

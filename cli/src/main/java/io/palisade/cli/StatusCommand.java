@@ -105,7 +105,8 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
         out.put("last_sequence", s.lastSequence());
         out.put("last_checkpoint_seq", s.lastCheckpointSequence());
         out.put("open_intents", s.openIntents().size());
-        out.put("completed_intents", s.completedCount());
+        out.put("completed_intents", s.completedCount()); // those completed after the last checkpoint
+        out.put("idempotency_keys", s.receiptCount());
         switch (format) {
             case json -> Cli.printJson(System.out, out);
             case jsonl -> System.out.println(Cli.toJson(out));
@@ -124,8 +125,9 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
                 }
                 Tables.print(System.out, header, rows);
                 System.out.println("journal " + out.get("journal_bytes") + " bytes (_palisade " + out.get("palisade_bytes")
-                        + "); heads state: " + out.get("open_intents") + " open and " + out.get("completed_intents")
-                        + " completed intents, as of sequence " + s.lastSequence() + " (last checkpoint "
+                        + "); heads state: " + out.get("open_intents") + " open intents, " + out.get("completed_intents")
+                        + " completed since the last checkpoint, " + out.get("idempotency_keys")
+                        + " idempotency keys remembered, as of sequence " + s.lastSequence() + " (last checkpoint "
                         + s.lastCheckpointSequence() + "; maintenance is shown since it, '-' = none since)");
             }
         }

@@ -31,10 +31,12 @@ import io.palisade.journal.Durability;
  *                           not the fold agent, start the folds
  * @param compaction         automatic compaction of the tables ({@link Compaction#DEFAULTS}: on)
  * @param retention          how many old table versions are kept ({@link Retention#DEFAULTS}: a count and a time bound)
+ * @param idempotency        how long idempotency keys are remembered ({@link Idempotency#DEFAULTS}: a time and a
+ *                           count bound)
  */
 public record Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
                       int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
-                      long maxFoldLagMillis, Compaction compaction, Retention retention) {
+                      long maxFoldLagMillis, Compaction compaction, Retention retention, Idempotency idempotency) {
 
     /** Default of {@link #indexRefreshEvery}. */
     public static final int DEFAULT_INDEX_REFRESH_EVERY = 32;
@@ -51,6 +53,21 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
         }
         java.util.Objects.requireNonNull(compaction, "compaction");
         java.util.Objects.requireNonNull(retention, "retention");
+        java.util.Objects.requireNonNull(idempotency, "idempotency");
+    }
+
+    /** Options with the default idempotency window. */
+    public Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
+                   int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
+                   long maxFoldLagMillis, Compaction compaction, Retention retention) {
+        this(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, Idempotency.DEFAULTS);
+    }
+
+    /** The idempotency window ({@link Idempotency}). */
+    public Options withIdempotency(Idempotency i) {
+        return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, i);
     }
 
     /** Options with the default compaction and retention. */
@@ -58,19 +75,20 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
                    int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
                    long maxFoldLagMillis) {
         this(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, Compaction.DEFAULTS, Retention.DEFAULTS);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, Compaction.DEFAULTS, Retention.DEFAULTS,
+                Idempotency.DEFAULTS);
     }
 
     /** Automatic compaction ({@link Compaction}). */
     public Options withCompaction(Compaction c) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
-                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, c, retention);
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, c, retention, idempotency);
     }
 
     /** Version retention ({@link Retention}). */
     public Options withRetention(Retention r) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
-                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, r);
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, r, idempotency);
     }
 
     /** Options with the default fold bounds. */
@@ -86,13 +104,13 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
      */
     public Options withFolding(long lagMillis, int every, long maxBytes) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, lagMillis,
-                every, maxBytes, lagBoundFor(lagMillis), compaction, retention);
+                every, maxBytes, lagBoundFor(lagMillis), compaction, retention, idempotency);
     }
 
     /** The lag back-pressure bound of journal-ack tables ({@link #maxFoldLagMillis}). */
     public Options withMaxFoldLag(long millis) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, millis, compaction, retention);
+                foldEvery, maxUnfoldedBytes, millis, compaction, retention, idempotency);
     }
 
     /** The default {@link #maxFoldLagMillis} for a fold lag: twice it (saturating). */
@@ -111,26 +129,26 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
 
     public Options withIndexRefreshEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, n, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
     }
 
     public Options withDurability(Durability d) {
         return new Options(d, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
     }
 
     public Options withIndexedMerge(boolean indexed) {
         return new Options(durability, indexed, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
     }
 
     public Options withMaxGroup(int n) {
         return new Options(durability, indexedMerge, n, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
     }
 
     public Options withCheckpointEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, n, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
     }
 }

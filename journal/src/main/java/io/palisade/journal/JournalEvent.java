@@ -471,4 +471,22 @@ public sealed interface JournalEvent {
             }
         }
     }
+
+    /**
+     * Idempotency retention: the receipts issued at or before sequence {@code throughSequence} are forgotten, so their
+     * idempotency keys no longer answer a repeat with the first receipt (a repeat of such a key is a new write). The
+     * intents, their outcomes and their key filters stay in the journal; only the heads state's memory of the keys
+     * ends. Journaled by the writer under its idempotency window (a time and a count bound).
+     *
+     * @param throughSequence the newest completion sequence whose receipt is forgotten
+     * @param rule            the retention rule that chose it, for the person reading the journal
+     */
+    record ReceiptsExpired(long throughSequence, String rule) implements JournalEvent {
+        public ReceiptsExpired {
+            Objects.requireNonNull(rule, "rule");
+            if (throughSequence < 0) {
+                throw new IllegalArgumentException("receipts expire through a sequence >= 0, not " + throughSequence);
+            }
+        }
+    }
 }

@@ -97,6 +97,7 @@ public final class JsonRenderer {
             case JournalEvent.RowsRecorded e -> "rows_recorded";
             case JournalEvent.FoldPlanned e -> "fold_planned";
             case JournalEvent.VersionsExpired e -> "versions_expired";
+            case JournalEvent.ReceiptsExpired e -> "receipts_expired";
         };
     }
 
@@ -304,6 +305,10 @@ public final class JsonRenderer {
                 n.put("table", e.table());
                 n.put("table_branch", e.tableBranch());
                 n.put("before_version", e.beforeVersion());
+                n.put("rule", e.rule());
+            }
+            case JournalEvent.ReceiptsExpired e -> {
+                n.put("through_sequence", e.throughSequence());
                 n.put("rule", e.rule());
             }
             case JournalEvent.DuplicatesRepaired e -> {

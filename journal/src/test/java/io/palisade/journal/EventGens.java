@@ -325,12 +325,19 @@ final class EventGens {
         return in -> new JournalEvent.VersionsExpired(t.generate(in), t.generate(in), v.generate(in), t.generate(in));
     }
 
+    static Gen<JournalEvent> receiptsExpired() {
+        Gen<String> t = text();
+        Gen<Long> s = longs().between(0, Long.MAX_VALUE);
+        return in -> new JournalEvent.ReceiptsExpired(s.generate(in), t.generate(in));
+    }
+
     /** Every event type, equally likely. */
     static Gen<JournalEvent> anyEvent() {
         return oneOf(List.of(writerStarted(), intentRecorded(), tableCommitted(), headPublished(),
                 intentCompleted(), branchCreated(), branchDeleted(), checkpoint(), migrationClaimed(), unitPlanned(),
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
                 recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside(),
-                foreignCommitFound(), duplicatesRepaired(), rowsRecorded(), foldPlanned(), versionsExpired()));
+                foreignCommitFound(), duplicatesRepaired(), rowsRecorded(), foldPlanned(), versionsExpired(),
+                receiptsExpired()));
     }
 }

@@ -40,7 +40,7 @@ final class CheckpointCodec {
     private CheckpointCodec() {
     }
 
-    /** Body kind (format 3): the whole state. */
+    /** Body kind (format 3 and later): the whole state. */
     static final byte FULL = 0;
     /** Body kind (format 3): the state as the changes over a parent checkpoint (see {@link #encodeDelta}). */
     static final byte DELTA = 1;
@@ -53,22 +53,20 @@ final class CheckpointCodec {
     /**
      * The file image of {@code s} as a delta over {@code parent}, a checkpoint already written: the live parts of the
      * state (branches, pins, open intents, migrations, fold marks and plans — bounded by what is in flight, not by
-     * history) in full, and of the completed intents and receipts (which only ever gain entries) only those gained
-     * after {@code parent}, in completion order. Its cost is bounded by what changed since the parent. Null when
-     * {@code s} does not descend from {@code parent} in this process (then only a full checkpoint is right).
+     * history) in full, and of the completed intents and receipts only those gained after {@code parent}, in
+     * completion order (a decoder adds them to the parent's and then forgets what the state's bounds say it forgot:
+     * {@link HeadsState#lastCheckpointSequence}, {@link HeadsState#receiptsExpiredThrough}). Its cost is bounded by
+     * what changed since the parent. Null when {@code s} does not descend from {@code parent} in this process, or
+     * its completion log no longer reaches back to the parent (then only a full checkpoint is right).
      */
     static byte[] encodeDelta(HeadsState s, HeadsState parent) {
-        if (s.lastSequence <= parent.lastSequence) {
-            return null;
+        if (s.lastSequence <= parent.lastSequence || s.lineage == null || s.lineage != parent.lineage
+                || s.lastCheckpointSequence > parent.lastSequence) {
+            return null; // another lineage, or a CheckpointWritten after the parent dropped log nodes it needs
         }
         java.util.ArrayDeque<HeadsState.Completion> gained = new java.util.ArrayDeque<>();
-        HeadsState.Completion c = s.log;
-        while (c != parent.log) {
-            if (c == null || c.intent.completedAt() <= parent.lastSequence) {
-                return null; // another lineage: the parent's newest completion is not in this state's list
-            }
+        for (HeadsState.Completion c = s.log; c != null && c.intent.completedAt() > parent.lastSequence; c = c.next) {
             gained.addFirst(c);
-            c = c.next;
         }
         return encode(s, parent, gained);
     }
@@ -82,7 +80,7 @@ final class CheckpointCodec {
             w.putByte(DELTA).putLong(parent.lastSequence);
         }
         w.putLong(s.lastSequence).putLong(s.writerEpoch).putInt(s.formatStamp).putLong(s.lastCheckpointSequence)
-                .putString(s.openRecovery);
+                .putLong(s.receiptsExpiredThrough).putString(s.openRecovery);
 
         var branches = s.branches.sortedEntries(BY_NAME);
         w.putInt(branches.size());
@@ -134,11 +132,11 @@ final class CheckpointCodec {
             int receipts = 0;
             for (HeadsState.Completion c : gained) {
                 putCompleted(w, c.intent);
-                receipts += c.receipt == null ? 0 : 1;
+                receipts += kept(s, c.receipt) ? 1 : 0;
             }
             w.putInt(receipts);
             for (HeadsState.Completion c : gained) {
-                if (c.receipt != null) {
+                if (kept(s, c.receipt)) {
                     putReceipt(w, c.intent.idempotencyKey(), c.receipt);
                 }
             }
@@ -205,6 +203,11 @@ final class CheckpointCodec {
         return out;
     }
 
+    /** Whether {@code s} still keeps {@code receipt} (non-null, not expired). */
+    private static boolean kept(HeadsState s, IntentReceipt receipt) {
+        return receipt != null && receipt.completionSequence() > s.receiptsExpiredThrough;
+    }
+
     private static void putCompleted(PayloadWriter w, CompletedIntent c) {
         w.putString(c.intentId()).putShort(c.outcome().code()).putString(c.graphBranch()).putString(c.table())
                 .putString(c.idempotencyKey()).putLong(c.completedAt());
@@ -260,7 +263,9 @@ final class CheckpointCodec {
             return -1;
         }
         UnsafeBuffer buf = new UnsafeBuffer(head);
-        if (buf.getInt(MAGIC_OFFSET, LE) != MAGIC || buf.getInt(VERSION_OFFSET, LE) != FORMAT_VERSION
+        int version = buf.getInt(VERSION_OFFSET, LE);
+        if (buf.getInt(MAGIC_OFFSET, LE) != MAGIC
+                || (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_3)
                 || buf.getByte(HEADER_LENGTH) != DELTA) {
             return -1;
         }
@@ -281,8 +286,8 @@ final class CheckpointCodec {
             throw new CheckpointDamagedException(file, "bad magic");
         }
         int version = buf.getInt(VERSION_OFFSET, LE);
-        if (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_2
-                && version != CheckpointDescriptor.FORMAT_VERSION_1) {
+        if (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_3
+                && version != CheckpointDescriptor.FORMAT_VERSION_2 && version != CheckpointDescriptor.FORMAT_VERSION_1) {
             throw new CheckpointDamagedException(file, "unsupported format version " + version);
         }
         int bodyLength = buf.getInt(BODY_LENGTH_OFFSET, LE);
@@ -305,7 +310,7 @@ final class CheckpointCodec {
         try {
             PayloadReader r = new PayloadReader(buf, HEADER_LENGTH, bodyLength);
             HeadsState parent = null;
-            if (version >= FORMAT_VERSION) {
+            if (version >= CheckpointDescriptor.FORMAT_VERSION_3) {
                 byte kind = r.getByte();
                 if (kind == DELTA) {
                     long parentSeq = r.getLong();
@@ -348,6 +353,7 @@ final class CheckpointCodec {
         long writerEpoch = r.getLong();
         int formatStamp = r.getInt();
         long lastCheckpoint = r.getLong();
+        long receiptsExpiredThrough = version >= FORMAT_VERSION ? r.getLong() : -1;
         String openRecovery = r.getNullableString();
 
         PMap<String, GraphBranch> branches = PMap.empty();
@@ -382,8 +388,10 @@ final class CheckpointCodec {
             open = putNew(open, o.intentId(), o);
         }
 
-        // a delta's completed intents and receipts are those gained after its parent, added to the parent's
-        PMap<String, CompletedIntent> completed = parent == null ? PMap.empty() : parent.completed;
+        // a delta's completed intents and receipts are those gained after its parent, added to what of the parent's
+        // this state still keeps: the intents completed after its last checkpoint, the receipts after its expiry bound
+        PMap<String, CompletedIntent> completed = parent == null ? PMap.empty()
+                : forgetCompleted(parent.completed, lastCheckpoint);
         long after = parent == null ? Long.MIN_VALUE : parent.lastSequence;
         for (int i = 0, n = r.getCount(); i < n; i++) {
             CompletedIntent c = new CompletedIntent(r.getString(), outcome(r.getShort()), r.getString(), r.getString(),
@@ -392,10 +400,13 @@ final class CheckpointCodec {
                 throw new MalformedPayloadException("delta entry for intent " + c.intentId() + " completed at "
                         + c.completedAt() + ", outside (" + after + ", " + lastSequence + "]");
             }
-            completed = putNew(completed, c.intentId(), c);
+            if (c.completedAt() > lastCheckpoint) { // an older format's full state still lists covered ones
+                completed = putNew(completed, c.intentId(), c);
+            }
         }
 
-        PMap<String, IntentReceipt> receipts = parent == null ? PMap.empty() : parent.receipts;
+        PMap<String, IntentReceipt> receipts = parent == null ? PMap.empty()
+                : forgetReceipts(parent.receipts, receiptsExpiredThrough);
         for (int i = 0, n = r.getCount(); i < n; i++) {
             String key = r.getString();
             IntentReceipt rc = new IntentReceipt(r.getString(), r.getLong(), r.getString(), r.getString(), r.getString(), r.getLong(),
@@ -404,7 +415,9 @@ final class CheckpointCodec {
                 throw new MalformedPayloadException("delta receipt for key " + key + " issued at "
                         + rc.completionSequence() + ", outside (" + after + ", " + lastSequence + "]");
             }
-            receipts = putNew(receipts, key, rc);
+            if (rc.completionSequence() > receiptsExpiredThrough) {
+                receipts = putNew(receipts, key, rc);
+            }
         }
 
         PMap<String, MigrationProgress> migrations = PMap.empty();
@@ -461,7 +474,7 @@ final class CheckpointCodec {
             }
         }
         PMap<String, FoldMark> later = PMap.empty();
-        if (version >= FORMAT_VERSION) {
+        if (version >= CheckpointDescriptor.FORMAT_VERSION_3) {
             for (int i = 0, n = r.getCount(); i < n; i++) {
                 String id = r.getString();
                 later = putNew(later, id, new FoldMark(r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong()));
@@ -470,8 +483,29 @@ final class CheckpointCodec {
                 }
             }
         }
-        return new HeadsState(lastSequence, writerEpoch, formatStamp, lastCheckpoint, openRecovery, branches, pins,
-                open, completed, receipts, migrations, folds, plans, later, null);
+        return new HeadsState(lastSequence, writerEpoch, formatStamp, lastCheckpoint, receiptsExpiredThrough,
+                openRecovery, branches, pins, open, completed, receipts, migrations, folds, plans, later, null,
+                new Object());
+    }
+
+    private static PMap<String, CompletedIntent> forgetCompleted(PMap<String, CompletedIntent> m, long through) {
+        PMap<String, CompletedIntent>[] out = new PMap[] {m};
+        m.forEach((id, c) -> {
+            if (c.completedAt() <= through) {
+                out[0] = out[0].remove(id);
+            }
+        });
+        return out[0];
+    }
+
+    private static PMap<String, IntentReceipt> forgetReceipts(PMap<String, IntentReceipt> m, long through) {
+        PMap<String, IntentReceipt>[] out = new PMap[] {m};
+        m.forEach((key, rc) -> {
+            if (rc.completionSequence() <= through) {
+                out[0] = out[0].remove(key);
+            }
+        });
+        return out[0];
     }
 
     private static <V> PMap<String, V> putNew(PMap<String, V> m, String key, V value) {

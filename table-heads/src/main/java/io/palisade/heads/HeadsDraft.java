@@ -17,6 +17,7 @@ final class HeadsDraft {
     long writerEpoch;
     int formatStamp;
     long lastCheckpointSequence;
+    long receiptsExpiredThrough;
     String openRecovery;
     PMap<String, GraphBranch> branches;
     PMap<String, PMap<String, Pin>> pins;
@@ -28,12 +29,14 @@ final class HeadsDraft {
     PMap<String, JournalEvent.FoldPlanned> foldPlans;
     PMap<String, FoldMark> foldLater;
     HeadsState.Completion log;
+    final Object lineage;
 
     HeadsDraft(HeadsState s, long seq) {
         this.seq = seq;
         writerEpoch = s.writerEpoch;
         formatStamp = s.formatStamp;
         lastCheckpointSequence = s.lastCheckpointSequence;
+        receiptsExpiredThrough = s.receiptsExpiredThrough;
         openRecovery = s.openRecovery;
         branches = s.branches;
         pins = s.pins;
@@ -45,12 +48,14 @@ final class HeadsDraft {
         foldPlans = s.foldPlans;
         foldLater = s.foldLater;
         log = s.log;
+        lineage = s.lineage == null ? new Object() : s.lineage; // the empty state begins a new lineage
     }
 
     /** The state after the record. */
     HeadsState result() {
-        return new HeadsState(seq, writerEpoch, formatStamp, lastCheckpointSequence, openRecovery, branches, pins,
-                open, completed, receipts, migrations, folds, foldPlans, foldLater, log);
+        return new HeadsState(seq, writerEpoch, formatStamp, lastCheckpointSequence, receiptsExpiredThrough,
+                openRecovery, branches, pins, open, completed, receipts, migrations, folds, foldPlans, foldLater, log,
+                lineage);
     }
 
     /** The rejection of the record being applied, naming its sequence and, where there is one, branch and table. */

@@ -95,6 +95,7 @@ final class HeadsReducer {
                 // retention removes versions below every head and pin: no head changes; a read of an older point
                 // is refused by the reader, which asks the table which versions it still keeps
             }
+            case JournalEvent.ReceiptsExpired e -> IntentSteps.receiptsExpired(d, e);
         }
         return d.result();
     }
@@ -111,7 +112,9 @@ final class HeadsReducer {
         if (e.coveredSequence() >= d.seq || e.coveredSequence() < 0) {
             throw d.fail(null, null, "checkpoint written covering sequence " + e.coveredSequence());
         }
-        d.lastCheckpointSequence = e.coveredSequence();
+        // a checkpoint never covers less than an earlier one; the bound of what is forgotten never goes back
+        d.lastCheckpointSequence = Math.max(d.lastCheckpointSequence, e.coveredSequence());
+        IntentSteps.forgetCompleted(d, d.lastCheckpointSequence);
     }
 
     private static void headPublished(HeadsDraft d, HeadPublished e) {

@@ -23,6 +23,13 @@ import java.util.TreeMap;
  * phase reached; completed intents' outcomes; idempotency keys → first {@link IntentReceipt}; PK migration
  * progress; the journal-ack tables' fold marks and open fold plans; the format stamp; the last sequence applied.
  *
+ * <p><b>Bounded by what is in flight, not by history.</b> A completed intent is kept until a checkpoint covers it: a
+ * {@code CheckpointWritten} forgets every intent completed at or before its covered sequence (the journal keeps its
+ * records; {@link #completedIntent} answers only for intents completed after the last checkpoint). A receipt is kept
+ * until a {@code ReceiptsExpired} names a sequence at or after its completion (the writer journals one under its
+ * idempotency window); then its key no longer answers a repeat. Both are functions of the journal alone, so a state
+ * decoded from a checkpoint and one replayed from the first record agree.
+ *
  * <p>Immutable: every field is final and every collection a persistent map; {@link #apply} returns a new state
  * and shares every unchanged part with this one (persistent hash tries), so replaying a long journal costs
  * O(log n) per record. The digest is computed on first use from those parts and cached; any thread computes the
@@ -50,15 +57,17 @@ public final class HeadsState {
     /** The graph branch that exists before the first record. */
     public static final String MAIN = "main";
 
-    private static final HeadsState EMPTY = new HeadsState(-1, -1, -1, -1, null,
+    private static final HeadsState EMPTY = new HeadsState(-1, -1, -1, -1, -1, null,
             PMap.<String, GraphBranch>empty().put(MAIN, new GraphBranch(MAIN, null, -1, -1)),
             PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(),
-            null);
+            null, null);
 
     final long lastSequence;
     final long writerEpoch;
     final int formatStamp;
     final long lastCheckpointSequence;
+    /** The {@code throughSequence} of the last {@code ReceiptsExpired} (-1 when none): no receipt at or below it is kept. */
+    final long receiptsExpiredThrough;
     final String openRecovery;
     final PMap<String, GraphBranch> branches;
     final PMap<String, PMap<String, Pin>> pins; // only branches with at least one pin
@@ -77,20 +86,26 @@ public final class HeadsState {
      */
     final PMap<String, FoldMark> foldLater;
     /**
-     * Nullable: the intents completed since this state's lineage began in this process (replayed from the empty state or
-     * decoded from a checkpoint), newest first, each with the receipt its completion issued. Derived from
-     * {@link #completed} and {@link #receipts} (not part of equality): it lets a checkpoint write only what completed
-     * since its parent ({@link CheckpointCodec#encodeDelta}).
+     * Nullable: the intents completed in this state's lineage since the last {@code CheckpointWritten} applied in it
+     * (or since the lineage began: replayed from the empty state or decoded from a checkpoint), newest first, each
+     * with the receipt its completion issued. Derived from {@link #completed} and {@link #receipts} (not part of
+     * equality): it lets a checkpoint write only what completed since its parent ({@link CheckpointCodec#encodeDelta}).
      */
     final Completion log;
+    /**
+     * The identity of this state's lineage (not part of equality): the states one replay or one decode leads to, record
+     * by record, share it. A delta checkpoint is written only over a parent of the same lineage.
+     */
+    final Object lineage;
 
     private volatile String digest;
 
     /**
      * One completed intent and the receipt its completion issued (nullable: no idempotency key), in a persistent list
-     * newest first. {@link #completed} and {@link #receipts} only ever gain entries, and each gains them only in an
-     * {@code IntentCompleted}, so the entries a state has and an ancestor state has not are exactly the list's nodes
-     * above the ancestor's head.
+     * newest first. {@link #completed} and {@link #receipts} gain entries only in an {@code IntentCompleted}, which
+     * also adds a node, so the entries a state has and an ancestor state of its lineage has not are exactly the nodes
+     * completed after the ancestor's last sequence (a {@code CheckpointWritten} drops the nodes it covers, never newer
+     * ones).
      */
     static final class Completion {
         final CompletedIntent intent;
@@ -104,16 +119,18 @@ public final class HeadsState {
         }
     }
 
-    HeadsState(long lastSequence, long writerEpoch, int formatStamp, long lastCheckpointSequence, String openRecovery,
+    HeadsState(long lastSequence, long writerEpoch, int formatStamp, long lastCheckpointSequence,
+               long receiptsExpiredThrough, String openRecovery,
                PMap<String, GraphBranch> branches, PMap<String, PMap<String, Pin>> pins,
                PMap<String, OpenIntent> open, PMap<String, CompletedIntent> completed,
                PMap<String, IntentReceipt> receipts, PMap<String, MigrationProgress> migrations,
                PMap<String, PMap<String, FoldMark>> folds, PMap<String, JournalEvent.FoldPlanned> foldPlans,
-               PMap<String, FoldMark> foldLater, Completion log) {
+               PMap<String, FoldMark> foldLater, Completion log, Object lineage) {
         this.lastSequence = lastSequence;
         this.writerEpoch = writerEpoch;
         this.formatStamp = formatStamp;
         this.lastCheckpointSequence = lastCheckpointSequence;
+        this.receiptsExpiredThrough = receiptsExpiredThrough;
         this.openRecovery = openRecovery;
         this.branches = branches;
         this.pins = pins;
@@ -125,6 +142,7 @@ public final class HeadsState {
         this.foldPlans = foldPlans;
         this.foldLater = foldLater;
         this.log = log;
+        this.lineage = lineage;
     }
 
     /** The state before the first record: only {@code main}, no heads, stamp and epoch unknown (-1). */
@@ -249,17 +267,44 @@ public final class HeadsState {
         return out;
     }
 
+    /**
+     * The outcome of an intent completed after the last checkpoint; empty for an intent still open, unknown, or
+     * completed at or before {@link #lastCheckpointSequence()} (the journal keeps its records).
+     */
     public Optional<CompletedIntent> completedIntent(String intentId) {
         return Optional.ofNullable(completed.get(intentId));
     }
 
+    /** The completed intents this state keeps: those completed after the last checkpoint. */
     public int completedCount() {
         return completed.size();
     }
 
-    /** The first receipt issued for an idempotency key, if an applied intent carried it. */
+    /**
+     * The first receipt issued for an idempotency key, if an applied intent carried it and no {@code ReceiptsExpired}
+     * has forgotten it since.
+     */
     public Optional<IntentReceipt> receipt(String idempotencyKey) {
         return Optional.ofNullable(receipts.get(idempotencyKey));
+    }
+
+    /** The idempotency keys whose receipts this state keeps. */
+    public int receiptCount() {
+        return receipts.size();
+    }
+
+    /** The completion sequences of the receipts kept, ascending (for the writer's idempotency window). */
+    public long[] receiptSequences() {
+        long[] out = new long[receipts.size()];
+        int[] i = {0};
+        receipts.forEach((k, r) -> out[i[0]++] = r.completionSequence());
+        java.util.Arrays.sort(out);
+        return out;
+    }
+
+    /** The {@code throughSequence} of the last {@code ReceiptsExpired} applied, -1 when none. */
+    public long receiptsExpiredThrough() {
+        return receiptsExpiredThrough;
     }
 
     public Optional<MigrationProgress> migration(String migrationId) {
@@ -299,6 +344,7 @@ public final class HeadsState {
         }
         return o instanceof HeadsState s && lastSequence == s.lastSequence && writerEpoch == s.writerEpoch
                 && formatStamp == s.formatStamp && lastCheckpointSequence == s.lastCheckpointSequence
+                && receiptsExpiredThrough == s.receiptsExpiredThrough
                 && Objects.equals(openRecovery, s.openRecovery) && branches.equals(s.branches)
                 && pins.equals(s.pins) && open.equals(s.open) && completed.equals(s.completed)
                 && receipts.equals(s.receipts) && migrations.equals(s.migrations) && folds.equals(s.folds)

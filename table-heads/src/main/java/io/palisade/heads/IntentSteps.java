@@ -18,10 +18,13 @@ import java.util.List;
  * committed, head published) to its completion, and which {@link IntentReceipt} a completion issues for its idempotency key.
  * Owns the open intents, the completed intents, the receipts and the completion log of a {@link HeadsDraft}.
  *
- * <p>Invariants: an intent id is recorded once and completed once; an idempotency key that issued a receipt, or that
- * an open intent carries, is never recorded again; a receipt, once issued for a key, is never replaced; the completed
- * intents and the receipts only ever gain entries, each in an {@code IntentCompleted} that also adds it to the
- * completion log.
+ * <p>Invariants: an intent id is recorded once and completed once (among the intents the state still knows: open,
+ * or completed after the last checkpoint); an idempotency key whose receipt is kept, or that an open intent carries,
+ * is never recorded again; a receipt, once issued for a key, is never replaced while it is kept; the completed intents
+ * and the receipts gain entries only in an {@code IntentCompleted}, which also adds them to the completion log; they
+ * lose entries only by rule: a {@code CheckpointWritten} forgets the intents completed at or before its covered
+ * sequence ({@link #forgetCompleted}), a {@code ReceiptsExpired} the receipts issued at or before its sequence
+ * ({@link #receiptsExpired}).
  */
 final class IntentSteps {
     private IntentSteps() {
@@ -185,5 +188,77 @@ final class IntentSteps {
             d.receipts = d.receipts.put(key, receipt);
         }
         d.log = new HeadsState.Completion(done, receipt, d.log);
+    }
+
+    /**
+     * Forgets the intents completed at or before {@code covered} (a checkpoint covers them), from the completed intents
+     * and the completion log. Costs what the log holds (the completions since the last checkpoint) when the log lists
+     * every completed intent, as it does in a lineage that began before them; otherwise (the first checkpoint after a
+     * decode) one pass over the completed intents.
+     */
+    static void forgetCompleted(HeadsDraft d, long covered) {
+        int logged = 0;
+        int kept = 0;
+        for (HeadsState.Completion c = d.log; c != null; c = c.next) {
+            logged++;
+            if (c.intent.completedAt() > covered) {
+                kept++;
+            }
+        }
+        if (kept == logged && kept == d.completed.size()) {
+            return; // nothing to forget
+        }
+        HeadsState.Completion log = d.log;
+        if (kept < logged) {
+            HeadsState.Completion[] newer = new HeadsState.Completion[kept];
+            HeadsState.Completion c = d.log;
+            for (int i = 0; i < kept; i++, c = c.next) {
+                newer[i] = c; // the log is newest first: the kept nodes are its first ones
+            }
+            log = null;
+            for (int i = kept - 1; i >= 0; i--) {
+                log = new HeadsState.Completion(newer[i].intent, newer[i].receipt, log);
+            }
+        }
+        PMap<String, CompletedIntent> completed;
+        if (logged == d.completed.size()) {
+            completed = PMap.empty();
+            for (HeadsState.Completion n = log; n != null; n = n.next) {
+                completed = completed.put(n.intent.intentId(), n.intent);
+            }
+        } else {
+            PMap<String, CompletedIntent>[] out = new PMap[] {d.completed};
+            d.completed.forEach((id, ci) -> {
+                if (ci.completedAt() <= covered) {
+                    out[0] = out[0].remove(id);
+                }
+            });
+            completed = out[0];
+        }
+        d.completed = completed;
+        d.log = log;
+    }
+
+    /**
+     * Forgets the receipts issued at or before {@code e.throughSequence()}: their keys no longer answer a repeat. The
+     * bound never goes back and never reaches this record.
+     */
+    static void receiptsExpired(HeadsDraft d, JournalEvent.ReceiptsExpired e) {
+        long through = e.throughSequence();
+        if (through >= d.seq) {
+            throw d.fail(null, null, "receipts expire through sequence " + through + ", which is not before this record");
+        }
+        if (through < d.receiptsExpiredThrough) {
+            throw d.fail(null, null, "receipts expire through sequence " + through + ", below the earlier bound "
+                    + d.receiptsExpiredThrough);
+        }
+        PMap<String, IntentReceipt>[] out = new PMap[] {d.receipts};
+        d.receipts.forEach((key, r) -> {
+            if (r.completionSequence() <= through) {
+                out[0] = out[0].remove(key);
+            }
+        });
+        d.receipts = out[0];
+        d.receiptsExpiredThrough = through;
     }
 }

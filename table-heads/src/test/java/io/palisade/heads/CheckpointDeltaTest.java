@@ -116,6 +116,48 @@ class CheckpointDeltaTest {
     }
 
     @Test
+    void deltasStayDeltasWhileCheckpointsForgetCompletedIntentsAndReceiptsExpire() {
+        Checkpoints cps = new Checkpoints(dir, 3);
+        long bound = -1;
+        int deltas = 0;
+        for (int i = 0; i < 12; i++) {
+            acks(40);
+            Checkpoints.Written w = cps.write(log.state);
+            // a full one first, then deltas (until they add up to the full one's size, which is small now)
+            if (i == 0) {
+                assertThat(w.delta()).as("the first checkpoint of a process").isFalse();
+            }
+            deltas += w.delta() ? 1 : 0;
+            log.add(new JournalEvent.CheckpointWritten(w.sequence(), w.file().getFileName().toString(), w.headsDigest()));
+            if (i % 3 == 2) { // forget the receipts of all but the newest 50 writes (150 records)
+                bound = log.state.lastSequence() - 150;
+                log.add(new JournalEvent.ReceiptsExpired(bound, "test window"));
+            }
+            assertThat(log.state.completedCount()).as("completed intents kept after checkpoint %d", i).isZero();
+            HeadsState loaded = Checkpoints.loadNewestValid(dir).checkpoint().orElseThrow().state();
+            assertThat(HeadsState.replay(loaded, log.records.subList((int) loaded.lastSequence() + 1, log.records.size())))
+                    .as("checkpoint %d plus the tail", i).isEqualTo(log.state);
+        }
+        assertThat(deltas).as("deltas written over a forgetting state").isGreaterThanOrEqualTo(6);
+        assertThat(log.state.receiptsExpiredThrough()).isEqualTo(bound);
+        assertThat(log.state.receiptCount()).as("receipts kept").isLessThanOrEqualTo(40 * 3 + 50);
+        assertThat(log.state.receipt("key-0")).as("an expired key").isEmpty();
+        assertThat(log.state.receipt("key-" + (writes - 1))).as("the newest key").isPresent();
+        assertThat(HeadsState.replay(HeadsState.empty(), log.records)).isEqualTo(log.state);
+        // an expired key may be used again; a kept one may not
+        TableHead h = log.state.head("main", "person").orElseThrow();
+        log.add(new IntentRecorded("reuse", "key-0", LogicalOperation.UPSERT, "main", "person",
+                new ExpectedBase("main", h.version(), 1, 0), new byte[] {1}, KeyFilter.ofStrings(0, List.of("k0")),
+                new HeadTransition("main", "person", h, h)));
+        HeadsState st = log.state;
+        IntentRecorded kept = new IntentRecorded("reuse-2", "key-" + (writes - 1), LogicalOperation.UPSERT, "main",
+                "person", new ExpectedBase("main", h.version(), 1, 0), new byte[] {1},
+                KeyFilter.ofStrings(0, List.of("x")), new HeadTransition("main", "person", h, h));
+        assertThatThrownBy(() -> st.apply(new io.palisade.journal.JournalRecord(st.lastSequence() + 1, 1, 1, kept)))
+                .isInstanceOf(IllegalTransitionException.class).hasMessageContaining("reuses idempotency key");
+    }
+
+    @Test
     void aDeltaWhoseParentIsDamagedIsSkippedAndAnOlderChainIsUsed() throws IOException {
         Checkpoints cps = new Checkpoints(dir, 5);
         List<Checkpoints.Written> w = new ArrayList<>();
@@ -174,9 +216,14 @@ class CheckpointDeltaTest {
     }
 
     @Test
-    void formatTwoAndOneCheckpointsAreStillRead() throws IOException {
+    void formatThreeTwoAndOneCheckpointsAreStillRead() throws IOException {
         acks(5);
-        byte[] v3 = CheckpointCodec.encode(log.state);
+        // format 3 is format 4 without the receipts' expiry bound (8 bytes after the kind byte and 28 bytes of scalars)
+        byte[] v3 = withoutBodyBytes(CheckpointCodec.encode(log.state), 3, 1 + 28, 8);
+        Path f3 = dir.resolve("heads-" + log.state.lastSequence() + ".ckpt");
+        Files.write(f3, v3);
+        assertThat(Checkpoints.read(f3)).isEqualTo(log.state);
+        Files.delete(f3);
         // format 2 is format 3's full body without its kind byte and without the section of writes after fold plans
         byte[] v2 = reformat(v3, 2, 1, 4);
         Path f2 = dir.resolve("heads-" + log.state.lastSequence() + ".ckpt");
@@ -184,11 +231,28 @@ class CheckpointDeltaTest {
         assertThat(Checkpoints.read(f2)).isEqualTo(log.state);
         // format 1 also has no fold marks and plans (both counts); it reads back without the journal-ack marks
         HeadsState plain = HeadsState.replay(HeadsState.empty(), log.records.subList(0, 5));
-        byte[] v1 = reformat(CheckpointCodec.encode(plain), 1, 1, 12);
+        byte[] v1 = reformat(withoutBodyBytes(CheckpointCodec.encode(plain), 3, 1 + 28, 8), 1, 1, 12);
         Path f1 = dir.resolve("heads-" + plain.lastSequence() + ".ckpt");
         Files.write(f1, v1);
         assertThat(Checkpoints.read(f1)).isEqualTo(plain);
         assertThat(Checkpoints.loadNewestValid(dir).checkpoint().orElseThrow().sequence()).isEqualTo(log.state.lastSequence());
+    }
+
+    /** {@code image} rewritten as {@code version} without {@code length} body bytes at body offset {@code at}. */
+    private static byte[] withoutBodyBytes(byte[] image, int version, int at, int length) {
+        int header = CheckpointDescriptor.HEADER_LENGTH;
+        int body = image.length - header - CheckpointDescriptor.TRAILER_LENGTH;
+        int newBody = body - length;
+        byte[] out = new byte[header + newBody + CheckpointDescriptor.TRAILER_LENGTH];
+        System.arraycopy(image, 0, out, 0, header + at);
+        System.arraycopy(image, header + at + length, out, header + at, body - at - length);
+        UnsafeBuffer b = new UnsafeBuffer(out);
+        b.putInt(CheckpointDescriptor.VERSION_OFFSET, version, ByteOrder.LITTLE_ENDIAN);
+        b.putInt(CheckpointDescriptor.BODY_LENGTH_OFFSET, newBody, ByteOrder.LITTLE_ENDIAN);
+        CRC32C c = new CRC32C();
+        c.update(out, 0, header + newBody);
+        b.putInt(header + newBody, (int) c.getValue(), ByteOrder.LITTLE_ENDIAN);
+        return out;
     }
 
     /** A format-3 full image rewritten as {@code version}: {@code cutHead} body bytes dropped in front, {@code cutTail} at the end. */

@@ -73,7 +73,8 @@ final class Scenario {
 
     final Map<String, Map<String, ModelPin>> heads = new TreeMap<>();
     final Map<String, ModelIntent> open = new LinkedHashMap<>();
-    final Map<String, String> receipts = new HashMap<>(); // key -> intent
+    final Map<String, String> receipts = new HashMap<>(); // key -> intent, while not expired
+    private final Map<String, Long> receiptSequences = new HashMap<>(); // key -> completion sequence
     private final List<String> failedKeys = new ArrayList<>();
     private final Set<String> busy = new HashSet<>();
     private String migration;
@@ -286,6 +287,7 @@ final class Scenario {
         if (i.key() != null) {
             if (applied) {
                 receipts.put(i.key(), i.id());
+                receiptSequences.put(i.key(), nextSeq - 1); // its IntentCompleted was the last record emitted
             } else {
                 failedKeys.add(i.key());
             }
@@ -352,9 +354,20 @@ final class Scenario {
         busy.add(branch + "/" + table);
     }
 
+    /** The expiry bound of the last ReceiptsExpired emitted (it never goes back). */
+    private long receiptsBound = -1;
+
     private void noise() {
-        switch (rnd.nextInt(4)) {
+        switch (rnd.nextInt(5)) {
             case 0 -> emit(new WriterStarted(++epoch, "owner", 42, "host", "test", stamp));
+            case 3 -> {
+                receiptsBound = Math.max(receiptsBound, nextSeq - 1 - rnd.nextInt(50));
+                if (receiptsBound >= 0) {
+                    emit(new io.palisade.journal.JournalEvent.ReceiptsExpired(receiptsBound, "test window"));
+                    receiptSequences.entrySet().removeIf(e -> e.getValue() <= receiptsBound
+                            && receipts.remove(e.getKey()) != null);
+                }
+            }
             case 1 -> emit(new CheckpointWritten(nextSeq - 1, "heads-" + (nextSeq - 1) + ".ckpt", "not-checked"));
             case 2 -> {
                 String r = id("r");

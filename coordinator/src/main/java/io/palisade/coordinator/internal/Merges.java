@@ -9,6 +9,7 @@ import io.palisade.fencing.MergeConflictException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.heads.GraphBranch;
 import io.palisade.heads.HeadsState;
+import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalReader;
@@ -134,31 +135,56 @@ final class Merges {
     /**
      * Per table, the keys of every intent applied on {@code branch} after sequence {@code fork}: the keys
      * an intent wrote (its key filter, a bulk load's batch filters) and, for an overwrite, also every key
-     * of the table it replaced, which it deleted unless it wrote them again.
+     * of the table it replaced, which it deleted unless it wrote them again. Read from the journal alone: an intent
+     * counts when its {@code IntentCompleted} in the same range says it was applied (or acknowledged from the journal),
+     * so the heads state need not remember completed intents.
      */
     private static Map<String, Set<String>> changedKeys(Context ctx, HeadsState state, String branch, long fork) {
-        Map<String, Set<String>> out = new HashMap<>();
+        Map<String, JournalEvent.IntentRecorded> recorded = new HashMap<>();
+        List<JournalEvent.LoadProgress> batches = new ArrayList<>();
+        Map<String, IntentOutcome> outcomes = new HashMap<>();
         try (JournalReader reader = JournalReader.open(ctx.layout().palisade());
              JournalCursor cursor = reader.read(fork + 1)) {
             for (JournalRecord r = cursor.poll(); r != null; r = cursor.poll()) {
-                if (r.event() instanceof JournalEvent.IntentRecorded ir && ir.graphBranch().equals(branch)
-                        && ir.keyFilter() != null && ir.operation() != LogicalOperation.CREATE_TABLE
-                        && state.completedIntent(ir.intentId()).map(c -> c.applied()
-                        || c.outcome() == io.palisade.journal.IntentOutcome.JOURNALED).orElse(false)) {
-                    // a journal-ack write changed its keys when it was acknowledged (its fold carries them again)
-                    Set<String> changed = out.computeIfAbsent(ir.table(), t -> new HashSet<>());
-                    changed.addAll(ir.keyFilter().keys());
-                    if (ir.operation() == LogicalOperation.OVERWRITE) {
-                        // an overwrite also changes every key it removed: the keys at the head it replaced
-                        for (Map<String, Object> row : ctx.reads().scan(branch, ir.table(), ir.intendedTransition().from())) {
-                            changed.add(String.valueOf(row.get("id")));
-                        }
-                    }
+                // only these three records say which keys an intent changed and whether it took effect
+                if (r.event() instanceof JournalEvent.IntentRecorded ir && ir.graphBranch().equals(branch)) {
+                    recorded.put(ir.intentId(), ir);
                 } else if (r.event() instanceof JournalEvent.LoadProgress lp && lp.batchKeys() != null) {
-                    // a bulk load journals its keys per batch (docs/bulk-load.md)
-                    state.completedIntent(lp.intentId()).filter(c -> c.applied() && c.graphBranch().equals(branch))
-                            .ifPresent(c -> out.computeIfAbsent(c.table(), t -> new HashSet<>()).addAll(lp.batchKeys().keys()));
+                    batches.add(lp);
+                } else if (r.event() instanceof JournalEvent.IntentCompleted ic) {
+                    outcomes.put(ic.intentId(), ic.outcome());
                 }
+            }
+        }
+        Map<String, Set<String>> out = new HashMap<>();
+        for (JournalEvent.IntentRecorded ir : recorded.values()) {
+            IntentOutcome o = outcomes.get(ir.intentId());
+            if (ir.keyFilter() == null || ir.operation() == LogicalOperation.CREATE_TABLE || o == null
+                    || !(o == IntentOutcome.COMMITTED || o == IntentOutcome.ROLLED_FORWARD
+                    || o == IntentOutcome.JOURNALED)) {
+                continue;
+            }
+            // a journal-ack write changed its keys when it was acknowledged (its fold carries them again)
+            Set<String> changed = out.computeIfAbsent(ir.table(), t -> new HashSet<>());
+            changed.addAll(ir.keyFilter().keys());
+            if (ir.operation() == LogicalOperation.OVERWRITE) {
+                // an overwrite also changes every key it removed: the keys at the head it replaced
+                for (Map<String, Object> row : ctx.reads().scan(branch, ir.table(), ir.intendedTransition().from())) {
+                    changed.add(String.valueOf(row.get("id")));
+                }
+            }
+        }
+        for (JournalEvent.LoadProgress lp : batches) {
+            // a bulk load journals its keys per batch (docs/bulk-load.md); it is recorded before its first batch
+            JournalEvent.IntentRecorded ir = recorded.get(lp.intentId());
+            IntentOutcome o = outcomes.get(lp.intentId());
+            if (ir != null && (o == IntentOutcome.COMMITTED
+                    || o == IntentOutcome.ROLLED_FORWARD)) {
+                out.computeIfAbsent(ir.table(), t -> new HashSet<>()).addAll(lp.batchKeys().keys());
+            } else if (ir == null) {
+                // recorded before the fork point: the heads state still knows it when no checkpoint covered it since
+                state.completedIntent(lp.intentId()).filter(c -> c.applied() && c.graphBranch().equals(branch))
+                        .ifPresent(c -> out.computeIfAbsent(c.table(), t -> new HashSet<>()).addAll(lp.batchKeys().keys()));
             }
         }
         return out;

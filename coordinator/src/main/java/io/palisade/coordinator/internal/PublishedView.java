@@ -44,6 +44,13 @@ public final class PublishedView {
     private volatile Catalog catalog;
     private long recordsSinceCheckpoint;
     /**
+     * When receipts were issued: per journaled batch that issued at least one, {sequence of its last record, epoch
+     * milliseconds of the clock}, oldest first; entries at or below the receipts' expiry bound are dropped. The
+     * receipts of the state this view opened with count as issued at the open (their time is not kept in the state),
+     * so a key is never forgotten before its window, only perhaps after it.
+     */
+    private final java.util.ArrayDeque<long[]> receiptTimes = new java.util.ArrayDeque<>();
+    /**
      * The wall clock (epoch milliseconds) the fold bounds compare journal times with ({@link Options#foldLagMillis()},
      * {@link Options#maxFoldLagMillis()}). Tests only may replace it (to age the unfolded writes without waiting).
      */
@@ -62,6 +69,9 @@ public final class PublishedView {
         this.state = state;
         this.checkpoints = Checkpoints.of(layout.palisade());
         this.unfolded = Reads.rebuildUnfolded(layout.palisade(), catalog, state, state.lastSequence());
+        if (state.receiptCount() > 0) {
+            receiptTimes.addLast(new long[] {state.lastSequence(), clockMillis.getAsLong()});
+        }
     }
 
     /** The current published state (heads, branches, intents). */
@@ -92,12 +102,16 @@ public final class PublishedView {
         long now = System.currentTimeMillis() * 1_000_000L;
         synchronized (lock) {
             HeadsState s = state;
+            int receipts = s.receiptCount();
             for (int i = 0; i < events.size(); i++) {
                 JournalRecord r = new JournalRecord(first + i, now, journal.epoch(), events.get(i));
                 s = s.apply(r);
                 unfolded.apply(r);
             }
             state = s;
+            if (s.receiptCount() > receipts) {
+                receiptTimes.addLast(new long[] {s.lastSequence(), clockMillis.getAsLong()});
+            }
         }
         recordsSinceCheckpoint += events.size();
         if (recordsSinceCheckpoint >= options.checkpointEvery()) {
@@ -113,14 +127,70 @@ public final class PublishedView {
         }
     }
 
+    /**
+     * Writes a checkpoint of the heads and journals it, together with the expiry of the receipts the idempotency window
+     * no longer keeps, if any. Applying the {@code CheckpointWritten} forgets the intents the checkpoint covers
+     * ({@link HeadsState#completedIntent}).
+     */
     private void checkpoint() {
         Checkpoints.Written w = checkpoints.write(state);
         recordsSinceCheckpoint = 0;
-        CheckpointWritten written = new CheckpointWritten(w.sequence(), w.file().getFileName().toString(), w.headsDigest());
-        long seq = journal.appendBatch(List.of(written), options.durability());
-        synchronized (lock) {
-            state = state.apply(new JournalRecord(seq, System.currentTimeMillis() * 1_000_000L, journal.epoch(), written));
+        List<JournalEvent> events = new ArrayList<>(2);
+        events.add(new CheckpointWritten(w.sequence(), w.file().getFileName().toString(), w.headsDigest()));
+        JournalEvent.ReceiptsExpired expired = receiptsToExpire(state);
+        if (expired != null) {
+            events.add(expired);
         }
+        long seq = journal.appendBatch(events, options.durability());
+        synchronized (lock) {
+            HeadsState s = state;
+            for (int i = 0; i < events.size(); i++) {
+                s = s.apply(new JournalRecord(seq + i, System.currentTimeMillis() * 1_000_000L, journal.epoch(),
+                        events.get(i)));
+            }
+            state = s;
+        }
+        if (expired != null) {
+            while (!receiptTimes.isEmpty() && receiptTimes.peekFirst()[0] <= expired.throughSequence()) {
+                receiptTimes.pollFirst();
+            }
+        }
+    }
+
+    /**
+     * The expiry the idempotency window asks of {@code s}'s receipts ({@link io.palisade.coordinator.Idempotency}):
+     * through the newest sequence whose receipts are older than the window, or beyond the newest {@code maxKeys}, or
+     * null when every kept receipt is inside both bounds.
+     */
+    private JournalEvent.ReceiptsExpired receiptsToExpire(HeadsState s) {
+        int n = s.receiptCount();
+        if (n == 0) {
+            return null;
+        }
+        io.palisade.coordinator.Idempotency rule = options.idempotency();
+        long through = -1;
+        long[] seqs = null;
+        if (n > rule.maxKeys()) {
+            seqs = s.receiptSequences();
+            through = seqs[n - rule.maxKeys() - 1];
+        }
+        long cutoff = clockMillis.getAsLong() - rule.window().toMillis();
+        for (long[] t : receiptTimes) {
+            if (t[1] >= cutoff) {
+                break;
+            }
+            through = Math.max(through, t[0]);
+        }
+        if (through <= s.receiptsExpiredThrough()) {
+            return null;
+        }
+        if (seqs == null) {
+            seqs = s.receiptSequences();
+        }
+        if (seqs[0] > through) {
+            return null; // no kept receipt is that old
+        }
+        return new JournalEvent.ReceiptsExpired(through, rule.describe());
     }
 
     /** Adds columns to the catalog and writes it durably (committer thread only). */

@@ -171,6 +171,8 @@ final class UnfoldedWrites {
             }
             case JournalEvent.VersionsExpired e -> {
             }
+            case JournalEvent.ReceiptsExpired e -> {
+            }
             case JournalEvent.TableCommitted e -> {
             }
             case JournalEvent.HeadPublished e -> {

@@ -56,6 +56,7 @@ public final class EventCodec {
     public static final short ROWS_RECORDED = 11;
     public static final short FOLD_PLANNED = 12;
     public static final short VERSIONS_EXPIRED = 13;
+    public static final short RECEIPTS_EXPIRED = 14;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -102,6 +103,7 @@ public final class EventCodec {
             case JournalEvent.RowsRecorded e -> ROWS_RECORDED;
             case JournalEvent.FoldPlanned e -> FOLD_PLANNED;
             case JournalEvent.VersionsExpired e -> VERSIONS_EXPIRED;
+            case JournalEvent.ReceiptsExpired e -> RECEIPTS_EXPIRED;
         };
     }
 
@@ -198,6 +200,7 @@ public final class EventCodec {
                     .putBytes(e.deletedKeys() == null ? null : e.deletedKeys().encode());
             case JournalEvent.VersionsExpired e -> w.putString(e.table()).putString(e.tableBranch())
                     .putLong(e.beforeVersion()).putString(e.rule());
+            case JournalEvent.ReceiptsExpired e -> w.putLong(e.throughSequence()).putString(e.rule());
             case JournalEvent.DuplicatesRepaired e -> {
                 w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch())
                         .putLong(e.imageVersion()).putInt(e.adoptedVersions().size());
@@ -346,6 +349,14 @@ public final class EventCodec {
                     throw new MalformedPayloadException("versions_expired: missing field or a version below 1");
                 }
                 yield new JournalEvent.VersionsExpired(table, tableBranch, before, rule);
+            }
+            case RECEIPTS_EXPIRED -> {
+                long through = r.getLong();
+                String rule = r.getString();
+                if (rule == null || through < 0) {
+                    throw new MalformedPayloadException("receipts_expired: missing rule or a sequence below 0");
+                }
+                yield new JournalEvent.ReceiptsExpired(through, rule);
             }
             case FOREIGN_COMMIT_FOUND -> {
                 List<String> intents = getStrings(r);
