@@ -122,6 +122,19 @@ public final class Metrics {
         return c.expiredBytes.sum();
     }
 
+    /** Idempotency keys forgotten under the idempotency window ({@link Idempotency}). */
+    public long idempotencyKeysForgotten() {
+        return c.keysForgotten.sum();
+    }
+
+    /**
+     * Completed intents the heads state forgot because a checkpoint covered them (their records stay in the journal):
+     * with {@link Graph#state()}'s {@code completedCount()} and {@code receiptCount()}, what keeps its memory flat.
+     */
+    public long completedIntentsForgotten() {
+        return c.intentsForgotten.sum();
+    }
+
     /** Removals of old versions that failed (logged; the next removal of the table branch retries). */
     public long expiryFailures() {
         return c.expiryFailures.sum();

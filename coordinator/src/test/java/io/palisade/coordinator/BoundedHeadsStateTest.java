@@ -68,6 +68,9 @@ class BoundedHeadsStateTest extends GraphTestSupport {
                         + "through %d", r.seq(), covered).isEqualTo(r.seq() > covered);
             }
             assertThat(receipts.stream().filter(r -> r.seq() <= covered)).as("writes a checkpoint covered").isNotEmpty();
+            // the writes a checkpoint covered, and the table's creation and automatic compactions it covered
+            assertThat(g.metrics().completedIntentsForgotten()).as("forgotten, by the metrics")
+                    .isGreaterThanOrEqualTo(receipts.stream().filter(r -> r.seq() <= covered).count());
         }
         try (Graph g = Palisade.open(p, opts)) {
             assertThat(g.state().completedCount()).as("after reopen").isLessThanOrEqualTo(16);
@@ -114,6 +117,7 @@ class BoundedHeadsStateTest extends GraphTestSupport {
                 .allSatisfy(x -> assertThat(x.rule()).contains("the newest 3 at most"));
         try (Graph g = Palisade.open(p, opts)) {
             assertThat(g.state().receiptCount()).as("keys remembered").isEqualTo(3);
+            assertThat(g.metrics().idempotencyKeysForgotten()).as("nothing forgotten by this process yet").isZero();
             for (int i = 7; i < 10; i++) {
                 assertThat(upsert(g, "main", "k" + i, 1000 + i, "key-" + i)).as("a repeat of key-%d", i)
                         .isEqualTo(first.get(i));
@@ -141,6 +145,7 @@ class BoundedHeadsStateTest extends GraphTestSupport {
             g.engine().clock(() -> System.currentTimeMillis() + Duration.ofMinutes(61).toMillis());
             upsert(g, "main", "y", 1, null); // the next checkpoint sees key-a's window passed
             assertThat(g.state().receipt("key-a")).as("key-a after its window").isEmpty();
+            assertThat(g.metrics().idempotencyKeysForgotten()).isEqualTo(1);
             Receipt b = upsert(g, "main", "b", 1, "key-b"); // issued at the moved clock: inside its own window
             upsert(g, "main", "z", 1, null);
             assertThat(upsert(g, "main", "b", 5, "key-b")).isEqualTo(b);

@@ -29,6 +29,10 @@ public final class Counters {
     public final LongAdder versionsExpired = new LongAdder();
     public final LongAdder expiredBytes = new LongAdder();
     public final LongAdder expiryFailures = new LongAdder();
+    /** Idempotency keys the idempotency window forgot ({@code receipts_expired}). */
+    public final LongAdder keysForgotten = new LongAdder();
+    /** Completed intents the heads state forgot because a checkpoint covered them. */
+    public final LongAdder intentsForgotten = new LongAdder();
     /** Committer time of maintenance ops (compaction, index optimise), Phase A to publish: writers wait meanwhile. */
     public final LongAdder maintenanceNanos = new LongAdder();
     public final AtomicLong maintenanceMaxNanos = new AtomicLong();

@@ -52,9 +52,10 @@ public final class Engine implements AutoCloseable {
      */
     public Engine(GraphLayout layout, Catalog catalog, Options options, Journal journal, TableStore store,
                   BufferAllocator allocator, HeadsState state, boolean manualCommitter) {
-        PublishedView view = new PublishedView(layout, catalog, options, journal, state);
+        Counters counters = new Counters();
+        PublishedView view = new PublishedView(layout, catalog, options, journal, state, counters);
         this.ctx = new Context(layout, options, journal, store, allocator, view,
-                new Reads(view, store, allocator, layout), new Counters(), new TableRefusals(), new TableBranches(store),
+                new Reads(view, store, allocator, layout), counters, new TableRefusals(), new TableBranches(store),
                 manualCommitter);
         this.committer = new Committer(ctx, queue);
         if (manualCommitter) {

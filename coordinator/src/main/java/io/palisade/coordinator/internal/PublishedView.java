@@ -35,6 +35,7 @@ public final class PublishedView {
     }
 
     private final Object lock = new Object();
+    private final Counters counters;
     private final GraphLayout layout;
     private final Options options;
     private final Journal journal;
@@ -61,7 +62,9 @@ public final class PublishedView {
         return options;
     }
 
-    PublishedView(GraphLayout layout, Catalog catalog, Options options, Journal journal, HeadsState state) {
+    PublishedView(GraphLayout layout, Catalog catalog, Options options, Journal journal, HeadsState state,
+                  Counters counters) {
+        this.counters = counters;
         this.layout = layout;
         this.catalog = catalog;
         this.options = options;
@@ -148,6 +151,8 @@ public final class PublishedView {
                 s = s.apply(new JournalRecord(seq + i, System.currentTimeMillis() * 1_000_000L, journal.epoch(),
                         events.get(i)));
             }
+            counters.intentsForgotten.add(state.completedCount() - s.completedCount());
+            counters.keysForgotten.add(state.receiptCount() - s.receiptCount());
             state = s;
         }
         if (expired != null) {
