@@ -47,6 +47,22 @@ class JournalAckCrashTest extends GraphTestSupport {
     @ValueSource(strings = {"after-journal-ack", "after-fold-intent", "after-fold-commit", "before-fold-publish",
             "after-fold-publish"})
     void everyAcknowledgedWriteSurvivesAndIsFoldedExactlyOnce(String point) {
+        crashAndReopen(point, false);
+    }
+
+    /**
+     * The same with a fold large enough, and without deletes, for Lance's scan plan ({@code MergeCost}: a by-source
+     * {@code DeleteIf "false"} with the index present): a 300-row write among the acknowledged ones.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"after-fold-intent", "after-fold-commit", "before-fold-publish", "after-fold-publish"})
+    void aFoldOnTheScanPlanKilledAtEachPointLosesNothingAndFoldsOnce(String point) {
+        assertThat(io.palisade.substrate.MergeCost.scanCheaper(300 + 2, 0)).as("the fold below takes the scan plan")
+                .isTrue();
+        crashAndReopen(point, true);
+    }
+
+    private void crashAndReopen(String point, boolean large) {
         List<LanceTableStore> stores = new ArrayList<>();
         Palisade.Wiring dying = new Palisade.Wiring(tables -> {
             LanceTableStore s = new LanceTableStore(tables.toString());
@@ -58,7 +74,17 @@ class JournalAckCrashTest extends GraphTestSupport {
         Map<String, Object> model = new HashMap<>();
         g.insert("main", "person", List.of(Row.of("id", "a", "age", 1), Row.of("id", "b", "age", 2)));
         g.upsert("main", "person", List.of(Row.of("id", "a", "age", 3)));
-        g.delete("main", "person", List.of("b"));
+        if (large) {
+            List<Row> many = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                many.add(Row.of("id", "r" + i, "age", (long) i));
+                model.put("r" + i, (long) i);
+            }
+            g.insert("main", "person", many);
+            model.put("b", 2L);
+        } else {
+            g.delete("main", "person", List.of("b"));
+        }
         g.insert("main", "person", List.of(Row.of("id", "c", "age", 4)));
         model.put("a", 3L);
         model.put("c", 4L);

@@ -34,10 +34,14 @@ public interface KeyedTable extends TableSnapshot {
     /** Field id of {@code id}, the key filter's field. */
     int idFieldId();
 
-    /** Merge-insert ON {@code id}, WhenMatched Fail: inserts every row or nothing. */
+    /**
+     * Merge-insert ON {@code id}, WhenMatched Fail: inserts every row or nothing. On {@link MergePath#INDEXED_UNFENCED}
+     * a merge of enough rows for {@link MergeCost#scanCheaper} takes Lance's scan plan instead (a by-source
+     * {@code DeleteIf "false"}, which deletes nothing), fenced by Lance's key filter as {@link MergePath#V2_FENCED} is.
+     */
     CommitResult insert(VectorSchemaRoot rows, MergePath path);
 
-    /** Merge-insert ON {@code id}, WhenMatched UpdateAll. */
+    /** Merge-insert ON {@code id}, WhenMatched UpdateAll; the plan is chosen as {@link #insert}'s. */
     CommitResult upsert(VectorSchemaRoot rows, MergePath path);
 
     /**
@@ -57,8 +61,9 @@ public interface KeyedTable extends TableSnapshot {
      * {@code deletes} (WhenNotMatchedBySource DeleteIf {@code id IN deletes}; the two key sets are disjoint), and marks
      * {@code watermark} as merged (Lance's MemWAL merged generation). Either part may be empty, not both. The
      * coordinator's fence has already judged every row, so no key check is made here. With a delete part Lance joins
-     * the whole table (the by-source clause), so a delete-bearing fold costs a scan; an upsert-only fold takes the
-     * table's merge path.
+     * the whole table (the by-source clause), so a delete-bearing fold costs a scan; an upsert-only fold takes the scan
+     * plan too when {@link MergeCost#scanCheaper} says it costs less than the table's indexed path (a by-source
+     * {@code DeleteIf "false"}, which deletes nothing, switches the plan), and the table's merge path otherwise.
      */
     CommitResult fold(VectorSchemaRoot upserts, KeyFilter deletes, FoldWatermark watermark);
 

@@ -73,7 +73,10 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         KeyedSchemas.checkBatch(schema, rows);
         KeyFilter keys = KeyedSchemas.keysOf(rows, idFieldId);
         checkPath(path);
-        if (strict && path == MergePath.INDEXED_UNFENCED) {
+        // a large merge is cheaper on the scan plan, which is also fenced by Lance's key filter (MergeCost)
+        boolean scan = path == MergePath.INDEXED_UNFENCED
+                && io.palisade.substrate.MergeCost.scanCheaper(rows.getRowCount(), dataset.countRows());
+        if (strict && path == MergePath.INDEXED_UNFENCED && !scan) {
             // Lance 7.0.0's indexed path ignores WhenMatched Fail and updates the match (surface guard
             // indexedPathTurnsWhenMatchedFailIntoAnUpdate); the strict check is therefore ours, at the
             // base. It is exact only because the coordinator's fence and the writer lease exclude every
@@ -85,6 +88,9 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         }
         MergeInsertParams params = new MergeInsertParams(List.of(KeyedSchemas.ID)).withConflictRetries(0);
         params = strict ? params.withMatchedFail() : params.withMatchedUpdateAll();
+        if (scan) {
+            params = params.withNotMatchedBySourceDeleteIf("false"); // deletes nothing; switches Lance to the scan plan
+        }
         try {
             return mergeInsert(params, rows);
         } catch (PalisadeException e) {
@@ -123,6 +129,9 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                         watermark.generation())));
         if (hasDeletes) {
             params = params.withNotMatchedBySourceDeleteIf(inPredicate(deletes, 0, deletes.size()));
+        } else if (hasIdIndex() && io.palisade.substrate.MergeCost.scanCheaper(upserts.getRowCount(), dataset.countRows())) {
+            // deletes nothing; a by-source clause makes Lance 7.0.0 take the scan plan with the index present
+            params = params.withNotMatchedBySourceDeleteIf("false");
         }
         try {
             return mergeInsert(params, upserts);

@@ -91,6 +91,69 @@ class LanceFoldTest {
         }
     }
 
+    /**
+     * An upsert-only fold large enough for the scan plan ({@code MergeCost}) over a table whose index covers only its
+     * older fragments gives the same table as the same fold on the indexed plan, and marks its watermark (Lance's
+     * MemWAL system index) as that one does.
+     */
+    @org.junit.jupiter.api.Test
+    void aLargeFoldOnTheScanPlanGivesTheSameTableAsTheIndexedPlan() {
+        int n = (int) io.palisade.substrate.MergeCost.MIN_ROWS * 2;
+        String[] old = new String[n];
+        String[] fresh = new String[n];
+        String[] half = new String[n];
+        for (int i = 0; i < n; i++) {
+            old[i] = "o" + i;
+            fresh[i] = "f" + i;
+            half[i] = i % 2 == 0 ? "o" + i : "f" + i; // updates in both fragments, inserts too
+        }
+        half[n - 1] = "new";
+        assertThat(io.palisade.substrate.MergeCost.scanCheaper(n, 2L * n)).isTrue();
+        Map<String, Map<String, Object>> results = new TreeMap<>();
+        for (boolean large : new boolean[] {true, false}) {
+            Path root = dir.resolve(large ? "scan" : "indexed");
+            try (LanceTableStore store = new LanceTableStore(root.toString()); BufferAllocator a = new RootAllocator()) {
+                store.createKeyed("p", TableKind.NODE, S).close();
+                TableRef at;
+                try (KeyedTable t = store.openKeyed("p", TableRef.main(1)); VectorSchemaRoot r = rows(a, 1, old)) {
+                    at = t.insert(r, t.mergePath()).ref();
+                }
+                try (KeyedTable t = store.openKeyed("p", at)) {
+                    at = t.createIdIndex().ref(); // covers the first fragment only
+                }
+                try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 2, fresh)) {
+                    at = t.upsert(r, t.mergePath()).ref(); // a fragment the index does not cover
+                }
+                Map<String, Object> after = new TreeMap<>();
+                if (large) {
+                    try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 7, half)) {
+                        at = t.fold(r, null, FoldWatermark.of("main", "p", 5)).ref();
+                    }
+                } else { // the same rows in folds too small for the scan plan
+                    int chunk = (int) io.palisade.substrate.MergeCost.MIN_ROWS - 1;
+                    assertThat(io.palisade.substrate.MergeCost.scanCheaper(chunk, 2L * n + 1)).isFalse();
+                    for (int from = 0; from < n; from += chunk) {
+                        String[] part = java.util.Arrays.copyOfRange(half, from, Math.min(n, from + chunk));
+                        try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 7, part)) {
+                            at = t.fold(r, null, FoldWatermark.of("main", "p", 5 + from)).ref();
+                        }
+                    }
+                }
+                try (KeyedTable t = store.openKeyed("p", at)) {
+                    after.putAll(byId(t.scan()));
+                }
+                try (org.lance.Dataset ds = store.openDataset("p", at)) {
+                    assertThat(ds.getIndexes()).as("the fold's merged generation (%s plan)", large ? "scan" : "indexed")
+                            .anySatisfy(i -> assertThat(i.name()).isEqualTo("__lance_mem_wal"));
+                }
+                results.put(large ? "scan" : "indexed", after);
+            }
+        }
+        assertThat(results.get("scan")).hasSize(2 * n + 1).containsEntry("o0", 7L).containsEntry("o1", 1L)
+                .containsEntry("f1", 7L).containsEntry("f0", 2L).containsEntry("new", 7L)
+                .isEqualTo(results.get("indexed"));
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {true})
     void aFoldThatUpsertsAndDeletesTheSameKeyOrNothingIsRefused(boolean unused) {

@@ -216,6 +216,68 @@ class LanceSurfaceGuardTest {
         return true;
     }
 
+    /** Merge-insert UpdateAll of {@code ids} from the stale handle {@code d} with a by-source {@code DeleteIf "false"}. */
+    private MergeInsertResult mergeDeleteIfFalse(Dataset d, long value, String... ids) {
+        MergeInsertParams p = new MergeInsertParams(PK_ON).withConflictRetries(0).withMatchedUpdateAll()
+                .withNotMatchedBySourceDeleteIf("false");
+        try (ArrowArrayStream s = f.stream(LanceFixture.schema(true), value, ids)) {
+            return d.mergeInsert(p, s);
+        }
+    }
+
+    /**
+     * The switch Palisade's large merges rely on (the scan plan, {@code MergeCost}): with an index on {@code id}
+     * covering the table, a by-source {@code DeleteIf "false"} makes Lance take the v2 plan, which attaches the
+     * inserted-rows key filter: of two stale writers inserting the same new key, the second is rejected, where the
+     * indexed plan lets both commit ({@link #indexedPathLetsTwoStaleWritersBothInsertTheSameNewKey}).
+     */
+    @Test
+    void deleteIfFalseTakesTheV2PathWithTheIndexPresentAndCarriesTheKeyFilter() {
+        f.create(true, "a", "b");
+        f.createIdIndex();
+        try (Dataset w1 = f.open(); Dataset w2 = f.open()) {
+            mergeDeleteIfFalse(w1, 1, "dup").dataset().close();
+            assertThatThrownBy(() -> mergeDeleteIfFalse(w2, 2, "dup").dataset().close())
+                    .satisfies(e -> assertThat(retryableConflict(e)).as("second writer's failure %s", e).isTrue());
+        }
+        assertThat(f.count("dup")).isEqualTo(1);
+    }
+
+    @Test
+    void deleteIfFalseKeepsWhenMatchedFailOnTheV2Path() {
+        f.create(true, "a", "b");
+        f.createIdIndex();
+        try (Dataset d = f.open(); ArrowArrayStream s = f.stream(LanceFixture.schema(true), 9, "a", "n")) {
+            MergeInsertParams p = new MergeInsertParams(PK_ON).withConflictRetries(0).withMatchedFail()
+                    .withNotMatchedBySourceDeleteIf("false");
+            assertThatThrownBy(() -> d.mergeInsert(p, s).dataset().close()).isInstanceOf(RuntimeException.class)
+                    .satisfies(e -> assertThat(io.palisade.substrate.lance.LanceErrorsProbe.isMatchedFail(e))
+                            .as("Lance's matched-fail error, as Palisade recognises it: %s", e).isTrue());
+        }
+        assertThat(f.count("n")).as("nothing inserted").isZero();
+        assertThat(f.countValue("a", 9)).as("nothing updated").isZero();
+    }
+
+    @Test
+    void deleteIfFalseDeletesNothingAndUpdatesAndInsertsAsUpdateAll() {
+        f.create(true, "a", "b", "c");
+        f.createIdIndex();
+        try (Dataset d = f.open()) {
+            MergeInsertResult r = mergeDeleteIfFalse(d, 9, "b", "n");
+            r.dataset().close();
+            assertThat(r.stats().numDeletedRows()).isZero();
+            assertThat(r.stats().numUpdatedRows()).isEqualTo(1);
+            assertThat(r.stats().numInsertedRows()).isEqualTo(1);
+        }
+        try (Dataset d = f.open()) {
+            assertThat(d.countRows()).isEqualTo(4);
+        }
+        assertThat(f.countValue("b", 9)).isEqualTo(1);
+        assertThat(f.countValue("n", 9)).isEqualTo(1);
+        assertThat(f.count("a")).isEqualTo(1);
+        assertThat(f.count("c")).isEqualTo(1);
+    }
+
     @Test
     void javaMergeInsertParamsOfferNoSwitchToDisableTheIndexedPath() {
         List<String> methods = Arrays.stream(MergeInsertParams.class.getMethods()).map(Method::getName)
