@@ -46,7 +46,37 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
 
     /** What the verification covered. */
     record Scope(long segments, java.util.SortedSet<Long> epochs, Instant first, Instant last,
-                 List<java.util.Map<String, Object>> checkpoints, int checkpointProblems) {
+                 List<java.util.Map<String, Object>> checkpoints, int checkpointProblems,
+                 java.util.Map<String, long[]> expiries) {
+    }
+
+    /**
+     * Per table branch a published head lies on: the versions it still keeps (which a reader or an auditor can still
+     * open) and, when retention removed older ones, the bound and the record that says so.
+     */
+    static List<java.util.Map<String, Object>> versionsKept(io.palisade.heads.HeadsState state,
+                                                            io.palisade.substrate.TableStore store, Scope scope) {
+        java.util.SortedSet<String> branches = new java.util.TreeSet<>();
+        for (String b : state.branches().keySet()) {
+            state.pins(b).forEach((t, p) -> branches.add(t + "/" + p.head().tableBranch()));
+        }
+        List<java.util.Map<String, Object>> out = new ArrayList<>();
+        for (String tb : branches) {
+            String table = tb.substring(0, tb.indexOf('/'));
+            String tableBranch = tb.substring(tb.indexOf('/') + 1);
+            List<Long> versions = store.listVersions(table, tableBranch).stream().map(v -> v.ref().version()).toList();
+            java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("table", table);
+            m.put("table_branch", tableBranch);
+            m.put("versions_kept", versions.size());
+            m.put("oldest_version", versions.isEmpty() ? null : versions.getFirst());
+            m.put("newest_version", versions.isEmpty() ? null : versions.getLast());
+            long[] x = scope == null ? null : scope.expiries().get(tb);
+            m.put("removed_below_version", x == null ? null : x[0]);
+            m.put("removed_at_seq", x == null ? null : x[1]);
+            out.add(m);
+        }
+        return out;
     }
 
     @Override
@@ -59,6 +89,7 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
         Scope scope = r.ok() ? scope(graph, reader) : null;
         // the table heads' files: every published head's manifest decodes and the files its commit added are whole
         List<io.palisade.fencing.TableCorruptedException> damaged = List.of();
+        List<java.util.Map<String, Object>> kept = List.of();
         int headsChecked = 0;
         if (r.ok()) {
             io.palisade.heads.HeadsState state = Cli.currentState(graph);
@@ -66,6 +97,9 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
             try (io.palisade.substrate.TableStore store =
                          Cli.tables(graph).open(true)) {
                 damaged = io.palisade.recovery.PublishedHeads.damaged(state, store, () -> Cli.reader(graph));
+                if (damaged.isEmpty()) { // a damaged head is reported below; its versions cannot be listed
+                    kept = versionsKept(state, store, scope);
+                }
             }
         }
         // versions no journaled write explains: reported (stderr, --json), not a verification failure
@@ -119,6 +153,7 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
                 tables.add(t);
             }
             m.put("tables_ok", r.ok() ? damaged.isEmpty() : null);
+            m.put("table_versions", kept);
             m.put("damaged_tables", tables);
             m.put("foreign_versions", pending.stream().map(Cli::foreignJson).toList());
             m.put("expected_head", expectHead);
@@ -164,6 +199,14 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
                     + "journal: every manifest decodes and the files each commit added are whole; "
                     + (pending.isEmpty() ? "no table version above a head" : pending.size()
                     + " table(s) hold versions no journaled write explains (warned above)"));
+            for (java.util.Map<String, Object> k : kept) {
+                System.out.println("  table versions that can still be checked: " + k.get("table") + " "
+                        + k.get("table_branch") + " v" + k.get("oldest_version") + "..v" + k.get("newest_version") + " ("
+                        + k.get("versions_kept") + " kept"
+                        + (k.get("removed_below_version") == null ? "; none removed)"
+                        : "; those below v" + k.get("removed_below_version") + " were removed by version retention, "
+                        + "journaled at seq " + k.get("removed_at_seq") + ")"));
+            }
         }
         return Main.OK;
     }
@@ -181,9 +224,14 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
         Instant first = null;
         Instant last = null;
         io.palisade.heads.HeadsState s = io.palisade.heads.HeadsState.empty();
+        java.util.Map<String, long[]> expiries = new java.util.HashMap<>();
         try (JournalCursor c = reader.read(0)) {
             JournalRecord rec;
             while ((rec = c.poll()) != null) {
+                if (rec.event() instanceof io.palisade.journal.JournalEvent.VersionsExpired x) {
+                    expiries.merge(x.table() + "/" + x.tableBranch(), new long[] {x.beforeVersion(), rec.sequence()},
+                            (a, b) -> b[0] >= a[0] ? b : a);
+                }
                 if (first == null) {
                     first = rec.time();
                 }
@@ -215,7 +263,7 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
                 System.err.println("palisade: warning: checkpoint " + m.get("file") + ": " + m.get("result"));
             }
         }
-        return new Scope(segments, epochs, first, last, checked, problems);
+        return new Scope(segments, epochs, first, last, checked, problems, expiries);
     }
 
     private static java.util.Map<String, Object> checkpoint(Path file, long seq, io.palisade.heads.HeadsState folded) {

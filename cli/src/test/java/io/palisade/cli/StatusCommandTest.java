@@ -92,5 +92,19 @@ class StatusCommandTest {
         assertThat(status.get("tables").get(0).get("last_version_removal_seq").asLong()).isPositive();
         assertThat(status.get("tables").get(0).get("versions_kept").asInt()).isLessThan(status.get("tables").get(0)
                 .get("version").asInt());
+        // audit verify says which table versions it can still check, and where the journal says the rest went
+        CliRun.Result audit = CliRun.run("audit", "verify", graph.toString(), "--json");
+        assertThat(audit.code()).as(audit.toString()).isZero();
+        JsonNode v = JSON.readTree(audit.out()).get("table_versions").get(0);
+        assertThat(v.get("table").asText()).isEqualTo("person");
+        assertThat(v.get("table_branch").asText()).isEqualTo("main");
+        assertThat(v.get("versions_kept").asInt()).isEqualTo(status.get("tables").get(0).get("versions_kept").asInt());
+        assertThat(v.get("oldest_version").asLong()).isGreaterThan(1);
+        assertThat(v.get("removed_below_version").asLong()).isLessThanOrEqualTo(v.get("oldest_version").asLong());
+        assertThat(v.get("removed_at_seq").asLong()).isPositive();
+        CliRun.Result text = CliRun.run("audit", "verify", graph.toString());
+        assertThat(text.code()).as(text.toString()).isZero();
+        assertThat(text.out()).contains("table versions that can still be checked: person main v"
+                + v.get("oldest_version").asLong() + "..v").contains("removed by version retention");
     }
 }
