@@ -101,6 +101,12 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
             try (TableSnapshot t = def.kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
                 rows = t.scan();
             } catch (io.palisade.fencing.TableCorruptedException e) {
+                // a fork point whose files version retention removed is not damage: exit 2, naming the rule
+                java.util.Optional<io.palisade.fencing.VersionExpiredException> removed =
+                        io.palisade.coordinator.RetainedVersions.removed(Cli.palisadeDir(graph), store, table, ref, e);
+                if (removed.isPresent()) {
+                    throw removed.get();
+                }
                 // name the graph branch and the intents that wrote the damaged version (the journal knows them)
                 throw e.withJournal(branch, io.palisade.recovery.PublishedHeads.intentsOf(() -> Cli.reader(graph), s,
                         branch, table));

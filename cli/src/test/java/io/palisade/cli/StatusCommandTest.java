@@ -107,4 +107,45 @@ class StatusCommandTest {
         assertThat(text.out()).contains("table versions that can still be checked: person main v"
                 + v.get("oldest_version").asLong() + "..v").contains("removed by version retention");
     }
+
+    @Test
+    void aScanOfAForkPointWhoseFilesRetentionRemovedIsAUsageErrorNotDamage() throws Exception {
+        Path graph = tmp.resolve("forked");
+        io.palisade.coordinator.Options tight = io.palisade.coordinator.Options.defaults()
+                .withRetention(io.palisade.coordinator.Retention.DEFAULTS.withVersions(2, 4)
+                        .withWindow(java.time.Duration.ZERO).withExpireEvery(3))
+                .withCompaction(io.palisade.coordinator.Compaction.off()).withIndexRefreshEvery(0);
+        long forkPoint;
+        try (io.palisade.coordinator.Graph g = io.palisade.coordinator.Palisade.create(graph,
+                io.palisade.coordinator.Catalog.fromJson(CliRun.CATALOG), tight)) {
+            for (int i = 0; i < 3; i++) {
+                g.upsert("main", "person", java.util.List.of(io.palisade.coordinator.Row.of("id", "k" + i, "age", (long) i)));
+            }
+            forkPoint = g.state().lastSequence(); // main's head now is the version b's table branch forks from
+            g.createBranch("b", "main");
+            g.upsert("b", "person", java.util.List.of(io.palisade.coordinator.Row.of("id", "b0", "age", 0L)));
+            // both sides rewrite their fragments and move on: no kept version of either names the fork point's files,
+            // though Lance keeps its manifest as b's base
+            g.compact("b", "person");
+            for (int i = 0; i < 12; i++) {
+                g.upsert("b", "person", java.util.List.of(io.palisade.coordinator.Row.of("id", "b" + i, "age", (long) i)));
+            }
+            for (int i = 0; i < 6; i++) {
+                g.upsert("main", "person", java.util.List.of(io.palisade.coordinator.Row.of("id", "k" + (i % 3),
+                        "age", (long) (100 + i))));
+            }
+            g.compact("main", "person");
+            for (int i = 0; i < 12; i++) {
+                g.upsert("main", "person", java.util.List.of(io.palisade.coordinator.Row.of("id", "m" + i, "age", (long) i)));
+            }
+            assertThat(g.metrics().versionsExpired()).isPositive();
+        }
+        CliRun.Result r = CliRun.run("scan", graph.toString(), "--table", "person", "--at", String.valueOf(forkPoint));
+        assertThat(r.code()).as(r.toString()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("version retention removed").contains("oldest version kept after it is")
+                .doesNotContain("corrupted").doesNotContain("Exception");
+        CliRun.Result b = CliRun.run("scan", graph.toString(), "--table", "person", "--branch", "b");
+        assertThat(b.code()).as(b.toString()).isZero();
+        assertThat(b.out()).contains("b11").contains("k2");
+    }
 }

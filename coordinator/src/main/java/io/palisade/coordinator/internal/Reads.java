@@ -114,14 +114,27 @@ public final class Reads {
                     + "); read a newer point", e.oldestKept());
         } catch (PalisadeException e) {
             // a fork point below the bound keeps its manifest but not every file: unreadable, yet retention's doing
-            Optional<Long> kept = expired(table, ref);
-            if (kept.isEmpty()) {
+            Optional<Removal> removed = removedByRetention(layout.palisade(), store, table, ref);
+            if (removed.isEmpty()) {
                 throw e;
             }
-            throw new VersionExpiredException("table '" + table + "' no longer has the files of version " + ref.version()
-                    + " of its branch " + ref.branch() + ": version retention removed them (" + view.options().retention()
-                    .describe() + "), and the oldest version kept after it is " + kept.get() + "; read a newer point",
-                    kept.get());
+            throw removed.get().error(table, ref, e);
+        }
+    }
+
+    /**
+     * A table version version retention removed: the oldest version of its table branch kept after it, and the rule of
+     * the newest {@code versions_expired} record of that table branch (null when none named it).
+     */
+    public record Removal(long oldestKept, String rule) {
+        /** The error a read of {@code ref} gets: exit 2, naming the rule and the oldest version kept. */
+        public VersionExpiredException error(String table, TableRef ref, Exception cause) {
+            VersionExpiredException x = new VersionExpiredException("table '" + table + "' no longer has the files of "
+                    + "version " + ref.version() + " of its branch " + ref.branch() + ": version retention removed them ("
+                    + (rule == null ? "its bound passed the version" : rule) + "), and the oldest version kept after it is "
+                    + oldestKept + "; read a newer point", oldestKept);
+            x.initCause(cause);
+            return x;
         }
     }
 
@@ -132,34 +145,32 @@ public final class Reads {
      * another table branch was forked from, but only the files that branch still names, so such a version is listed
      * and yet unreadable once the bound has passed it.
      */
-    private Optional<Long> expired(String table, TableRef ref) {
+    public static Optional<Removal> removedByRetention(Path palisadeDir, TableStore store, String table, TableRef ref) {
         List<io.palisade.substrate.VersionInfo> kept;
         try {
             kept = store.listVersions(table, ref.branch());
         } catch (PalisadeException e) {
             return Optional.empty();
         }
-        long bound = expiryBound(table, ref.branch());
-        if (ref.version() >= bound && kept.stream().anyMatch(v -> v.ref().version() == ref.version())) {
-            return Optional.empty();
-        }
-        return kept.stream().mapToLong(v -> v.ref().version()).filter(v -> v > ref.version() && v >= bound).boxed()
-                .findFirst();
-    }
-
-    /** The highest bound journaled by {@code versions_expired} for {@code tableBranch} of {@code table}, or 0. */
-    private long expiryBound(String table, String tableBranch) {
         long bound = 0;
-        try (JournalReader reader = JournalReader.open(layout.palisade());
+        String rule = null;
+        try (JournalReader reader = JournalReader.open(palisadeDir);
              JournalCursor c = reader.read(0)) {
             for (JournalRecord r = c.poll(); r != null; r = c.poll()) {
                 if (r.event() instanceof JournalEvent.VersionsExpired e && e.table().equals(table)
-                        && e.tableBranch().equals(tableBranch)) {
-                    bound = Math.max(bound, e.beforeVersion());
+                        && e.tableBranch().equals(ref.branch()) && e.beforeVersion() >= bound) {
+                    bound = e.beforeVersion();
+                    rule = e.rule();
                 }
             }
         }
-        return bound;
+        long b = bound;
+        if (ref.version() >= b && kept.stream().anyMatch(v -> v.ref().version() == ref.version())) {
+            return Optional.empty();
+        }
+        String r = rule;
+        return kept.stream().mapToLong(v -> v.ref().version()).filter(v -> v > ref.version() && v >= b).boxed()
+                .findFirst().map(v -> new Removal(v, r));
     }
 
     /**
