@@ -50,14 +50,19 @@ class JournalAckCrashTest extends GraphTestSupport {
         crashAndReopen(point, false);
     }
 
+    /** Rows folded before the crash in the scan-plan case, and rows of the large write the crashing fold carries. */
+    private static final int PRELOAD = 20_000;
+    private static final int LARGE = 16_000;
+
     /**
      * The same with a fold large enough, and without deletes, for Lance's scan plan ({@code MergeCost}: a by-source
-     * {@code DeleteIf "false"} with the index present): a 300-row write among the acknowledged ones.
+     * {@code DeleteIf "false"} with the index present): the table holds 20,000 folded rows, and a 16,000-row write is
+     * among the acknowledged ones.
      */
     @ParameterizedTest
     @ValueSource(strings = {"after-fold-intent", "after-fold-commit", "before-fold-publish", "after-fold-publish"})
     void aFoldOnTheScanPlanKilledAtEachPointLosesNothingAndFoldsOnce(String point) {
-        assertThat(io.palisade.substrate.MergeCost.scanCheaper(300 + 2, 0)).as("the fold below takes the scan plan")
+        assertThat(io.palisade.substrate.MergeCost.scanCheaper(LARGE + 2, PRELOAD)).as("the fold below takes the scan plan")
                 .isTrue();
         crashAndReopen(point, true);
     }
@@ -72,11 +77,20 @@ class JournalAckCrashTest extends GraphTestSupport {
         java.nio.file.Path root = dir.resolve("g");
         Graph g = Palisade.create(root, Catalog.fromJson(JournalAckTest.CATALOG), JournalAckTest.noAutoFold(), dying);
         Map<String, Object> model = new HashMap<>();
+        if (large) { // rows folded before the crash: a table the crossover is reached in
+            List<Row> pre = new ArrayList<>();
+            for (int i = 0; i < PRELOAD; i++) {
+                pre.add(Row.of("id", "p" + i, "age", (long) i));
+                model.put("p" + i, (long) i);
+            }
+            g.insert("main", "person", pre);
+            g.createBranch("folded", "main"); // a branch is created after its parent's tables are folded
+        }
         g.insert("main", "person", List.of(Row.of("id", "a", "age", 1), Row.of("id", "b", "age", 2)));
         g.upsert("main", "person", List.of(Row.of("id", "a", "age", 3)));
         if (large) {
             List<Row> many = new ArrayList<>();
-            for (int i = 0; i < 300; i++) {
+            for (int i = 0; i < LARGE; i++) {
                 many.add(Row.of("id", "r" + i, "age", (long) i));
                 model.put("r" + i, (long) i);
             }

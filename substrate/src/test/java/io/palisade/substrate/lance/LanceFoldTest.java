@@ -98,7 +98,7 @@ class LanceFoldTest {
      */
     @org.junit.jupiter.api.Test
     void aLargeFoldOnTheScanPlanGivesTheSameTableAsTheIndexedPlan() {
-        int n = (int) io.palisade.substrate.MergeCost.MIN_ROWS * 2;
+        int n = 13_000; // a fold of n rows into 2n: past the crossover (n × 2n ≥ 3·10⁸)
         String[] old = new String[n];
         String[] fresh = new String[n];
         String[] half = new String[n];
@@ -130,7 +130,7 @@ class LanceFoldTest {
                         at = t.fold(r, null, FoldWatermark.of("main", "p", 5)).ref();
                     }
                 } else { // the same rows in folds too small for the scan plan
-                    int chunk = (int) io.palisade.substrate.MergeCost.MIN_ROWS - 1;
+                    int chunk = 4_000;
                     assertThat(io.palisade.substrate.MergeCost.scanCheaper(chunk, 2L * n + 1)).isFalse();
                     for (int from = 0; from < n; from += chunk) {
                         String[] part = java.util.Arrays.copyOfRange(half, from, Math.min(n, from + chunk));
