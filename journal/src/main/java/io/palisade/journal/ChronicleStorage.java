@@ -68,14 +68,7 @@ final class ChronicleStorage implements JournalStorage {
         WriterLease lease = WriterLease.acquire(palisadeDir, Segments.maxEpoch(journalDir), clock);
         SingleChronicleQueue queue = null;
         try {
-            ChainState state;
-            try (ChainReader scan = new ChainReader(journalDir, 0, false)) {
-                while (scan.poll() != null) {
-                    // verifying every record
-                }
-                scan.checkLastSegmentClosed();
-                state = ChainState.of(scan, scan.lastEpoch(), scan.lastTimestamp());
-            }
+            ChainState state = verify(journalDir);
             int leftovers = Segments.deleteAllUnready(journalDir);
             if (leftovers > 0) {
                 LOG.info("journal {}: removed {} unready segment(s) left by writers that died while opening",
@@ -90,6 +83,59 @@ final class ChronicleStorage implements JournalStorage {
             lease.close();
             throw e;
         }
+    }
+
+    /**
+     * Verifies the chain from the journal's anchor to its end ({@link ChainAnchor}: the open's cost is what was
+     * appended since), or from sequence 0 when there is no anchor or it does not hold.
+     *
+     * @throws io.palisade.fencing.JournalCorruptedException on mid-log corruption in the range verified
+     */
+    static ChainState verify(Path journalDir) {
+        Optional<ChainAnchor> anchor = ChainAnchor.read(journalDir);
+        if (anchor.isPresent()) {
+            ChainState s = verifyFrom(journalDir, anchor.get());
+            if (s != null) {
+                return s;
+            }
+        }
+        try (ChainReader scan = new ChainReader(journalDir, 0, false)) {
+            while (scan.poll() != null) {
+                // verifying every record
+            }
+            scan.checkLastSegmentClosed();
+            return ChainState.of(scan, scan.lastEpoch(), scan.lastTimestamp());
+        }
+    }
+
+    /** The chain verified from {@code a}'s record to the end; null (logged) when that record does not hash to it. */
+    private static ChainState verifyFrom(Path journalDir, ChainAnchor a) {
+        ChainReader scan;
+        try {
+            scan = new ChainReader(journalDir, a.sequence(), false);
+        } catch (IllegalArgumentException e) { // a record the journal no longer holds: a power cut took it
+            LOG.warn("journal {}: the chain anchor names sequence {}, which the journal does not hold; verifying from "
+                    + "sequence 0", journalDir, a.sequence());
+            return null;
+        }
+        try (scan) {
+            JournalRecord first = scan.poll();
+            if (first == null || first.sequence() != a.sequence() || !a.matches(scan.lastHash())) {
+                LOG.warn("journal {}: the record at the chain anchor's sequence {} does not hash to the anchor; "
+                        + "verifying from sequence 0", journalDir, a.sequence());
+                return null;
+            }
+            while (scan.poll() != null) {
+                // verifying every record after the anchor
+            }
+            scan.checkLastSegmentClosed();
+            return ChainState.of(scan, scan.lastEpoch(), scan.lastTimestamp());
+        }
+    }
+
+    @Override
+    public void anchor(long sequence, byte[] hash) {
+        new ChainAnchor(sequence, hash).write(journalDir);
     }
 
     @Override

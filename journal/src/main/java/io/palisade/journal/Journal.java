@@ -217,6 +217,24 @@ public final class Journal implements AutoCloseable {
         return first;
     }
 
+    /**
+     * Makes the newest record the journal's chain anchor ({@link ChainAnchor}): the next writer's open verifies the
+     * chain from it instead of from sequence 0. Call it only once that record is durable (a {@code POWER_LOSS} append
+     * returned); an anchor a power cut made stale is detected at the open, which then verifies from sequence 0. A
+     * failure to write it is logged, never thrown: the anchor only saves time. Only the Chronicle storage keeps one.
+     */
+    public synchronized void anchor() {
+        if (closed || failed || fenced != null || nextSequence == 0) {
+            return;
+        }
+        try {
+            storage.anchor(nextSequence - 1, lastHash.clone());
+        } catch (RuntimeException e) {
+            LOG.warn("journal {}: the chain anchor at sequence {} was not written ({}); the next open verifies from "
+                    + "an older anchor or from sequence 0", storage.describe(), nextSequence - 1, e.toString());
+        }
+    }
+
     private void checkWritable() {
         if (closed) {
             throw new IllegalStateException("journal " + storage.describe() + " is closed");

@@ -45,6 +45,13 @@ sealed interface JournalStorage permits ChronicleStorage, KafkaStorage {
     /** Where the journal is, for messages. */
     String describe();
 
+    /**
+     * Records that the record at {@code sequence}, durable, hashes to {@code hash}, so that the next open may verify the
+     * chain from there ({@link ChainAnchor}). The Kafka storage keeps none: its open reads the topic.
+     */
+    default void anchor(long sequence, byte[] hash) {
+    }
+
     /** Releases the storage (and the lease); {@code flush} when no write failed. */
     void close(boolean flush);
 }

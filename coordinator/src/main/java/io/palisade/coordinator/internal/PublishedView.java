@@ -127,6 +127,8 @@ public final class PublishedView {
     void checkpointIfBehind() {
         if (recordsSinceCheckpoint > 0 && !journal.fenced()) { // a fenced writer leaves the graph to the new one
             checkpoint();
+        } else if (!journal.fenced()) {
+            journal.anchor(); // the records this session's open appended: the next open verifies from them
         }
     }
 
@@ -145,6 +147,7 @@ public final class PublishedView {
             events.add(expired);
         }
         long seq = journal.appendBatch(events, options.durability());
+        journal.anchor(); // the next open verifies the journal's chain from here, not from sequence 0
         synchronized (lock) {
             HeadsState s = state;
             for (int i = 0; i < events.size(); i++) {
