@@ -74,7 +74,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         KeyFilter keys = KeyedSchemas.keysOf(rows, idFieldId);
         checkPath(path);
         // a large merge is cheaper on the scan plan, which is also fenced by Lance's key filter (MergeCost)
-        boolean scan = path == MergePath.INDEXED_UNFENCED
+        boolean scan = path == MergePath.INDEXED_UNFENCED && rows.getRowCount() >= io.palisade.substrate.MergeCost.MIN_ROWS
                 && io.palisade.substrate.MergeCost.scanCheaper(rows.getRowCount(), dataset.countRows());
         if (strict && path == MergePath.INDEXED_UNFENCED && !scan) {
             // Lance 7.0.0's indexed path ignores WhenMatched Fail and updates the match (surface guard
@@ -129,7 +129,8 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                         watermark.generation())));
         if (hasDeletes) {
             params = params.withNotMatchedBySourceDeleteIf(inPredicate(deletes, 0, deletes.size()));
-        } else if (hasIdIndex() && io.palisade.substrate.MergeCost.scanCheaper(upserts.getRowCount(), dataset.countRows())) {
+        } else if (upserts.getRowCount() >= io.palisade.substrate.MergeCost.MIN_ROWS && hasIdIndex()
+                && io.palisade.substrate.MergeCost.scanCheaper(upserts.getRowCount(), dataset.countRows())) {
             // deletes nothing; a by-source clause makes Lance 7.0.0 take the scan plan with the index present
             params = params.withNotMatchedBySourceDeleteIf("false");
         }
