@@ -29,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -842,29 +843,40 @@ final class Simulation {
             pendingBranch = null;
         }
         if (pendingMerge != null) {
-            // the merge's writes are the intents without idempotency key journaled on main after it started
+            // the merge's writes are the intents without idempotency key journaled on main after it started; whether
+            // each was applied is read from its IntentCompleted in the journal (the heads state forgets completed
+            // intents once a checkpoint covers them)
+            List<JournalEvent.IntentRecorded> parts = new ArrayList<>();
+            Map<String, io.palisade.journal.IntentOutcome> outcomes = new HashMap<>();
             try (JournalReader jr = JournalReader.open(root.resolve("g").resolve("_palisade"));
                  JournalCursor c = jr.read(pendingMerge.journalEnd())) {
                 for (JournalRecord r = c.poll(); r != null; r = c.poll()) {
                     if (r.event() instanceof JournalEvent.IntentRecorded ir && ir.idempotencyKey() == null
                             && ir.graphBranch().equals(MAIN) && KEYED.contains(ir.table())) {
-                        Kind kind = switch (ir.operation()) {
-                            case INSERT -> Kind.INSERT;
-                            case UPSERT -> Kind.UPSERT;
-                            case DELETE -> Kind.DELETE;
-                            case FOLD -> null; // the fold of a side before the merge, not one of its parts
-                            default -> throw new Violation("seed " + seed + ": a merge journaled " + ir);
-                        };
-                        if (kind == null) {
-                            continue;
-                        }
-                        boolean was = state.completedIntent(ir.intentId()).map(ci -> ci.applied()
-                                || ci.outcome() == io.palisade.journal.IntentOutcome.JOURNALED).orElse(false);
-                        trace("resolved merge part " + ir.table() + " " + kind + (was ? " applied" : " absent"));
-                        if (was) {
-                            applyMergePart(pendingMerge.n(), ir.table(), kind, pendingMerge.plan().get(ir.table()).get(kind));
-                        }
+                        parts.add(ir);
+                    } else if (r.event() instanceof JournalEvent.IntentCompleted ic) {
+                        outcomes.put(ic.intentId(), ic.outcome());
                     }
+                }
+            }
+            for (JournalEvent.IntentRecorded ir : parts) {
+                Kind kind = switch (ir.operation()) {
+                    case INSERT -> Kind.INSERT;
+                    case UPSERT -> Kind.UPSERT;
+                    case DELETE -> Kind.DELETE;
+                    case FOLD -> null; // the fold of a side before the merge, not one of its parts
+                    default -> throw new Violation("seed " + seed + ": a merge journaled " + ir);
+                };
+                if (kind == null) {
+                    continue;
+                }
+                io.palisade.journal.IntentOutcome o = outcomes.get(ir.intentId());
+                boolean was = o == io.palisade.journal.IntentOutcome.COMMITTED
+                        || o == io.palisade.journal.IntentOutcome.ROLLED_FORWARD
+                        || o == io.palisade.journal.IntentOutcome.JOURNALED;
+                trace("resolved merge part " + ir.table() + " " + kind + (was ? " applied" : " absent"));
+                if (was) {
+                    applyMergePart(pendingMerge.n(), ir.table(), kind, pendingMerge.plan().get(ir.table()).get(kind));
                 }
             }
             pendingMerge = null;
