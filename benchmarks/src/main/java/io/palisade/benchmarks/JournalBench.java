@@ -44,7 +44,8 @@ import java.util.stream.Stream;
  *   <li>{@code append}: one 200-byte-payload event per call (276-byte record) in each durability mode;
  *       {@code rawAppend} / {@code rawAppendSync}: the same encoded record bytes written by a plain
  *       Chronicle appender, without and with {@code appender.sync()}.</li>
- *   <li>{@code appendBatch64PowerLoss}: 64 events and one sync per call (group commit);
+ *   <li>{@code appendBatch64PowerLoss}: 64 events and one sync per call (group commit); {@code appendGroupPowerLoss}:
+ *       1, 4, 16, 64 or 256 events and one sync per call (syncs per second; the journal's limit per group size);
  *       {@code rawBatch64Sync}: 64 raw writes and one sync.</li>
  *   <li>{@code readVerify}: sequential read of 100,000 records with decode, CRC32C and SHA-256 chain check;
  *       {@code rawRead}: a plain tailer copying the same excerpts.</li>
@@ -179,6 +180,41 @@ public class JournalBench {
     @Benchmark
     @OperationsPerInvocation(64)
     public long appendBatch64PowerLoss(BatchWriter w) {
+        return w.journal.appendBatch(w.batch, Durability.POWER_LOSS);
+    }
+
+    /**
+     * A group of {@code group} events and one {@code POWER_LOSS} sync per call: the journal's physical limit at each
+     * group size (one call = one sync; records per second = the score × {@code group}).
+     */
+    @State(Scope.Thread)
+    public static class GroupWriter {
+        @Param({"1", "4", "16", "64", "256"})
+        int group;
+        Path dir;
+        Journal journal;
+        List<JournalEvent> batch = new ArrayList<>();
+
+        @Setup(Level.Iteration)
+        public void open() throws IOException {
+            dir = Files.createTempDirectory("journal-bench");
+            journal = Journal.open(dir.resolve("_palisade"), JournalOptions.defaults());
+            batch.clear();
+            for (int i = 0; i < group; i++) {
+                batch.add(event(i));
+            }
+        }
+
+        @TearDown(Level.Iteration)
+        public void close() {
+            journal.close();
+            delete(dir);
+        }
+    }
+
+    /** Syncs per second at a group size ({@link GroupWriter}); multiply by the group for records per second. */
+    @Benchmark
+    public long appendGroupPowerLoss(GroupWriter w) {
         return w.journal.appendBatch(w.batch, Durability.POWER_LOSS);
     }
 
