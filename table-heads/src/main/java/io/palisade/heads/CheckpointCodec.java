@@ -391,7 +391,7 @@ final class CheckpointCodec {
         // a delta's completed intents and receipts are those gained after its parent, added to what of the parent's
         // this state still keeps: the intents completed after its last checkpoint, the receipts after its expiry bound
         PMap<String, CompletedIntent> completed = parent == null ? PMap.empty()
-                : forgetCompleted(parent.completed, lastCheckpoint);
+                : parent.completed.removeIf((id, c) -> c.completedAt() <= lastCheckpoint);
         long after = parent == null ? Long.MIN_VALUE : parent.lastSequence;
         for (int i = 0, n = r.getCount(); i < n; i++) {
             CompletedIntent c = new CompletedIntent(r.getString(), outcome(r.getShort()), r.getString(), r.getString(),
@@ -406,7 +406,7 @@ final class CheckpointCodec {
         }
 
         PMap<String, IntentReceipt> receipts = parent == null ? PMap.empty()
-                : forgetReceipts(parent.receipts, receiptsExpiredThrough);
+                : parent.receipts.removeIf((key, rc) -> rc.completionSequence() <= receiptsExpiredThrough);
         for (int i = 0, n = r.getCount(); i < n; i++) {
             String key = r.getString();
             IntentReceipt rc = new IntentReceipt(r.getString(), r.getLong(), r.getString(), r.getString(), r.getString(), r.getLong(),
@@ -488,25 +488,6 @@ final class CheckpointCodec {
                 new Object());
     }
 
-    private static PMap<String, CompletedIntent> forgetCompleted(PMap<String, CompletedIntent> m, long through) {
-        PMap<String, CompletedIntent>[] out = new PMap[] {m};
-        m.forEach((id, c) -> {
-            if (c.completedAt() <= through) {
-                out[0] = out[0].remove(id);
-            }
-        });
-        return out[0];
-    }
-
-    private static PMap<String, IntentReceipt> forgetReceipts(PMap<String, IntentReceipt> m, long through) {
-        PMap<String, IntentReceipt>[] out = new PMap[] {m};
-        m.forEach((key, rc) -> {
-            if (rc.completionSequence() <= through) {
-                out[0] = out[0].remove(key);
-            }
-        });
-        return out[0];
-    }
 
     private static <V> PMap<String, V> putNew(PMap<String, V> m, String key, V value) {
         if (m.containsKey(key)) {

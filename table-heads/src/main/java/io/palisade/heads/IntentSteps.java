@@ -227,13 +227,7 @@ final class IntentSteps {
                 completed = completed.put(n.intent.intentId(), n.intent);
             }
         } else {
-            PMap<String, CompletedIntent>[] out = new PMap[] {d.completed};
-            d.completed.forEach((id, ci) -> {
-                if (ci.completedAt() <= covered) {
-                    out[0] = out[0].remove(id);
-                }
-            });
-            completed = out[0];
+            completed = d.completed.removeIf((id, ci) -> ci.completedAt() <= covered);
         }
         d.completed = completed;
         d.log = log;
@@ -252,13 +246,7 @@ final class IntentSteps {
             throw d.fail(null, null, "receipts expire through sequence " + through + ", below the earlier bound "
                     + d.receiptsExpiredThrough);
         }
-        PMap<String, IntentReceipt>[] out = new PMap[] {d.receipts};
-        d.receipts.forEach((key, r) -> {
-            if (r.completionSequence() <= through) {
-                out[0] = out[0].remove(key);
-            }
-        });
-        d.receipts = out[0];
+        d.receipts = d.receipts.removeIf((key, r) -> r.completionSequence() <= through);
         d.receiptsExpiredThrough = through;
     }
 }

@@ -112,6 +112,21 @@ final class PMap<K, V> {
         return n == null ? empty() : new PMap<>(n, size - 1);
     }
 
+    /** This map without the entries {@code drop} accepts (this map itself when it accepts none). */
+    PMap<K, V> removeIf(java.util.function.BiPredicate<? super K, ? super V> drop) {
+        List<K> gone = new ArrayList<>();
+        forEach((k, v) -> {
+            if (drop.test(k, v)) {
+                gone.add(k);
+            }
+        });
+        PMap<K, V> out = this;
+        for (K k : gone) {
+            out = out.remove(k);
+        }
+        return out;
+    }
+
     void forEach(BiConsumer<? super K, ? super V> action) {
         if (root != null) {
             each(root, action);
