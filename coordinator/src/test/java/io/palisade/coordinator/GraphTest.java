@@ -112,6 +112,35 @@ class GraphTest extends GraphTestSupport {
     }
 
     @Test
+    void aDeleteCountsTheRowsItRemovedAndOneThatFindsNoneCommitsNoVersion() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30, "bob", 40)) {
+            g.insert("main", "person", a);
+            long before = g.state().head("main", "person").orElseThrow().version();
+
+            Receipt none = g.delete("main", "person", List.of("nobody", "ghost"));
+            assertThat(none.rows()).isZero();
+            assertThat(none.version()).isEqualTo(before);
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(before);
+
+            Receipt some = g.delete("main", "person", List.of("bob", "nobody"));
+            assertThat(some.rows()).isEqualTo(1);
+            assertThat(some.version()).isEqualTo(before + 1);
+            assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactly("alice");
+
+            // two deletes of one key in one group: the first removes it, the second finds it gone
+            var d1 = g.deleteAsync("main", "person", List.of("alice"), WriteOptions.NONE);
+            var d2 = g.deleteAsync("main", "person", List.of("alice"), WriteOptions.NONE);
+            assertThat(d1.join().rows() + d2.join().rows()).isEqualTo(1);
+            assertThat(g.scan("main", "person")).isEmpty();
+        }
+        try (Graph g = Palisade.open(dir.resolve("g"), Options.defaults())) {
+            // the no-op delete is explained by the journal as committed with no version
+            assertThat(g.scan("main", "person")).isEmpty();
+        }
+    }
+
+    @Test
     void deleteAndKeylessAppend() {
         try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults());
              VectorSchemaRoot a = Rows.people(allocator, "alice", 30, "bob", 40);

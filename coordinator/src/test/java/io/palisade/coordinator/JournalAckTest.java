@@ -78,6 +78,23 @@ class JournalAckTest extends GraphTestSupport {
     }
 
     @Test
+    void aJournalAckDeleteCountsTheKeysHeldByTheTailOrTheFoldedHead() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold())) {
+            g.insert("main", "person", List.of(Row.of("id", "alice", "age", 30), Row.of("id", "bob", "age", 40)));
+        } // close folds
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(g.state().foldMark("main", "person").unfolded()).isZero();
+            g.insert("main", "person", List.of(Row.of("id", "carol", "age", 50)));
+            // alice at the folded head, carol in the unfolded tail, nobody anywhere
+            assertThat(g.delete("main", "person", List.of("alice", "carol", "nobody")).rows()).isEqualTo(2);
+            // both are now deleted by the tail
+            assertThat(g.delete("main", "person", List.of("alice", "carol")).rows()).isZero();
+            assertThat(g.delete("main", "person", List.of("bob")).rows()).isEqualTo(1);
+            assertThat(g.scan("main", "person")).isEmpty();
+        }
+    }
+
+    @Test
     void writesAreAcknowledgedFromTheJournalReadAtOnceAndFoldedIntoTheTable() {
         try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold())) {
             long v0 = g.state().head("main", "person").orElseThrow().version();

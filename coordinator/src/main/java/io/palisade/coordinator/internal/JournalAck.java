@@ -69,6 +69,7 @@ final class JournalAck {
         for (Fence.Admitted a : acked) {
             batch.add(new IntentCompleted(a.intentId(), IntentOutcome.JOURNALED, "", null, List.of()));
         }
+        List<Long> rows = first instanceof WriteOp.Delete && !acked.isEmpty() ? deleted(def, head, acked) : null;
         long firstSeq = journal.append(batch);
         CrashPoints.hit("after-journal-ack");
         for (Fence.Admitted a : acked) {
@@ -82,11 +83,43 @@ final class JournalAck {
             Fence.Admitted a = acked.get(i);
             WriteOp op = a.op();
             op.future().complete(new Receipt(a.intentId(), firstSeq + firstCompletion + i, op.table(), op.branch(),
-                    head.version(), op.rowCount(), false));
+                    head.version(), rows == null ? op.rowCount() : rows.get(i), false));
         }
         for (Lost l : judged.conflicted()) {
             l.op().op().future().completeExceptionally(l.failure());
         }
+    }
+
+    /**
+     * The rows each of a group of acknowledged deletes removes: the keys held (by the newest unfolded write of the key,
+     * else by the folded head) that no earlier delete of the group removed. Called before the group is journaled, whose
+     * own entries then join the unfolded tail.
+     */
+    private List<Long> deleted(Catalog.TableDef def, TableHead head, List<Fence.Admitted> deletes) {
+        WriteOp first = deletes.get(0).op();
+        List<String> asked = new ArrayList<>();
+        for (Fence.Admitted op : deletes) {
+            asked.addAll(op.keys().keys());
+        }
+        Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(first.branch(), first.table(), asked);
+        Set<String> untouched = new HashSet<>(asked);
+        untouched.removeAll(tail.keySet());
+        Set<String> atHead = untouched.isEmpty() ? Set.of()
+                : presence.presentAtHead(def, first.branch(), first.table(), head, untouched);
+        Set<String> gone = new HashSet<>();
+        List<Long> rows = new ArrayList<>(deletes.size());
+        for (Fence.Admitted op : deletes) {
+            long n = 0;
+            for (String k : op.keys().keys()) {
+                UnfoldedWrites.Entry e = tail.get(k);
+                boolean held = e != null ? !e.deletes() : atHead.contains(k);
+                if (held && gone.add(k)) {
+                    n++;
+                }
+            }
+            rows.add(n);
+        }
+        return rows;
     }
 
     /**

@@ -125,11 +125,26 @@ final class JournalPhases {
         boolean noOp = achieved.version() == base.version();
         for (Fence.Admitted a : committed) {
             WriteOp op = a.op();
-            into.add(new IntentCompleted(a.intentId(), IntentOutcome.COMMITTED, noOp && op.maintenance()
-                    ? "no-op: " + (op instanceof WriteOp.Compact ? "nothing to compact" : "the index covers every fragment")
-                    + "; no table version was committed" : "", null, List.of()));
+            into.add(new IntentCompleted(a.intentId(), IntentOutcome.COMMITTED, noOp ? noOpReason(op) : "", null,
+                    List.of()));
         }
         return commitIndex;
+    }
+
+    /** Why a committed op reached no new table version. */
+    private static String noOpReason(WriteOp op) {
+        String why = switch (op) {
+            case WriteOp.Compact c -> "nothing to compact";
+            case WriteOp.OptimizeIndex o -> "the index covers every fragment";
+            case WriteOp.Delete d -> "the table holds none of the keys";
+            case WriteOp.Insert i -> "nothing written";
+            case WriteOp.Upsert u -> "nothing written";
+            case WriteOp.Append a -> "nothing written";
+            case WriteOp.Overwrite o -> "nothing written";
+            case WriteOp.AddColumns a -> "nothing written";
+            case WriteOp.Fold f -> "nothing to fold";
+        };
+        return "no-op: " + why + "; no table version was committed";
     }
 
     /** Appends the Phase A batch (one sync), then crash point {@code after-intent}; returns its first sequence. */

@@ -64,7 +64,7 @@ final class Publisher {
                     Fence.Admitted a = c.committed().get(i);
                     WriteOp op = a.op();
                     op.future().complete(new Receipt(a.intentId(), firstSeq + commitIndex + i, op.table(), op.branch(),
-                            c.achieved().version(), op.rowCount()));
+                            c.achieved().version(), c.rows().get(i)));
                 }
                 failLosers(c);
                 if (c.achieved().version() != c.base().version()) {

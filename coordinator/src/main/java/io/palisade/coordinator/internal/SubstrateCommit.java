@@ -76,11 +76,20 @@ final class SubstrateCommit {
         List<JournalEvent> records();
 
         /**
-         * {@code committed} are committed from {@code base} to {@code achieved} (equal: a no-op maintenance commit) and
-         * may be published; {@code described}: the commit's actions when known (a verified maintenance commit), else null.
+         * {@code committed} are committed from {@code base} to {@code achieved} (equal: a no-op maintenance commit, or
+         * a delete none of whose keys the table held) and may be published; {@code rows}: what each committed op
+         * wrote, as its receipt counts it (a delete: the rows of its keys the table held, each counted for the first
+         * op of the group that deletes it); {@code described}: the commit's actions when known (a verified
+         * maintenance commit), else null.
          */
-        record Committed(TableRef base, TableRef achieved, List<Fence.Admitted> committed, List<Action> described,
-                         List<Lost> losers, List<JournalEvent> records) implements Result {
+        record Committed(TableRef base, TableRef achieved, List<Fence.Admitted> committed, List<Long> rows,
+                         List<Action> described, List<Lost> losers, List<JournalEvent> records) implements Result {
+            public Committed {
+                if (rows.size() != committed.size()) {
+                    throw new IllegalArgumentException("a row count per committed op: " + rows.size() + " for "
+                            + committed.size());
+                }
+            }
         }
 
         /** Nothing was committed: every op lost (key or write conflict, validation, a foreign commit Lance refused over, a maintenance plan without effect). */
@@ -147,9 +156,18 @@ final class SubstrateCommit {
         List<Fence.Admitted> live = new ArrayList<>(ops);
         Map<Fence.Admitted, PalisadeException> failures = new IdentityHashMap<>();
         int retries = 0;
+        Set<String> deletable = null;
         while (!live.isEmpty()) {
             try {
                 Faults.beforeSubstrateCommit(first.table(), ctx.layout().tables(), ctx.allocator());
+                if (first instanceof WriteOp.Delete) {
+                    // a delete that finds none of its keys commits no version
+                    deletable = SubstrateWrites.present(ctx, ref, live);
+                    if (deletable.isEmpty()) {
+                        result = CommitResult.of(ref);
+                        break;
+                    }
+                }
                 result = SubstrateWrites.write(ctx, def, ref, live);
                 break;
             } catch (KeyConflictException e) {
@@ -267,8 +285,31 @@ final class SubstrateCommit {
         if (first instanceof WriteOp.AddColumns a) {
             ctx.view().addToCatalog(a.table(), a.columns());
         }
-        return new Result.Committed(ref, result.ref(), List.copyOf(live), committedActions, lost(ops, live, failures),
-                phaseCD);
+        return new Result.Committed(ref, result.ref(), List.copyOf(live), rows(live, deletable), committedActions,
+                lost(ops, live, failures), phaseCD);
+    }
+
+    /**
+     * The rows each of {@code committed} wrote: its own count, or for a delete the keys of {@code deletable} (the
+     * table's at the commit's base) it is the first of the group to delete.
+     */
+    private static List<Long> rows(List<Fence.Admitted> committed, Set<String> deletable) {
+        Set<String> left = deletable == null ? Set.of() : new HashSet<>(deletable);
+        List<Long> rows = new ArrayList<>(committed.size());
+        for (Fence.Admitted a : committed) {
+            if (a.op() instanceof WriteOp.Delete d) {
+                long n = 0;
+                for (String k : d.keys().keys()) {
+                    if (left.remove(k)) {
+                        n++;
+                    }
+                }
+                rows.add(n);
+            } else {
+                rows.add(a.op().rowCount());
+            }
+        }
+        return rows;
     }
 
     /** The ops of {@code all} not in {@code kept}, in order, each with its failure. */

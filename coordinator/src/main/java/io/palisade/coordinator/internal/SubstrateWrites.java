@@ -14,7 +14,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The one substrate write of a group of fenced ops of one kind and table (for {@link SubstrateCommit}, which decides
@@ -65,6 +68,17 @@ final class SubstrateWrites {
                 case WriteOp.Append a -> throw new IllegalStateException("an append is written to its table as keyless");
             };
         }
+    }
+
+    /** The keys of a group of deletes that the table holds at {@code ref}: one keyed lookup, no commit. */
+    static Set<String> present(Context ctx, TableRef ref, List<Fence.Admitted> deletes) {
+        Set<String> present = new HashSet<>();
+        try (KeyedTable t = ctx.store().openKeyed(deletes.get(0).op().table(), ref)) {
+            for (Map<String, Object> r : t.rowsWithKeys(allKeys(deletes))) {
+                present.add(String.valueOf(r.get("id")));
+            }
+        }
+        return present;
     }
 
     /** The rows an op of a kind that has rows writes. */

@@ -411,4 +411,21 @@ class CliEndToEndTest {
         }
         return -1;
     }
+
+    @Test
+    @Order(11)
+    void journalAckWritesAfterAFoldPrintOnlyTheirReceipt() throws Exception {
+        Path cat = tmp.resolve("journal-ack.json");
+        Files.writeString(cat, """
+                {"tables": [{"name": "person", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
+                  {"name": "age", "type": "int64", "nullable": true}]}]}""");
+        String g = tmp.resolve("ja").toString();
+        assertThat(inProcess("init", g, "--catalog", cat.toString()).code()).isZero();
+        // each launch folds at close, so the second one opens a table carrying Lance's MemWAL index
+        for (String row : List.of("{\"id\":\"a\",\"age\":1}\n", "{\"id\":\"b\",\"age\":2}\n")) {
+            Launcher.Result w = withInput(row, "write", g, "--table", "person");
+            assertThat(w.code()).as(w.toString()).isZero();
+            assertThat(w.err()).as(w.toString()).isEmpty();
+        }
+    }
 }
