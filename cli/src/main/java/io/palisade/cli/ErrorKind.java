@@ -3,6 +3,7 @@ package io.palisade.cli;
 import io.palisade.fencing.CommitStateUnknownException;
 import io.palisade.fencing.ForeignCommitException;
 import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.IdempotencyMismatchException;
 import io.palisade.fencing.JournalCorruptedException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.MergeConflictException;
@@ -32,6 +33,7 @@ public enum ErrorKind {
     MERGE_CONFLICT(Main.KEY_CONFLICT, MergeConflictException.class, ""),
     WRITE_CONFLICT(Main.WRITE_CONFLICT, WriteConflictException.class, " (retryable)"),
     VALIDATION(Main.INVALID_INPUT, ValidationException.class, " (nothing written)"),
+    IDEMPOTENCY_MISMATCH(Main.IDEMPOTENCY_MISMATCH, IdempotencyMismatchException.class, " (nothing written)"),
     GRAPH_REFUSED(Main.REFUSED, GraphRefusedException.class, ""),
     JOURNAL_CORRUPTED(Main.CORRUPTED, JournalCorruptedException.class, ""),
     TABLE_CORRUPTED(Main.CORRUPTED, TableCorruptedException.class, ""),

@@ -25,7 +25,8 @@ import picocli.CommandLine.Option;
                 "6:refused: writer lease held by another process, unsupported format stamp (graph_refused)",
                 "7:journal or table files corrupted, or verification failed; names the sequence or the file (journal_corrupted, table_corrupted, checkpoint_damaged)",
                 "8:foreign commit: a table version no journaled write explains; not acknowledged; see recover (foreign_commit)",
-                "9:a write whose outcome is not known: it may have been committed; consult the journal (palisade explain) before retrying (commit_state_unknown)"},
+                "9:a write whose outcome is not known: it may have been committed; consult the journal (palisade explain) before retrying (commit_state_unknown)",
+                "10:an idempotency key given again with a different request; nothing written (idempotency_mismatch)"},
         footer = {"%nA journal point (--at, --from, --to) is a sequence (42), an ISO-8601 time with or without zone "
                 + "(2026-11-29T14:00:00Z; a zone-less time is UTC), a relative time (-10m, 2h ago, now) or 'last N'. "
                 + "Output: --format table|json|jsonl (--json = --format json).",
@@ -45,6 +46,8 @@ public final class Main implements Runnable {
     public static final int FOREIGN_COMMIT = 8;
     /** A write whose outcome is not known (it may have been committed): never "retry blindly", unlike 1 or 4. */
     public static final int COMMIT_STATE_UNKNOWN = 9;
+    /** An idempotency key reused for a different request: never answered with the first write's receipt. */
+    public static final int IDEMPOTENCY_MISMATCH = 10;
 
     static volatile boolean verbose;
     /** Whether the command line asked for JSON output ({@code --json}): errors are then also one JSON line on stdout. */

@@ -54,6 +54,7 @@ class ErrorVocabularyTest {
             new io.palisade.fencing.VersionExpiredException("table 'person' no longer has version 3", 40),
             new WriteConflictException("retry me"),
             new ValidationException("bad"),
+            new io.palisade.fencing.IdempotencyMismatchException("req-1", "i-1"),
             new GraphRefusedException("held by another writer"),
             new JournalCorruptedException(12, "crc"),
             new TableCorruptedException("person", "main", "main", 3, List.of("person.lance/_versions/x.manifest: zero-length"),

@@ -2,6 +2,7 @@ package io.palisade.coordinator;
 
 import io.palisade.coordinator.internal.BatchValidation;
 import io.palisade.coordinator.internal.Engine;
+import io.palisade.coordinator.internal.RequestDigest;
 import io.palisade.coordinator.internal.WriteOp;
 import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.ValidationException;
@@ -93,7 +94,10 @@ public final class Graph implements AutoCloseable {
         return engine.load(branch, table, reader, mode, batchRows);
     }
 
-    /** Deletes the rows with these keys (absent keys are ignored). */
+    /**
+     * Deletes the rows with these keys (absent keys are ignored). The receipt counts the rows removed; a delete none
+     * of whose keys the table holds commits no table version (receipt at the head's version, completion "no-op").
+     */
     public Receipt delete(String branch, String table, List<String> keys) {
         return engine.join(deleteAsync(branch, table, keys, WriteOptions.NONE));
     }
@@ -107,7 +111,8 @@ public final class Graph implements AutoCloseable {
         if (filter.isEmpty()) {
             throw new ValidationException("delete needs at least one key");
         }
-        return engine.submit(new WriteOp.Delete(submission(branch, table, options.idempotencyKey()), filter));
+        return engine.submit(digested(new WriteOp.Delete(submission(branch, table, options.idempotencyKey()), filter),
+                s -> new WriteOp.Delete(s, filter)));
     }
 
     /** Appends rows to an append-only (keyless) table. */
@@ -190,7 +195,18 @@ public final class Graph implements AutoCloseable {
         if (rows == null || rows.getRowCount() == 0) {
             throw new ValidationException("a write to '" + table + "' needs at least one row");
         }
-        return kind.apply(submission(branch, table, options.idempotencyKey()), rows);
+        return digested(kind.apply(submission(branch, table, options.idempotencyKey()), rows), s -> kind.apply(s, rows));
+    }
+
+    /**
+     * {@code op}, remade by {@code remake} with its request's digest when it carries an idempotency key: a repeat of
+     * the key must be the same request (docs/coordinator.md, "API").
+     */
+    private static WriteOp digested(WriteOp op, java.util.function.Function<WriteOp.Submission, WriteOp> remake) {
+        if (op.idempotencyKey().isEmpty()) {
+            return op;
+        }
+        return remake.apply(op.submission().withRequestDigest(RequestDigest.of(op)));
     }
 
     /** A submission to (branch, table) now, based on the version the published view has. */

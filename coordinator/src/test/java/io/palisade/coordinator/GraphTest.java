@@ -1,6 +1,7 @@
 package io.palisade.coordinator;
 
 import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.IdempotencyMismatchException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.ValidationException;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -80,6 +81,45 @@ class GraphTest extends GraphTestSupport {
              VectorSchemaRoot a = Rows.people(allocator, "alice", 30)) {
             assertThat(g.insert("main", "person", a, WriteOptions.idempotencyKey("k1"))).isEqualTo(first);
             assertThat(g.scan("main", "person")).hasSize(1);
+        }
+    }
+
+    @Test
+    void anIdempotencyKeyGivenAnotherRequestIsRefusedNamingTheFirstWrite() {
+        Path p = dir.resolve("g");
+        Receipt first;
+        try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30, "bob", 40);
+             VectorSchemaRoot reordered = Rows.people(allocator, "bob", 40, "alice", 30);
+             VectorSchemaRoot other = Rows.people(allocator, "alice", 31, "bob", 40)) {
+            first = g.upsert("main", "person", a, WriteOptions.idempotencyKey("req-1"));
+            // the same rows in another order are the same request
+            assertThat(g.upsert("main", "person", reordered, WriteOptions.idempotencyKey("req-1"))).isEqualTo(first);
+            assertThatThrownBy(() -> g.upsert("main", "person", other, WriteOptions.idempotencyKey("req-1")))
+                    .isInstanceOfSatisfying(IdempotencyMismatchException.class, e -> {
+                        assertThat(e.idempotencyKey()).isEqualTo("req-1");
+                        assertThat(e.firstIntent()).isEqualTo(first.intent());
+                    });
+            // another kind of write with the same rows is another request
+            assertThatThrownBy(() -> g.insert("main", "person", a, WriteOptions.idempotencyKey("req-1")))
+                    .isInstanceOf(IdempotencyMismatchException.class);
+            assertThatThrownBy(() -> g.deleteAsync("main", "person", List.of("alice"), WriteOptions.idempotencyKey("req-1"))
+                    .join()).hasCauseInstanceOf(IdempotencyMismatchException.class);
+            // two requests with one key in one group: the second is refused, the first is written
+            var d1 = g.deleteAsync("main", "person", List.of("alice"), WriteOptions.idempotencyKey("req-2"));
+            var d2 = g.deleteAsync("main", "person", List.of("bob"), WriteOptions.idempotencyKey("req-2"));
+            assertThat(d1.join().rows()).isEqualTo(1);
+            assertThatThrownBy(d2::join).hasCauseInstanceOf(IdempotencyMismatchException.class);
+            assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactly("bob");
+        }
+        // the digest is journaled and checkpointed: a reopened writer refuses the same mismatch
+        try (Graph g = Palisade.open(p, Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30, "bob", 40);
+             VectorSchemaRoot other = Rows.people(allocator, "alice", 31, "bob", 40)) {
+            assertThat(g.upsert("main", "person", a, WriteOptions.idempotencyKey("req-1"))).isEqualTo(first);
+            assertThatThrownBy(() -> g.upsert("main", "person", other, WriteOptions.idempotencyKey("req-1")))
+                    .isInstanceOf(IdempotencyMismatchException.class);
+            assertThat(g.scan("main", "person")).extracting(r -> r.get("id")).containsExactly("bob");
         }
     }
 

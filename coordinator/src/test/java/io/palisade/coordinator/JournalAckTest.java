@@ -452,12 +452,22 @@ class JournalAckTest extends GraphTestSupport {
                 }
                 // every key ever used, in this process and the ones before, returns its first receipt
                 for (Map.Entry<String, Receipt> e : first.entrySet()) {
-                    Receipt again = g.upsert("main", "person", List.of(Row.of("id", "other", "age", -1)),
+                    int m = Integer.parseInt(e.getKey().substring("txn-".length()));
+                    Receipt again = g.upsert("main", "person", List.of(Row.of("id", "p" + (m % 5), "age", m)),
                             WriteOptions.idempotencyKey(e.getKey()));
                     assertThat(again.intent()).isEqualTo(e.getValue().intent());
                     assertThat(again.seq()).isEqualTo(e.getValue().seq());
+                    // the key with another request is refused, whichever process journaled the first
+                    assertThatThrownBy(() -> g.upsert("main", "person", List.of(Row.of("id", "other", "age", -1)),
+                            WriteOptions.idempotencyKey(e.getKey())))
+                            .isInstanceOf(io.palisade.fencing.IdempotencyMismatchException.class);
                 }
                 assertThat(g.get("main", "person", List.of("other"))).isEmpty(); // no repeat wrote anything
+                // the repeats wrote nothing: each p holds the age of its newest first write
+                for (int p = 0; p < 5; p++) {
+                    int newest = n - 1 - ((n - 1 - p) % 5 + 5) % 5;
+                    assertThat(g.get("main", "person", List.of("p" + p)).get("p" + p).int64("age")).isEqualTo(newest);
+                }
             }
             assertThat(io.palisade.heads.Checkpoints.of(dir.resolve("g").resolve("_palisade")).list()).isNotEmpty();
         }

@@ -47,10 +47,21 @@ public sealed interface JournalEvent {
      * @param keyFilter          nullable: the exact key filter attached to the transaction's AddFragments
      *                           (null for keyless tables and for operations that touch no key)
      * @param intendedTransition the head transition the intent will publish
+     * @param requestDigest      nullable: the digest of the request an idempotency key names (its kind, branch, table
+     *                           and rows or keys), which a repeat of the key must match; absent from records written
+     *                           before the writer journaled it
      */
     record IntentRecorded(String intentId, String idempotencyKey, LogicalOperation operation, String graphBranch,
                           String table, ExpectedBase expectedBase, byte[] actions, KeyFilter keyFilter,
-                          HeadTransition intendedTransition) implements JournalEvent {
+                          HeadTransition intendedTransition, String requestDigest) implements JournalEvent {
+        /** An intent without a request digest. */
+        public IntentRecorded(String intentId, String idempotencyKey, LogicalOperation operation, String graphBranch,
+                              String table, ExpectedBase expectedBase, byte[] actions, KeyFilter keyFilter,
+                              HeadTransition intendedTransition) {
+            this(intentId, idempotencyKey, operation, graphBranch, table, expectedBase, actions, keyFilter,
+                    intendedTransition, null);
+        }
+
         public IntentRecorded {
             Objects.requireNonNull(intentId, "intentId");
             Objects.requireNonNull(operation, "operation");
@@ -73,13 +84,14 @@ public sealed interface JournalEvent {
                     && Objects.equals(idempotencyKey, r.idempotencyKey) && operation == r.operation
                     && graphBranch.equals(r.graphBranch) && table.equals(r.table)
                     && expectedBase.equals(r.expectedBase) && Arrays.equals(actions, r.actions)
-                    && Objects.equals(keyFilter, r.keyFilter) && intendedTransition.equals(r.intendedTransition);
+                    && Objects.equals(keyFilter, r.keyFilter) && intendedTransition.equals(r.intendedTransition)
+                    && Objects.equals(requestDigest, r.requestDigest);
         }
 
         @Override
         public int hashCode() {
             return Objects.hash(intentId, idempotencyKey, operation, graphBranch, table, expectedBase,
-                    Arrays.hashCode(actions), keyFilter, intendedTransition);
+                    Arrays.hashCode(actions), keyFilter, intendedTransition, requestDigest);
         }
 
         @Override
@@ -87,7 +99,7 @@ public sealed interface JournalEvent {
             return "IntentRecorded[intentId=" + intentId + ", idempotencyKey=" + idempotencyKey + ", operation="
                     + operation + ", graphBranch=" + graphBranch + ", table=" + table + ", expectedBase=" + expectedBase
                     + ", actions=" + actions.length + " bytes, keyFilter=" + keyFilter + ", intendedTransition="
-                    + intendedTransition + "]";
+                    + intendedTransition + ", requestDigest=" + requestDigest + "]";
         }
     }
 

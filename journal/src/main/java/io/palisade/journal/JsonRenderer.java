@@ -137,6 +137,7 @@ public final class JsonRenderer {
                     keyFilter(n.putObject("key_filter"), e.keyFilter());
                 }
                 transition(n.putObject("intended_transition"), e.intendedTransition());
+                n.put("request_digest", e.requestDigest());
             }
             case TableCommitted e -> {
                 strings(n.putArray("intent_ids"), e.intentIds());

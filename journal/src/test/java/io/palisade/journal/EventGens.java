@@ -158,9 +158,10 @@ final class EventGens {
                 Generate.bytes(Byte.MIN_VALUE, Byte.MAX_VALUE, (byte) 0));
         Gen<KeyFilter> keyFilter = nullable(keyFilter(), 30);
         Gen<HeadTransition> transition = transition();
+        Gen<String> digest = nullableText();
         return in -> new IntentRecorded(id.generate(in), idem.generate(in), op.generate(in), graphBranch.generate(in),
                 table.generate(in), base.generate(in), actions.generate(in), keyFilter.generate(in),
-                transition.generate(in));
+                transition.generate(in), digest.generate(in));
     }
 
     static Gen<JournalEvent> tableCommitted() {

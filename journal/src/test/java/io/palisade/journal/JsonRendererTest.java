@@ -16,7 +16,8 @@ class JsonRendererTest {
         JournalEvent e = new JournalEvent.IntentRecorded("intent-1", "client-7", LogicalOperation.INSERT, "main",
                 "person", new ExpectedBase("main", 4, 2, 17), new byte[] {1, 2, 3},
                 KeyFilter.ofStrings(0, List.of("b", "a")),
-                new HeadTransition("main", "person", new TableHead("main", 4, 2, 0), new TableHead("main", 5, 2, 0)));
+                new HeadTransition("main", "person", new TableHead("main", 4, 2, 0), new TableHead("main", 5, 2, 0)),
+                "d1g357");
         String json = JsonRenderer.toJson(new JournalRecord(18, 1_700_000_000_000_000_000L, 3, e));
         assertThat(json).isEqualTo("{\"seq\":18,\"time\":\"2023-11-14T22:13:20Z\",\"epoch\":3,\"type\":\"intent_recorded\","
                 + "\"intent_id\":\"intent-1\",\"idempotency_key\":\"client-7\",\"operation\":\"insert\","
@@ -25,7 +26,7 @@ class JsonRendererTest {
                 + "\"key_filter\":{\"key_type\":\"UTF8\",\"field_ids\":[0],\"count\":2,\"keys\":[\"a\",\"b\"]},"
                 + "\"intended_transition\":{\"graph_branch\":\"main\",\"table\":\"person\",\"from\":{\"table_branch\":"
                 + "\"main\",\"version\":4,\"schema_id\":2,\"incarnation\":0},\"to\":{\"table_branch\":\"main\","
-                + "\"version\":5,\"schema_id\":2,\"incarnation\":0}}}");
+                + "\"version\":5,\"schema_id\":2,\"incarnation\":0}},\"request_digest\":\"d1g357\"}");
     }
 
     @Test

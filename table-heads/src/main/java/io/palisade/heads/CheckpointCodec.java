@@ -47,7 +47,15 @@ final class CheckpointCodec {
 
     /** The complete file image of {@code state} as a full checkpoint, CRC included. */
     static byte[] encode(HeadsState s) {
-        return encode(s, null, null);
+        return encode(s, null, null, FORMAT_VERSION);
+    }
+
+    /**
+     * {@link #encode(HeadsState)} in format 4, whose receipts have no request digest: the writer of the previous
+     * format, kept so that tests read what older writers left.
+     */
+    static byte[] encodeFormat4(HeadsState s) {
+        return encode(s, null, null, CheckpointDescriptor.FORMAT_VERSION_4);
     }
 
     /**
@@ -68,10 +76,11 @@ final class CheckpointCodec {
         for (HeadsState.Completion c = s.log; c != null && c.intent.completedAt() > parent.lastSequence; c = c.next) {
             gained.addFirst(c);
         }
-        return encode(s, parent, gained);
+        return encode(s, parent, gained, FORMAT_VERSION);
     }
 
-    private static byte[] encode(HeadsState s, HeadsState parent, java.util.Collection<HeadsState.Completion> gained) {
+    private static byte[] encode(HeadsState s, HeadsState parent, java.util.Collection<HeadsState.Completion> gained,
+                                 int version) {
         ExpandableArrayBuffer buf = new ExpandableArrayBuffer(4096);
         PayloadWriter w = new PayloadWriter(buf, HEADER_LENGTH);
         if (parent == null) {
@@ -125,7 +134,7 @@ final class CheckpointCodec {
             var receipts = s.receipts.sortedEntries(BY_NAME);
             w.putInt(receipts.size());
             for (Map.Entry<String, IntentReceipt> e : receipts) {
-                putReceipt(w, e.getKey(), e.getValue());
+                putReceipt(w, e.getKey(), e.getValue(), version);
             }
         } else {
             w.putInt(gained.size());
@@ -137,7 +146,7 @@ final class CheckpointCodec {
             w.putInt(receipts);
             for (HeadsState.Completion c : gained) {
                 if (kept(s, c.receipt)) {
-                    putReceipt(w, c.intent.idempotencyKey(), c.receipt);
+                    putReceipt(w, c.intent.idempotencyKey(), c.receipt, version);
                 }
             }
         }
@@ -192,7 +201,7 @@ final class CheckpointCodec {
 
         int bodyLength = w.position() - HEADER_LENGTH;
         buf.putInt(MAGIC_OFFSET, MAGIC, LE);
-        buf.putInt(VERSION_OFFSET, FORMAT_VERSION, LE);
+        buf.putInt(VERSION_OFFSET, version, LE);
         buf.putLong(SEQUENCE_OFFSET, s.lastSequence, LE);
         buf.putInt(BODY_LENGTH_OFFSET, bodyLength, LE);
         buf.putInt(RESERVED_OFFSET, 0, LE);
@@ -214,10 +223,13 @@ final class CheckpointCodec {
         putNullableHead(w, c.publishedHead());
     }
 
-    private static void putReceipt(PayloadWriter w, String key, IntentReceipt r) {
+    private static void putReceipt(PayloadWriter w, String key, IntentReceipt r, int version) {
         w.putString(key).putString(r.intentId()).putLong(r.completionSequence()).putString(r.graphBranch())
                 .putString(r.table()).putString(r.tableBranch()).putLong(r.version()).putShort(r.outcome().code())
                 .putLong(r.rows());
+        if (version >= FORMAT_VERSION) {
+            w.putString(r.requestDigest());
+        }
     }
 
     private static int crc(byte[] b, int length) {
@@ -265,7 +277,8 @@ final class CheckpointCodec {
         UnsafeBuffer buf = new UnsafeBuffer(head);
         int version = buf.getInt(VERSION_OFFSET, LE);
         if (buf.getInt(MAGIC_OFFSET, LE) != MAGIC
-                || (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_3)
+                || (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_4
+                    && version != CheckpointDescriptor.FORMAT_VERSION_3)
                 || buf.getByte(HEADER_LENGTH) != DELTA) {
             return -1;
         }
@@ -286,8 +299,8 @@ final class CheckpointCodec {
             throw new CheckpointDamagedException(file, "bad magic");
         }
         int version = buf.getInt(VERSION_OFFSET, LE);
-        if (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_3
-                && version != CheckpointDescriptor.FORMAT_VERSION_2 && version != CheckpointDescriptor.FORMAT_VERSION_1) {
+        if (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_4
+                && version != CheckpointDescriptor.FORMAT_VERSION_3 && version != CheckpointDescriptor.FORMAT_VERSION_2 && version != CheckpointDescriptor.FORMAT_VERSION_1) {
             throw new CheckpointDamagedException(file, "unsupported format version " + version);
         }
         int bodyLength = buf.getInt(BODY_LENGTH_OFFSET, LE);
@@ -353,7 +366,7 @@ final class CheckpointCodec {
         long writerEpoch = r.getLong();
         int formatStamp = r.getInt();
         long lastCheckpoint = r.getLong();
-        long receiptsExpiredThrough = version >= FORMAT_VERSION ? r.getLong() : -1;
+        long receiptsExpiredThrough = version >= CheckpointDescriptor.FORMAT_VERSION_4 ? r.getLong() : -1;
         String openRecovery = r.getNullableString();
 
         PMap<String, GraphBranch> branches = PMap.empty();
@@ -410,7 +423,7 @@ final class CheckpointCodec {
         for (int i = 0, n = r.getCount(); i < n; i++) {
             String key = r.getString();
             IntentReceipt rc = new IntentReceipt(r.getString(), r.getLong(), r.getString(), r.getString(), r.getString(), r.getLong(),
-                    outcome(r.getShort()), r.getLong());
+                    outcome(r.getShort()), r.getLong(), version >= FORMAT_VERSION ? r.getNullableString() : null);
             if (parent != null && (rc.completionSequence() <= after || rc.completionSequence() > lastSequence)) {
                 throw new MalformedPayloadException("delta receipt for key " + key + " issued at "
                         + rc.completionSequence() + ", outside (" + after + ", " + lastSequence + "]");

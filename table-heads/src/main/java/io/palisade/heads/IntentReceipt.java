@@ -18,9 +18,11 @@ import java.util.Objects;
  * @param version            the table version of the published head
  * @param outcome            {@code COMMITTED}, {@code ROLLED_FORWARD} or {@code JOURNALED}
  * @param rows               rows the write carried (its key filter's size; -1 for keyless writes)
+ * @param requestDigest      nullable: the digest of the request the key was given for (its intent's), which a repeat
+ *                           must match; null for an intent journaled without one
  */
 public record IntentReceipt(String intentId, long completionSequence, String graphBranch, String table,
-                            String tableBranch, long version, IntentOutcome outcome, long rows) {
+                            String tableBranch, long version, IntentOutcome outcome, long rows, String requestDigest) {
     public IntentReceipt {
         Objects.requireNonNull(intentId, "intentId");
         Objects.requireNonNull(graphBranch, "graphBranch");

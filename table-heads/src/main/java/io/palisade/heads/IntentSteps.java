@@ -176,13 +176,13 @@ final class IntentSteps {
             TableHead h = pin == null ? o.recorded().intendedTransition().to() : pin.head();
             long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
             receipt = new IntentReceipt(o.intentId(), d.seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
-                    outcome, rows);
+                    outcome, rows, o.recorded().requestDigest());
         }
         if (applied && key != null) {
             TableHead h = o.publishedHead();
             long rows = o.recorded().keyFilter() == null ? -1 : o.recorded().keyFilter().size();
             receipt = new IntentReceipt(o.intentId(), d.seq, o.graphBranch(), o.table(), h.tableBranch(), h.version(),
-                    outcome, rows);
+                    outcome, rows, o.recorded().requestDigest());
         }
         if (receipt != null) {
             d.receipts = d.receipts.put(key, receipt);

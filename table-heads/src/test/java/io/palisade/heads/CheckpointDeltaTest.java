@@ -216,10 +216,36 @@ class CheckpointDeltaTest {
     }
 
     @Test
-    void formatThreeTwoAndOneCheckpointsAreStillRead() throws IOException {
+    void aReceiptKeepsItsRequestDigestThroughFullAndDeltaCheckpoints() {
+        Checkpoints cps = new Checkpoints(dir, 3);
+        acks(3);
+        cps.write(log.state);
+        TableHead h = log.state.head("main", "person").orElseThrow();
+        log.add(new IntentRecorded("digested", "key-d", LogicalOperation.UPSERT, "main", "person",
+                new ExpectedBase("main", h.version(), 1, 0), new byte[] {1}, KeyFilter.ofStrings(0, List.of("kd")),
+                new HeadTransition("main", "person", h, h), "c0ffee"));
+        log.add(new JournalEvent.RowsRecorded("digested", "main", "person", 1, new byte[] {9}));
+        log.add(new IntentCompleted("digested", IntentOutcome.JOURNALED, "", null, List.of()));
+        assertThat(log.state.receipt("key-d").orElseThrow().requestDigest()).isEqualTo("c0ffee");
+        assertThat(cps.write(log.state).delta()).isTrue();
+        HeadsState read = cps.loadNewestValid().checkpoint().orElseThrow().state();
+        assertThat(read).isEqualTo(log.state);
+        assertThat(read.receipt("key-d").orElseThrow().requestDigest()).isEqualTo("c0ffee");
+        assertThat(read.receipt("key-0").orElseThrow().requestDigest()).isNull();
+    }
+
+    @Test
+    void formatFourThreeTwoAndOneCheckpointsAreStillRead() throws IOException {
         acks(5);
+        assertThat(log.state.receipts.size()).isPositive();
+        // format 4's receipts have no request digest
+        byte[] v4 = CheckpointCodec.encodeFormat4(log.state);
+        Path f4 = dir.resolve("heads-" + log.state.lastSequence() + ".ckpt");
+        Files.write(f4, v4);
+        assertThat(Checkpoints.read(f4)).isEqualTo(log.state);
+        Files.delete(f4);
         // format 3 is format 4 without the receipts' expiry bound (8 bytes after the kind byte and 28 bytes of scalars)
-        byte[] v3 = withoutBodyBytes(CheckpointCodec.encode(log.state), 3, 1 + 28, 8);
+        byte[] v3 = withoutBodyBytes(v4, 3, 1 + 28, 8);
         Path f3 = dir.resolve("heads-" + log.state.lastSequence() + ".ckpt");
         Files.write(f3, v3);
         assertThat(Checkpoints.read(f3)).isEqualTo(log.state);
@@ -231,7 +257,7 @@ class CheckpointDeltaTest {
         assertThat(Checkpoints.read(f2)).isEqualTo(log.state);
         // format 1 also has no fold marks and plans (both counts); it reads back without the journal-ack marks
         HeadsState plain = HeadsState.replay(HeadsState.empty(), log.records.subList(0, 5));
-        byte[] v1 = reformat(withoutBodyBytes(CheckpointCodec.encode(plain), 3, 1 + 28, 8), 1, 1, 12);
+        byte[] v1 = reformat(withoutBodyBytes(CheckpointCodec.encodeFormat4(plain), 3, 1 + 28, 8), 1, 1, 12);
         Path f1 = dir.resolve("heads-" + plain.lastSequence() + ".ckpt");
         Files.write(f1, v1);
         assertThat(Checkpoints.read(f1)).isEqualTo(plain);

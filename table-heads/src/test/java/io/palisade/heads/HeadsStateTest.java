@@ -129,7 +129,7 @@ class HeadsStateTest {
     void idempotencyKeyReturnsTheFirstReceipt() {
         long done = log.write("i1", "client-7", "main", "person", null, head("main", 1));
         IntentReceipt r = log.state.receipt("client-7").orElseThrow();
-        assertThat(r).isEqualTo(new IntentReceipt("i1", done, "main", "person", "main", 1, IntentOutcome.COMMITTED, -1));
+        assertThat(r).isEqualTo(new IntentReceipt("i1", done, "main", "person", "main", 1, IntentOutcome.COMMITTED, -1, null));
 
         log.write("i2", null, "main", "person", head("main", 1), head("main", 2));
         assertThat(log.state.receipt("client-7")).contains(r); // later writes do not replace it

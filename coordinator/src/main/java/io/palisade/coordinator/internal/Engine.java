@@ -1,5 +1,7 @@
 package io.palisade.coordinator.internal;
 
+import io.palisade.fencing.IdempotencyMismatchException;
+
 import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.LoadMode;
 import io.palisade.coordinator.MergeResult;
@@ -80,13 +82,19 @@ public final class Engine implements AutoCloseable {
 
     /**
      * Queues {@code op} for the committer; an op whose idempotency key already has a receipt gets that receipt
-     * without being queued.
+     * without being queued, or {@link IdempotencyMismatchException} when it is another request than the key's.
      */
     public CompletableFuture<Receipt> submit(WriteOp op) {
         if (op.idempotencyKey().isPresent()) {
             HeadsState state = ctx.view().state();
             Optional<io.palisade.heads.IntentReceipt> r = state.receipt(op.idempotencyKey().get());
             if (r.isPresent()) {
+                try {
+                    RequestDigest.checkRepeat(op, r.get());
+                } catch (IdempotencyMismatchException e) {
+                    ctx.counters().validationFailures.increment();
+                    return CompletableFuture.failedFuture(e);
+                }
                 ctx.counters().idempotentReplays.increment();
                 return CompletableFuture.completedFuture(Receipts.of(r.get(), state));
             }

@@ -3,6 +3,7 @@ package io.palisade.coordinator.internal;
 import io.palisade.coordinator.Catalog;
 
 import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.IdempotencyMismatchException;
 import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.ValidationException;
@@ -152,7 +153,7 @@ final class Fence {
         List<Admitted> accepted = new ArrayList<>();
         List<Admitted> rejected = new ArrayList<>();
         List<JournalEvent> rejections = new ArrayList<>();
-        Map<String, WriteOp> byIdempotencyKey = new HashMap<>();
+        Map<String, Admitted> byIdempotencyKey = new HashMap<>();
         KeyFilter acceptedKeys = null;
         List<WriteOp> deferred = new ArrayList<>();
         KeyFilter deferredKeys = null;
@@ -160,12 +161,27 @@ final class Fence {
             if (op.idempotencyKey().isPresent()) {
                 Optional<io.palisade.heads.IntentReceipt> r = state.receipt(op.idempotencyKey().get());
                 if (r.isPresent()) {
+                    try {
+                        RequestDigest.checkRepeat(op, r.get());
+                    } catch (IdempotencyMismatchException e) {
+                        ctx.counters().validationFailures.increment();
+                        op.future().completeExceptionally(e);
+                        continue;
+                    }
                     ctx.counters().idempotentReplays.increment();
                     op.future().complete(Receipts.of(r.get(), state));
                     continue;
                 }
-                WriteOp twin = byIdempotencyKey.get(op.idempotencyKey().get());
-                if (twin != null) {
+                Admitted first = byIdempotencyKey.get(op.idempotencyKey().get());
+                if (first != null) {
+                    try {
+                        RequestDigest.checkTwin(op, first.op(), first.intentId());
+                    } catch (IdempotencyMismatchException e) {
+                        ctx.counters().validationFailures.increment();
+                        op.future().completeExceptionally(e);
+                        continue;
+                    }
+                    WriteOp twin = first.op();
                     ctx.counters().idempotentReplays.increment();
                     twin.future().whenComplete((rc, ex) -> {
                         if (ex != null) {
@@ -219,7 +235,7 @@ final class Fence {
                 }
             }
             if (op.idempotencyKey().isPresent()) {
-                byIdempotencyKey.put(op.idempotencyKey().get(), op);
+                byIdempotencyKey.put(op.idempotencyKey().get(), admitted);
             }
             accepted.add(admitted);
             if (keys != null) {

@@ -90,7 +90,7 @@ final class JournalPhases {
         WriteOp op = a.op();
         return new IntentRecorded(a.intentId(), op.idempotencyKey().orElse(null), WriteActions.operation(op.kind()),
                 op.branch(), op.table(), base, ActionCodec.encode(WriteActions.of(a)), keyFilter,
-                new HeadTransition(op.branch(), op.table(), from, to));
+                new HeadTransition(op.branch(), op.table(), from, to), op.submission().requestDigest());
     }
 
     /** The completion of a commit's loser whose {@code keys} the substrate found already held ({@code winner} nullable). */

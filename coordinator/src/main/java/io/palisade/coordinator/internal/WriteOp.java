@@ -61,10 +61,16 @@ public sealed interface WriteOp {
      * here: the facade and the stages check it, and fail the op, as for any op.
      */
     record Submission(String branch, String table, long baseVersion, Optional<String> idempotencyKey,
-                      CompletableFuture<Receipt> future, long submittedNanos) {
-        /** A submission made now, with a new future. */
+                      CompletableFuture<Receipt> future, long submittedNanos, String requestDigest) {
+        /** A submission made now, with a new future and no request digest. */
         public static Submission of(String branch, String table, long baseVersion, Optional<String> idempotencyKey) {
-            return new Submission(branch, table, baseVersion, idempotencyKey, new CompletableFuture<>(), System.nanoTime());
+            return new Submission(branch, table, baseVersion, idempotencyKey, new CompletableFuture<>(), System.nanoTime(),
+                    null);
+        }
+
+        /** This submission with the digest of its request ({@link RequestDigest}); the same future. */
+        public Submission withRequestDigest(String digest) {
+            return new Submission(branch, table, baseVersion, idempotencyKey, future, submittedNanos, digest);
         }
     }
 

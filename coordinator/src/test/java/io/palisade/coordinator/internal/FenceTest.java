@@ -71,7 +71,9 @@ class FenceTest {
                        Optional<String> idempotencyKey, Object... idAgePairs) {
         VectorSchemaRoot rows = Rows.people(allocator, idAgePairs);
         batches.add(rows);
-        return kind.apply(WriteOp.Submission.of("main", "person", base, idempotencyKey), rows);
+        WriteOp op = kind.apply(WriteOp.Submission.of("main", "person", base, idempotencyKey), rows);
+        // as Graph makes them: a write with an idempotency key carries its request's digest
+        return idempotencyKey.isEmpty() ? op : kind.apply(op.submission().withRequestDigest(RequestDigest.of(op)), rows);
     }
 
     private WriteOp upsert(Object... idAgePairs) {
@@ -197,12 +199,16 @@ class FenceTest {
     @Test
     void anIdempotencyTwinInTheGroupIsAnsweredWithItsTwinsOutcome() {
         WriteOp a = op(WriteOp.Upsert::new, head, Optional.of("req-1"), "k1", 1);
-        WriteOp twin = op(WriteOp.Upsert::new, head, Optional.of("req-1"), "k2", 2);
+        WriteOp twin = op(WriteOp.Upsert::new, head, Optional.of("req-1"), "k1", 1);
         WriteOp b = op(WriteOp.Upsert::new, head, Optional.of("req-2"), "k3", 3);
-        WriteOp failingTwin = op(WriteOp.Upsert::new, head, Optional.of("req-2"), "k4", 4);
-        Fence.Admission adm = admit(a, twin, b, failingTwin);
+        WriteOp failingTwin = op(WriteOp.Upsert::new, head, Optional.of("req-2"), "k3", 3);
+        WriteOp notATwin = op(WriteOp.Upsert::new, head, Optional.of("req-2"), "k4", 4); // the key, another request
+        Fence.Admission adm = admit(a, twin, b, failingTwin, notATwin);
 
         assertThat(accepted(adm)).containsExactly(a, b);
+        assertThatThrownBy(notATwin.future()::join).cause().isInstanceOfSatisfying(
+                io.palisade.fencing.IdempotencyMismatchException.class,
+                e -> assertThat(e.firstIntent()).isEqualTo(intentId(adm, b)));
         assertThat(adm.deferred()).isEmpty();
         assertThat(intentId(adm, twin)).isNull(); // never validated nor journaled: it is its twin
         assertThat(twin.future()).isNotDone();
@@ -221,7 +227,7 @@ class FenceTest {
         try (VectorSchemaRoot rows = Rows.people(allocator, "k1", 1)) {
             first = g.upsert("main", "person", rows, WriteOptions.idempotencyKey("req-1"));
         }
-        WriteOp again = op(WriteOp.Upsert::new, first.version(), Optional.of("req-1"), "k1", 2);
+        WriteOp again = op(WriteOp.Upsert::new, first.version(), Optional.of("req-1"), "k1", 1);
         Fence.Admission adm = admit(again);
 
         assertThat(accepted(adm)).isEmpty();

@@ -166,10 +166,17 @@ class CliEndToEndTest {
         Launcher.Result up = withInput("{\"id\":\"alice\",\"age\":31}\n{\"id\":\"frank\",\"age\":5}\n", "write", graph,
                 "--table", "person", "--mode", "upsert", "--idempotency-key", "req-1");
         assertThat(up.code()).as(up.toString()).isZero();
-        Launcher.Result again = inProcessWithInput("{\"id\":\"alice\",\"age\":32}\n", "write", graph, "--table", "person", "--mode",
-                "upsert", "--idempotency-key", "req-1");
+        // the same request again (its rows in another order) gets the first receipt
+        Launcher.Result again = inProcessWithInput("{\"id\":\"frank\",\"age\":5}\n{\"id\":\"alice\",\"age\":31}\n", "write",
+                graph, "--table", "person", "--mode", "upsert", "--idempotency-key", "req-1");
         assertThat(again.code()).as(again.toString()).isZero();
         assertThat(JSON.readTree(again.out()).get("intent").asText()).isEqualTo(JSON.readTree(up.out()).get("intent").asText());
+        // another request with the key is refused, naming the write the key belongs to
+        Launcher.Result other = inProcessWithInput("{\"id\":\"alice\",\"age\":32}\n", "write", graph, "--table", "person",
+                "--mode", "upsert", "--idempotency-key", "req-1");
+        assertThat(other.code()).as(other.toString()).isEqualTo(10);
+        assertThat(other.err()).startsWith("palisade: idempotency mismatch: ")
+                .contains(JSON.readTree(up.out()).get("intent").asText()).doesNotContain("Exception");
         Launcher.Result del = withInput("{\"id\":\"bob\"}\n", "write", graph, "--table", "person", "--mode", "delete");
         assertThat(del.code()).as(del.toString()).isZero();
         List<JsonNode> rows = scan();

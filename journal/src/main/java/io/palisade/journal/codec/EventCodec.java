@@ -119,6 +119,9 @@ public final class EventCodec {
                 putBase(w, e.expectedBase());
                 w.putBytes(e.actions()).putBytes(e.keyFilter() == null ? null : e.keyFilter().encode());
                 putTransition(w, e.intendedTransition());
+                if (e.requestDigest() != null) {
+                    w.putString(e.requestDigest()); // trailing: a record without it ends at the transition
+                }
             }
             case TableCommitted e -> {
                 putStrings(w, e.intentIds());
@@ -251,8 +254,9 @@ public final class EventCodec {
                 byte[] actions = r.getBytes();
                 byte[] kf = r.getNullableBytes();
                 HeadTransition t = getTransition(r);
+                String digest = r.remaining() > 0 ? r.getString() : null;
                 yield new IntentRecorded(intentId, idem, op, graphBranch, table, base, actions,
-                        kf == null ? null : KeyFilter.decode(kf), t);
+                        kf == null ? null : KeyFilter.decode(kf), t, digest);
             }
             case TABLE_COMMITTED -> new TableCommitted(getStrings(r), r.getString(), r.getString(), r.getString(),
                     r.getLong());
