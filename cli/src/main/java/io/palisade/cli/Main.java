@@ -119,13 +119,7 @@ public final class Main implements Runnable {
         cl.setUsageHelpLongOptionsMaxWidth(28);
         cl.setUsageHelpAutoWidth(true);
         cl.setParameterExceptionHandler((ex, args) -> {
-            String msg = ex.getMessage();
-            if (ex instanceof CommandLine.UnmatchedArgumentException u) {
-                java.util.List<String> near = u.getSuggestions();
-                if (!near.isEmpty()) {
-                    msg = msg + " (did you mean " + String.join(" or ", near.stream().limit(3).toList()) + "?)";
-                }
-            }
+            String msg = Suggest.usage(ex);
             System.err.println("palisade: " + msg);
             System.err.println("usage: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help");
             if (json) {
