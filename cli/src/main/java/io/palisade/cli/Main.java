@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
         subcommands = {InitCommand.class, WriteCommand.class, ScanCommand.class, BranchCommand.class,
                 HeadsCommand.class, StatusCommand.class, AuditCommand.class, ReplayCommand.class, ExplainCommand.class,
                 RecoverCommand.class, RepairCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
-                HoldCommand.class, DemoWriterCommand.class},
+                HoldCommand.class, DemoWriterCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes (and the JSON error kinds of each; README \"Errors: one vocabulary\"):%n",
         exitCodeList = {
                 "0:ok",

@@ -297,6 +297,19 @@ class MalformedArgumentSweepTest {
     }
 
     @Test
+    void helpPrintsTheHelpOfACommandOrSubcommandAndNamesAMistypedOne() {
+        CliRun.Result heads = CliRun.run("help", "heads");
+        assertThat(heads.code()).as(heads.toString()).isZero();
+        assertThat(heads.out()).startsWith("Usage: palisade heads ").isEqualTo(CliRun.run("heads", "--help").out());
+        CliRun.Result merge = CliRun.run("help", "branch", "merge");
+        assertThat(merge.code()).as(merge.toString()).isZero();
+        assertThat(merge.out()).startsWith("Usage: palisade branch merge ");
+        assertThat(CliRun.run("help").out()).isEqualTo(CliRun.run("--help").out());
+        usage(CliRun.run("help", "hedas"), "unknown command 'hedas' (did you mean heads?)", "palisade");
+        usage(CliRun.run("help", "branch", "mrege"), "unknown command 'mrege' (did you mean merge?)", "palisade branch");
+    }
+
+    @Test
     void aRequiredOptionWithOlderNamesIsNamedByItsCurrentName() {
         usage(CliRun.run("replay", graph), "missing required option '--at=POINT'", "palisade replay");
         usage(CliRun.run("replay", graph, "--at"), "missing required parameter for option '--at' (POINT)",
