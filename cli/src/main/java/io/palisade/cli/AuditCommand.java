@@ -67,7 +67,7 @@ final class AuditCommand implements Callable<Integer>, ReadOnly {
     @Override
     public Integer call() {
         if (graph == null) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing required parameter: 'GRAPH'");
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "missing required parameter 'GRAPH'");
         }
         OutputFormat.Format format = output.resolve(OutputFormat.Format.jsonl);
         if (follow && format == OutputFormat.Format.json) {

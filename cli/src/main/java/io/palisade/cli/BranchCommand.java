@@ -34,7 +34,7 @@ final class BranchCommand implements Runnable {
     @Override
     public void run() {
         if (graph == null) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing required parameter: 'GRAPH' "
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "missing required parameter 'GRAPH' "
                     + "and a subcommand: palisade branch GRAPH create|delete|list|merge ...");
         }
         throw new picocli.CommandLine.ParameterException(spec.commandLine(), "missing subcommand: create, delete, list or merge");
@@ -43,7 +43,7 @@ final class BranchCommand implements Runnable {
     /** The graph named before the subcommand; a usage error without it. */
     Path graph(picocli.CommandLine.Model.CommandSpec sub) {
         if (graph == null) {
-            throw new picocli.CommandLine.ParameterException(sub.commandLine(), "Missing required parameter: 'GRAPH' "
+            throw new picocli.CommandLine.ParameterException(sub.commandLine(), "missing required parameter 'GRAPH' "
                     + "(it comes before the subcommand: palisade branch GRAPH " + sub.name() + " ...)");
         }
         return graph;

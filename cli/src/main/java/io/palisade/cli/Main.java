@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
         subcommands = {InitCommand.class, WriteCommand.class, ScanCommand.class, BranchCommand.class,
                 HeadsCommand.class, StatusCommand.class, AuditCommand.class, ReplayCommand.class, ExplainCommand.class,
                 RecoverCommand.class, RepairCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
-                HoldCommand.class, DemoWriterCommand.class},
+                HoldCommand.class, DemoWriterCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes (and the JSON error kinds of each; README \"Errors: one vocabulary\"):%n",
         exitCodeList = {
                 "0:ok",
@@ -122,13 +122,7 @@ public final class Main implements Runnable {
         cl.setUsageHelpLongOptionsMaxWidth(28);
         cl.setUsageHelpAutoWidth(true);
         cl.setParameterExceptionHandler((ex, args) -> {
-            String msg = ex.getMessage();
-            if (ex instanceof CommandLine.UnmatchedArgumentException u) {
-                java.util.List<String> near = u.getSuggestions();
-                if (!near.isEmpty()) {
-                    msg = msg + " (did you mean " + String.join(" or ", near.stream().limit(3).toList()) + "?)";
-                }
-            }
+            String msg = Suggest.usage(ex);
             System.err.println("palisade: " + msg);
             System.err.println("usage: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help");
             if (json) {

@@ -45,12 +45,21 @@ final class RepairCommand implements Callable<Integer> {
     String branch;
 
     @Option(names = "--duplicates", required = true, paramLabel = "keep-newest|keep-oldest|fail",
-            converter = PolicyConverter.class, description = "Which row of a duplicated id stays: keep-newest, "
+            converter = PolicyConverter.class, completionCandidates = PolicyNames.class, description = "Which row of a duplicated id stays: keep-newest, "
             + "keep-oldest, or fail (change nothing).")
     Policy policy;
 
     @picocli.CommandLine.Mixin
     OutputFormat output = new OutputFormat();
+
+    /** The values of {@code --duplicates}, for the "did you mean" of a mistyped one. */
+    static final class PolicyNames extends java.util.ArrayList<String> {
+        private static final long serialVersionUID = 1L;
+
+        PolicyNames() {
+            super(java.util.Arrays.stream(Policy.values()).map(p -> p.duplicates.cliName()).toList());
+        }
+    }
 
     static final class PolicyConverter implements picocli.CommandLine.ITypeConverter<Policy> {
         @Override

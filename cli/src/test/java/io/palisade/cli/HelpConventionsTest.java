@@ -8,7 +8,10 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Help at every level: it works, its sentences are whole, every option is described, every command has an example. */
+/**
+ * Help at every level: it works (COMMAND --help and palisade help COMMAND alike), its sentences are whole, every option
+ * is described, every command has an example.
+ */
 class HelpConventionsTest {
 
     @Test
@@ -21,6 +24,12 @@ class HelpConventionsTest {
             CliRun.Result h = CliRun.run(args.toArray(String[]::new));
             assertThat(h.code()).as(name + " --help\n" + h).isZero();
             assertThat(h.out()).as(name).startsWith("Usage: " + name);
+            // palisade help COMMAND [SUBCOMMAND] prints the same
+            List<String> help = new java.util.ArrayList<>(List.of("help"));
+            help.addAll(args.subList(0, args.size() - 1));
+            CliRun.Result viaHelp = CliRun.run(help.toArray(String[]::new));
+            assertThat(viaHelp.code()).as(String.join(" ", help) + "\n" + viaHelp).isZero();
+            assertThat(viaHelp.out()).as(String.join(" ", help)).isEqualTo(h.out());
             String[] description = c.usageMessage().description();
             assertThat(description).as(name + " has a description").isNotEmpty();
             for (String paragraph : description) {

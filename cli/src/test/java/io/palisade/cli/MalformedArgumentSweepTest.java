@@ -183,6 +183,18 @@ class MalformedArgumentSweepTest {
             // an unknown option
             check(chain, args(chain, g, List.of("--no-such-option"), none), true, "--no-such-option");
             for (OptionSpec o : leaf.options()) {
+                // a mistyped option (its first two letters swapped) gets a "did you mean" that names it; a mistyped
+                // required option is reported as that, not as missing
+                String n = Suggest.name(o);
+                String typo = "--" + n.charAt(3) + n.charAt(2) + n.substring(4);
+                CliRun.Result r = check(chain, args(chain, g, List.of(typo), Set.of(o.longestName())), true,
+                        "unknown option '" + typo + "' (did you mean ");
+                assertThat(r.err()).as(typo + "\n" + r).containsPattern("did you mean ([^)]* )?" + n + "[ ?]")
+                        .doesNotContain("missing required");
+                if (o.required() && o.group() == null) {
+                    check(chain, args(chain, g, List.of(), Set.of(o.longestName())), true, "missing required option '" + n
+                            + (o.arity().max() > 0 ? "=" + o.paramLabel() : "") + "'");
+                }
                 if (o.usageHelp() || o.versionHelp() || o.arity().max() == 0) {
                     continue;
                 }
@@ -199,6 +211,11 @@ class MalformedArgumentSweepTest {
                 }
                 if (t.isEnum() || o.converters().length > 0) {
                     check(chain, args(chain, g, List.of(o.longestName(), "bogus"), skip), true, "bogus");
+                    // a mistyped value (its first letter dropped) gets a "did you mean" naming the value
+                    for (String v : o.completionCandidates() == null ? List.<String>of() : o.completionCandidates()) {
+                        check(chain, args(chain, g, List.of(o.longestName(), v.substring(1)), skip), true,
+                                Suggest.name(o) + " '" + v.substring(1) + "' is not ", "(did you mean " + v + "?)");
+                    }
                 }
             }
             // a reversed range
@@ -230,5 +247,87 @@ class MalformedArgumentSweepTest {
                 "did you mean key_conflict");
         check(explain, List.of("explain", graph, "--key", "alice0", "--format", "table", "--json"), true, "contradict");
         assertThat(cases).as("cases run").isGreaterThan(60);
+    }
+
+    /** A usage error: exit 2, the message line, then the hint naming the command's help; nothing on stdout. */
+    private static void usage(CliRun.Result r, String message, String command) {
+        assertThat(r.code()).as(r.toString()).isEqualTo(2);
+        assertThat(r.err().lines().toList()).as(r.toString())
+                .containsExactly("palisade: " + message, "usage: " + command + " --help");
+        assertThat(r.out()).as(r.toString()).isEmpty();
+    }
+
+    @Test
+    void aMistypedOptionGetsTheNearestOptionOfItsCommand() {
+        usage(CliRun.run("scan", graph, "--table", "person", "--fromat", "json"),
+                "unknown option '--fromat' (did you mean --format?)", "palisade scan");
+        usage(CliRun.run("scan", graph, "--table", "person", "--fromat=json"),
+                "unknown option '--fromat=json' (did you mean --format?)", "palisade scan");
+        usage(CliRun.run("heads", graph, "--brnach", "main"), "unknown option '--brnach' (did you mean --branch?)",
+                "palisade heads");
+        // asked for JSON, the error is JSON too
+        CliRun.Result j = CliRun.run("scan", graph, "--table", "person", "--json", "--fromat", "json");
+        assertThat(j.code()).isEqualTo(2);
+        assertThat(parse(j.out().strip(), j.toString()).path("error").path("message").asText())
+                .isEqualTo("unknown option '--fromat' (did you mean --format?)");
+    }
+
+    @Test
+    void aMistypedValueOfAnEnumOptionGetsTheNearestValue() {
+        usage(CliRun.run("write", graph, "--table", "person", "--mode", "insrt"),
+                "--mode 'insrt' is not insert, upsert or delete (did you mean insert?)", "palisade write");
+        usage(CliRun.run("write", graph, "--table", "person", "--mode", "INSERT"),
+                "--mode 'INSERT' is not insert, upsert or delete (did you mean insert? case matters)", "palisade write");
+        usage(CliRun.run("scan", graph, "--table", "person", "--format=jsn"),
+                "--format 'jsn' is not table, json or jsonl (did you mean json?)", "palisade scan");
+        usage(CliRun.run("repair", graph, "--table", "person", "--duplicates", "keep-nwest"),
+                "--duplicates 'keep-nwest' is not keep-newest, keep-oldest or fail (did you mean keep-newest?)",
+                "palisade repair");
+    }
+
+    @Test
+    void aMistypedRequiredOptionIsReportedAsMistypedNotAsMissing() {
+        usage(CliRun.run("scan", graph, "--tabel", "person"), "unknown option '--tabel' (did you mean --table?)",
+                "palisade scan");
+        usage(CliRun.run("audit", "export", graph, "--out", "-", "--formt", "jsonl"),
+                "unknown option '--formt' (did you mean --format?)", "palisade audit export");
+        // an unknown option that is not the missing one: both are said
+        usage(CliRun.run("scan", graph, "--bogus"), "unknown option '--bogus'; missing required option '--table=T'",
+                "palisade scan");
+    }
+
+    @Test
+    void helpPrintsTheHelpOfACommandOrSubcommandAndNamesAMistypedOne() {
+        CliRun.Result heads = CliRun.run("help", "heads");
+        assertThat(heads.code()).as(heads.toString()).isZero();
+        assertThat(heads.out()).startsWith("Usage: palisade heads ").isEqualTo(CliRun.run("heads", "--help").out());
+        CliRun.Result merge = CliRun.run("help", "branch", "merge");
+        assertThat(merge.code()).as(merge.toString()).isZero();
+        assertThat(merge.out()).startsWith("Usage: palisade branch merge ");
+        assertThat(CliRun.run("help").out()).isEqualTo(CliRun.run("--help").out());
+        usage(CliRun.run("help", "hedas"), "unknown command 'hedas' (did you mean heads?)", "palisade");
+        usage(CliRun.run("help", "branch", "mrege"), "unknown command 'mrege' (did you mean merge?)", "palisade branch");
+    }
+
+    @Test
+    void aRequiredOptionWithOlderNamesIsNamedByItsCurrentName() {
+        usage(CliRun.run("replay", graph), "missing required option '--at=POINT'", "palisade replay");
+        usage(CliRun.run("replay", graph, "--at"), "missing required parameter for option '--at' (POINT)",
+                "palisade replay");
+        usage(CliRun.run("replay", graph, "--at", "1", "--to-time", "2"),
+                "option '--at' (POINT) should be specified only once", "palisade replay");
+        usage(CliRun.run("heads", graph, "--at-seq"), "missing required parameter for option '--at' (POINT)",
+                "palisade heads");
+    }
+
+    @Test
+    void anUnknownCommandOrArgumentIsSaidInPlainWords() {
+        usage(CliRun.run("hedas", graph), "unknown command 'hedas' (did you mean heads?)", "palisade");
+        usage(CliRun.run("zzz"), "unknown command 'zzz'", "palisade");
+        usage(CliRun.run("audit", "verfy", graph), "unknown command 'verfy' (did you mean verify?)", "palisade audit");
+        usage(CliRun.run("branch", graph, "mrege", "x"), "unknown command 'mrege' (did you mean merge?)",
+                "palisade branch");
+        usage(CliRun.run("scan", graph, "--table", "person", "x"), "unexpected argument 'x'", "palisade scan");
+        usage(CliRun.run("heads", graph, "x", "y"), "unexpected arguments 'x', 'y'", "palisade heads");
     }
 }
