@@ -16,7 +16,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -31,7 +33,8 @@ import java.util.Set;
  * Types: {@code string, int32, int64, float32, float64, bool, timestamp} and
  * {@code {"vector": "float32", "dim": N}}. A keyed table may say {@code "ack": "journal"} (default
  * {@code "ack": "table"}): see {@link Ack}. Any mistake is a {@link ValidationException} naming the
- * table and column.
+ * table and column, a key the format does not know included ({@link #CATALOG_KEYS}, {@link #TABLE_KEYS},
+ * {@link #COLUMN_KEYS}, {@link #VECTOR_KEYS} are the known ones).
  */
 public record Catalog(List<TableDef> tables) {
 
@@ -258,6 +261,15 @@ public record Catalog(List<TableDef> tables) {
 
     // ------------------------------------------------------------------ JSON
 
+    /** The keys of the catalog object; any other key is refused, as at every level below. */
+    public static final List<String> CATALOG_KEYS = List.of("tables");
+    /** The keys of a table object. */
+    public static final List<String> TABLE_KEYS = List.of("name", "kind", "ack", "columns");
+    /** The keys of a column object. */
+    public static final List<String> COLUMN_KEYS = List.of("name", "type", "nullable");
+    /** The keys of a vector type object. */
+    public static final List<String> VECTOR_KEYS = List.of("vector", "dim");
+
     public static Catalog fromJson(String json) {
         JsonNode root;
         try {
@@ -265,21 +277,34 @@ public record Catalog(List<TableDef> tables) {
         } catch (IOException e) {
             throw new ValidationException("catalog is not valid JSON: " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
         }
-        if (root == null || !root.isObject() || !root.path("tables").isArray()) {
+        if (root == null || !root.isObject()) {
+            throw new ValidationException("catalog must be an object with a \"tables\" array");
+        }
+        knownKeys(root, CATALOG_KEYS, "catalog");
+        if (!root.path("tables").isArray()) {
             throw new ValidationException("catalog must be an object with a \"tables\" array");
         }
         List<TableDef> tables = new ArrayList<>();
-        for (JsonNode t : root.get("tables")) {
+        for (int ti = 0; ti < root.get("tables").size(); ti++) {
+            JsonNode t = root.get("tables").get(ti);
+            String where = named(t, "table", "tables", ti);
+            knownKeys(t, TABLE_KEYS, where);
             String name = text(t, "name", "a table");
             Kind kind = Kind.parse(text(t, "kind", "table '" + name + "'"), name);
             if (!t.path("columns").isArray()) {
                 throw new ValidationException("table '" + name + "' needs a \"columns\" array");
             }
             List<ColumnDef> columns = new ArrayList<>();
-            for (JsonNode c : t.get("columns")) {
+            for (int ci = 0; ci < t.get("columns").size(); ci++) {
+                JsonNode c = t.get("columns").get(ci);
+                String at = where + ", " + named(c, "column", "columns", ci);
+                knownKeys(c, COLUMN_KEYS, at);
                 String col = text(c, "name", "a column of table '" + name + "'");
                 ColumnType type = type(c.get("type"), name, col);
                 boolean implied = kind.keyed() && (col.equals("id") || (kind == Kind.EDGE && (col.equals("src") || col.equals("dst"))));
+                if (c.has("nullable") && !c.get("nullable").isBoolean()) {
+                    throw new ValidationException(at + ": \"nullable\" must be true or false, not " + c.get("nullable"));
+                }
                 boolean nullable = c.has("nullable") ? c.get("nullable").asBoolean() : !implied;
                 if (implied && c.has("nullable") && nullable) {
                     throw new ValidationException("table '" + name + "': column '" + col + "' must be non-null");
@@ -298,6 +323,45 @@ public record Catalog(List<TableDef> tables) {
         } catch (IOException e) {
             throw new ValidationException("cannot read catalog " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** "table 'person'" for an element with a string name, else its place in its array: "tables[2]". */
+    private static String named(JsonNode n, String what, String array, int index) {
+        return n.path("name").isTextual() ? what + " '" + n.get("name").asText() + "'" : array + "[" + index + "]";
+    }
+
+    /** Refuses {@code n} unless it is an object whose keys are all {@code known}; {@code where} names it. */
+    private static void knownKeys(JsonNode n, List<String> known, String where) {
+        if (!n.isObject()) {
+            throw new ValidationException(where + " must be a JSON object, not " + n);
+        }
+        for (Iterator<String> keys = n.fieldNames(); keys.hasNext(); ) {
+            String key = keys.next();
+            if (!known.contains(key)) {
+                String near = known.stream().min(Comparator.comparingInt(k -> editDistance(key, k))).orElseThrow();
+                throw new ValidationException(where + ": unknown key \"" + key + "\"; known keys are "
+                        + String.join(", ", known) + (editDistance(key, near) <= Math.min(2, key.length() / 2) ? " (did you mean " + near + "?)" : ""));
+            }
+        }
+    }
+
+    /** Levenshtein distance, ignoring case. */
+    static int editDistance(String a, String b) {
+        a = a.toLowerCase(Locale.ROOT);
+        b = b.toLowerCase(Locale.ROOT);
+        int[] prev = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            int[] cur = new int[b.length() + 1];
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                cur[j] = Math.min(Math.min(cur[j - 1], prev[j]) + 1, prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+            }
+            prev = cur;
+        }
+        return prev[b.length()];
     }
 
     private static String text(JsonNode n, String field, String what) {
@@ -320,10 +384,14 @@ public record Catalog(List<TableDef> tables) {
                         + "' (string, int32, int64, float32, float64, bool, timestamp or {\"vector\": \"float32\", \"dim\": N})");
             }
         }
-        if (t.isObject() && "float32".equals(t.path("vector").asText()) && t.path("dim").canConvertToInt()) {
+        if (t.isObject()) {
+            knownKeys(t, VECTOR_KEYS, "table '" + table + "', column '" + col + "', type");
+        }
+        if (t.isObject() && "float32".equals(t.path("vector").asText()) && t.path("dim").isInt() && t.get("dim").asInt() > 0) {
             return new ColumnType.Vector(t.get("dim").asInt());
         }
-        throw new ValidationException("table '" + table + "': column '" + col + "' has an unsupported type " + t);
+        throw new ValidationException("table '" + table + "': column '" + col + "' has an unsupported type " + t
+                + " (a vector is {\"vector\": \"float32\", \"dim\": N} with N a positive integer)");
     }
 
     public String toJson() {

@@ -68,4 +68,50 @@ class CatalogTest {
         assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE).require("people"))
                 .isInstanceOf(ValidationException.class).hasMessageContaining("people").hasMessageContaining("person");
     }
+
+    @Test
+    void unknownKeysAreRefusedAtEveryLevelWithTheKnownOnesAndTheClosest() {
+        assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [], \"table\": []}"))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("catalog: unknown key \"table\"; known keys are tables (did you mean tables?)");
+        assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE.replace("\"kind\": \"node\"", "\"kind\": \"node\", \"acks\": \"journal\"")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("table 'person': unknown key \"acks\"; known keys are name, kind, ack, columns (did you mean ack?)");
+        assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE.replace("\"nullable\": true", "\"nulable\": true")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("table 'person', column 'age': unknown key \"nulable\"; known keys are name, type, nullable "
+                        + "(did you mean nullable?)");
+        assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE.replace("\"dim\": 4", "\"dims\": 4")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("table 'person', column 'emb', type: unknown key \"dims\"; known keys are vector, dim "
+                        + "(did you mean dim?)");
+    }
+
+    @Test
+    void anUnknownKeyFarFromEveryKnownOneGetsNoSuggestionAndAnUnnamedElementIsNamedByItsPlace() {
+        assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE.replace("{\"name\": \"msg\"", "{\"comment\": \"x\", \"name\": \"msg\"")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("table 'log', column 'msg': unknown key \"comment\"; known keys are name, type, nullable");
+        assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [{\"Name\": \"p\", \"kind\": \"node\", \"columns\": []}]}"))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("tables[0]: unknown key \"Name\"; known keys are name, kind, ack, columns (did you mean name?)");
+        assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [{\"name\": \"p\", \"kind\": \"node\", \"columns\": "
+                + "[{\"name\": \"id\", \"type\": \"string\"}, {\"nmae\": \"x\", \"type\": \"string\"}]}]}"))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("table 'p', columns[1]: unknown key \"nmae\"; known keys are name, type, nullable (did you mean name?)");
+        assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [\"person\"]}"))
+                .isInstanceOf(ValidationException.class).hasMessage("tables[0] must be a JSON object, not \"person\"");
+    }
+
+    @Test
+    void nullableMustBeABooleanAndDimAPositiveInteger() {
+        assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE.replace("\"nullable\": true", "\"nullable\": \"yes\"")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("table 'person', column 'age': \"nullable\" must be true or false, not \"yes\"");
+        for (String dim : new String[] {"4.5", "\"4\"", "0", "-1"}) {
+            assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE.replace("\"dim\": 4", "\"dim\": " + dim)))
+                    .as(dim).isInstanceOf(ValidationException.class)
+                    .hasMessageStartingWith("table 'person': column 'emb' has an unsupported type");
+        }
+    }
 }
