@@ -1,7 +1,13 @@
 package io.palisade.coordinator;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.palisade.fencing.ValidationException;
@@ -38,7 +44,9 @@ import java.util.Set;
  */
 public record Catalog(List<TableDef> tables) {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Refuses a key given twice and anything after the catalog's object, which a plain reader would ignore. */
+    private static final ObjectMapper JSON = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
     public Catalog {
         tables = List.copyOf(tables);
@@ -274,8 +282,8 @@ public record Catalog(List<TableDef> tables) {
         JsonNode root;
         try {
             root = JSON.readTree(json);
-        } catch (IOException e) {
-            throw new ValidationException("catalog is not valid JSON: " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
+        } catch (JsonProcessingException e) {
+            throw new ValidationException(syntaxError(e), e);
         }
         if (root == null || !root.isObject()) {
             throw new ValidationException("catalog must be an object with a \"tables\" array");
@@ -315,6 +323,26 @@ public record Catalog(List<TableDef> tables) {
             tables.add(new TableDef(name, kind, columns, ack));
         }
         return new Catalog(tables);
+    }
+
+    /**
+     * A JSON syntax error in plain words: its line and column, then what the parser met, without the parser's
+     * internals (source descriptions, character codes, feature names).
+     */
+    private static String syntaxError(JsonProcessingException e) {
+        JsonLocation at = e.getLocation();
+        String what = e instanceof MismatchedInputException ? "more JSON after the end of the catalog"
+                : e.getOriginalMessage()
+                .replaceAll("\\[Source: [^\\]]*; line: (\\d+), column: (\\d+)]", "line $1, column $2")
+                .replaceAll("\\('(.+?)' \\(code \\d+\\)\\)", "'$1'")
+                .replaceAll("\\(\\(CTRL-CHAR, code \\d+\\)\\)", "(a control character)")
+                .replaceAll("(a valid value )?\\(JSON String, Number, Array, Object or token 'null', 'true' or 'false'\\)",
+                        "a string, number, array, object, true, false or null")
+                .replaceAll(" \\([^()]*Feature[^()]*\\)", "")
+                .replace("was expecting", "expected").replace("end-of-input", "end of input")
+                .replace("Duplicate field", "duplicate key");
+        return "catalog is not valid JSON" + (at == null || at.getLineNr() < 0 ? "" : " at line " + at.getLineNr()
+                + ", column " + at.getColumnNr()) + ": " + Character.toLowerCase(what.charAt(0)) + what.substring(1);
     }
 
     public static Catalog read(Path file) {

@@ -114,4 +114,34 @@ class CatalogTest {
                     .hasMessageStartingWith("table 'person': column 'emb' has an unsupported type");
         }
     }
+
+    @Test
+    void malformedJsonIsReportedAtItsLineAndColumnInPlainWords() {
+        assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [\n  {\"name\": x}]}"))
+                .isInstanceOf(ValidationException.class).hasMessage("catalog is not valid JSON at line 2, column 12: "
+                        + "unrecognized token 'x': expected a string, number, array, object, true, false or null");
+        assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [\n}"))
+                .isInstanceOf(ValidationException.class).hasMessage("catalog is not valid JSON at line 2, column 1: "
+                        + "unexpected close marker '}': expected ']' (for Array starting at line 1, column 12)");
+        assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [\n"))
+                .isInstanceOf(ValidationException.class).hasMessage("catalog is not valid JSON at line 2, column 1: "
+                        + "unexpected end of input: expected close marker for Array (start marker at line 1, column 12)");
+        assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [{\"name\": \"a\", \"name\": \"b\"}]}"))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("catalog is not valid JSON at line 1, column 33: duplicate key 'name'");
+        assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE + "\n{}"))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("catalog is not valid JSON at line 7, column 1: more JSON after the end of the catalog");
+    }
+
+    @Test
+    void noSyntaxErrorShowsTheParsersInternals() {
+        for (String json : new String[] {"{not json", "{\"tables\": [1,]}", "{'tables': []}", "{\"tables\": [] // c\n}",
+                "{\"tables\": \"unterminated", "{\"tables\" []}", "{\"tables\": [],}", "{\"tables\": tru}",
+                "{\"tables\": 01}", "{\"tables\": \"a\nb\"}", "{\"tables\": []} x", "[1 2]"}) {
+            assertThatThrownBy(() -> Catalog.fromJson(json)).as(json).isInstanceOf(ValidationException.class)
+                    .hasMessageMatching("catalog is not valid JSON at line \\d+, column \\d+: [a-z].*")
+                    .message().doesNotContain("Source", "REDACTED", "Feature", "code ", "`", "JSON String", "valid value");
+        }
+    }
 }
