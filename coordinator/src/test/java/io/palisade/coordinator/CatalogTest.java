@@ -4,6 +4,12 @@ import io.palisade.fencing.ValidationException;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -142,6 +148,17 @@ class CatalogTest {
             assertThatThrownBy(() -> Catalog.fromJson(json)).as(json).isInstanceOf(ValidationException.class)
                     .hasMessageMatching("catalog is not valid JSON at line \\d+, column \\d+: [a-z].*")
                     .message().doesNotContain("Source", "REDACTED", "Feature", "code ", "`", "JSON String", "valid value");
+        }
+    }
+
+    @Test
+    void aGraphIsNotCreatedFromACatalogWithNoTables(@TempDir Path tmp) throws IOException {
+        Catalog none = Catalog.fromJson("{\"tables\": []}"); // still readable: a graph made so before still opens
+        assertThatThrownBy(() -> Palisade.create(tmp.resolve("g"), none, Options.defaults()))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("the catalog declares no tables; a graph needs at least one");
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertThat(left).as("nothing written, no staging directory either").isEmpty();
         }
     }
 }
