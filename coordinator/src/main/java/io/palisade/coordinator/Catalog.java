@@ -366,11 +366,17 @@ public record Catalog(List<TableDef> tables) {
         for (Iterator<String> keys = n.fieldNames(); keys.hasNext(); ) {
             String key = keys.next();
             if (!known.contains(key)) {
-                String near = known.stream().min(Comparator.comparingInt(k -> editDistance(key, k))).orElseThrow();
                 throw new ValidationException(where + ": unknown key \"" + key + "\"; known keys are "
-                        + String.join(", ", known) + (editDistance(key, near) <= Math.min(2, key.length() / 2) ? " (did you mean " + near + "?)" : ""));
+                        + String.join(", ", known) + closest(key, known).map(k -> " (did you mean " + k + "?)").orElse(""));
             }
         }
+    }
+
+    /** The known key a typo away from {@code key} (case ignored), else one that {@code key} starts with ("dimension"). */
+    private static Optional<String> closest(String key, List<String> known) {
+        return known.stream().filter(k -> editDistance(key, k) <= Math.min(2, key.length() / 2))
+                .min(Comparator.comparingInt(k -> editDistance(key, k)))
+                .or(() -> known.stream().filter(k -> key.toLowerCase(Locale.ROOT).startsWith(k)).findFirst());
     }
 
     /** Levenshtein distance, ignoring case. */

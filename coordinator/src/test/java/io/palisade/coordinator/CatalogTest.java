@@ -91,6 +91,10 @@ class CatalogTest {
                 .isInstanceOf(ValidationException.class)
                 .hasMessage("table 'person', column 'emb', type: unknown key \"dims\"; known keys are vector, dim "
                         + "(did you mean dim?)");
+        assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE.replace("\"dim\": 4", "\"dimension\": 4")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("table 'person', column 'emb', type: unknown key \"dimension\"; known keys are vector, dim "
+                        + "(did you mean dim?)");
     }
 
     @Test
