@@ -40,7 +40,7 @@ import java.util.Set;
  * {@code {"vector": "float32", "dim": N}}. A keyed table may say {@code "ack": "journal"} (default
  * {@code "ack": "table"}): see {@link Ack}. Any mistake is a {@link ValidationException} naming the
  * table and column, a key the format does not know included ({@link #CATALOG_KEYS}, {@link #TABLE_KEYS},
- * {@link #COLUMN_KEYS}, {@link #VECTOR_KEYS} are the known ones).
+ * {@link #COLUMN_KEYS}, {@link #VECTOR_KEYS} are the known ones). README.md "Catalog reference" describes every key.
  */
 public record Catalog(List<TableDef> tables) {
 

@@ -9,6 +9,12 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -164,5 +170,30 @@ class CatalogTest {
         try (Stream<Path> left = Files.list(tmp)) {
             assertThat(left).as("nothing written, no staging directory either").isEmpty();
         }
+    }
+
+    @Test
+    void theReadmesCatalogReferenceListsExactlyTheKeysTheParserKnowsAndItsExampleParses() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        int start = readme.indexOf("\n## Catalog reference\n");
+        assertThat(start).as("README.md has a \"Catalog reference\" section").isNotNegative();
+        int end = readme.indexOf("\n## ", start + 1);
+        String section = readme.substring(start, end < 0 ? readme.length() : end);
+        Matcher example = Pattern.compile("```json\n(.*?)```", Pattern.DOTALL).matcher(section);
+        assertThat(example.find()).as("the section has a JSON example").isTrue();
+        assertThat(Catalog.fromJson(example.group(1)).tables()).as("the section's example parses").hasSize(3);
+        Map<String, List<String>> documented = new LinkedHashMap<>();
+        String level = null;
+        for (String line : section.split("\n")) {
+            if (line.startsWith("### ")) {
+                level = line.substring(4);
+                documented.put(level, new ArrayList<>());
+            } else if (level != null && line.startsWith("| `")) {
+                documented.get(level).add(line.substring(3, line.indexOf('`', 3)));
+            }
+        }
+        assertThat(documented).as("README.md \"Catalog reference\": one table per level, one row per key").isEqualTo(Map.of(
+                "The catalog object", Catalog.CATALOG_KEYS, "A table", Catalog.TABLE_KEYS,
+                "A column", Catalog.COLUMN_KEYS, "A vector type", Catalog.VECTOR_KEYS));
     }
 }
