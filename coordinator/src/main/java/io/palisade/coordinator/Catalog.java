@@ -366,13 +366,13 @@ public record Catalog(List<TableDef> tables) {
         for (Iterator<String> keys = n.fieldNames(); keys.hasNext(); ) {
             String key = keys.next();
             if (!known.contains(key)) {
-                throw new ValidationException(where + ": unknown key \"" + key + "\"; known keys are "
-                        + String.join(", ", known) + closest(key, known).map(k -> " (did you mean " + k + "?)").orElse(""));
+                throw new ValidationException(where + ": unknown key \"" + key + "\"; known keys are " + String.join(", ", known)
+                        + closest(key, known).map(k -> " (did you mean " + k + "?)").orElse(""));
             }
         }
     }
 
-    /** The known key a typo away from {@code key} (case ignored), else one that {@code key} starts with ("dimension"). */
+    /** The known key a typo away from {@code key} (case ignored), else one {@code key} starts with ("dimension"). */
     private static Optional<String> closest(String key, List<String> known) {
         return known.stream().filter(k -> editDistance(key, k) <= Math.min(2, key.length() / 2))
                 .min(Comparator.comparingInt(k -> editDistance(key, k)))
@@ -380,7 +380,7 @@ public record Catalog(List<TableDef> tables) {
     }
 
     /** Levenshtein distance, ignoring case. */
-    static int editDistance(String a, String b) {
+    private static int editDistance(String a, String b) {
         a = a.toLowerCase(Locale.ROOT);
         b = b.toLowerCase(Locale.ROOT);
         int[] prev = new int[b.length() + 1];
@@ -391,7 +391,8 @@ public record Catalog(List<TableDef> tables) {
             int[] cur = new int[b.length() + 1];
             cur[0] = i;
             for (int j = 1; j <= b.length(); j++) {
-                cur[j] = Math.min(Math.min(cur[j - 1], prev[j]) + 1, prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                int substitution = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1], prev[j]) + 1, prev[j - 1] + substitution);
             }
             prev = cur;
         }
@@ -421,7 +422,8 @@ public record Catalog(List<TableDef> tables) {
         if (t.isObject()) {
             knownKeys(t, VECTOR_KEYS, "table '" + table + "', column '" + col + "', type");
         }
-        if (t.isObject() && "float32".equals(t.path("vector").asText()) && t.path("dim").isInt() && t.get("dim").asInt() > 0) {
+        if (t.isObject() && "float32".equals(t.path("vector").asText()) && t.path("dim").isInt()
+                && t.get("dim").asInt() > 0) {
             return new ColumnType.Vector(t.get("dim").asInt());
         }
         throw new ValidationException("table '" + table + "': column '" + col + "' has an unsupported type " + t
