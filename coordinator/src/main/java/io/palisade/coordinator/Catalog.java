@@ -1,7 +1,13 @@
 package io.palisade.coordinator;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.palisade.fencing.ValidationException;
@@ -16,7 +22,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -31,11 +39,14 @@ import java.util.Set;
  * Types: {@code string, int32, int64, float32, float64, bool, timestamp} and
  * {@code {"vector": "float32", "dim": N}}. A keyed table may say {@code "ack": "journal"} (default
  * {@code "ack": "table"}): see {@link Ack}. Any mistake is a {@link ValidationException} naming the
- * table and column.
+ * table and column, a key the format does not know included ({@link #CATALOG_KEYS}, {@link #TABLE_KEYS},
+ * {@link #COLUMN_KEYS}, {@link #VECTOR_KEYS} are the known ones). README.md "Catalog reference" describes every key.
  */
 public record Catalog(List<TableDef> tables) {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Refuses a key given twice and anything after the catalog's object, which a plain reader would ignore. */
+    private static final ObjectMapper JSON = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
     public Catalog {
         tables = List.copyOf(tables);
@@ -258,28 +269,50 @@ public record Catalog(List<TableDef> tables) {
 
     // ------------------------------------------------------------------ JSON
 
+    /** The keys of the catalog object; any other key is refused, as at every level below. */
+    public static final List<String> CATALOG_KEYS = List.of("tables");
+    /** The keys of a table object. */
+    public static final List<String> TABLE_KEYS = List.of("name", "kind", "ack", "columns");
+    /** The keys of a column object. */
+    public static final List<String> COLUMN_KEYS = List.of("name", "type", "nullable");
+    /** The keys of a vector type object. */
+    public static final List<String> VECTOR_KEYS = List.of("vector", "dim");
+
     public static Catalog fromJson(String json) {
         JsonNode root;
         try {
             root = JSON.readTree(json);
-        } catch (IOException e) {
-            throw new ValidationException("catalog is not valid JSON: " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
+        } catch (JsonProcessingException e) {
+            throw new ValidationException(syntaxError(e), e);
         }
-        if (root == null || !root.isObject() || !root.path("tables").isArray()) {
+        if (root == null || !root.isObject()) {
+            throw new ValidationException("catalog must be an object with a \"tables\" array");
+        }
+        knownKeys(root, CATALOG_KEYS, "catalog");
+        if (!root.path("tables").isArray()) {
             throw new ValidationException("catalog must be an object with a \"tables\" array");
         }
         List<TableDef> tables = new ArrayList<>();
-        for (JsonNode t : root.get("tables")) {
+        for (int ti = 0; ti < root.get("tables").size(); ti++) {
+            JsonNode t = root.get("tables").get(ti);
+            String where = named(t, "table", "tables", ti);
+            knownKeys(t, TABLE_KEYS, where);
             String name = text(t, "name", "a table");
             Kind kind = Kind.parse(text(t, "kind", "table '" + name + "'"), name);
             if (!t.path("columns").isArray()) {
                 throw new ValidationException("table '" + name + "' needs a \"columns\" array");
             }
             List<ColumnDef> columns = new ArrayList<>();
-            for (JsonNode c : t.get("columns")) {
+            for (int ci = 0; ci < t.get("columns").size(); ci++) {
+                JsonNode c = t.get("columns").get(ci);
+                String at = where + ", " + named(c, "column", "columns", ci);
+                knownKeys(c, COLUMN_KEYS, at);
                 String col = text(c, "name", "a column of table '" + name + "'");
                 ColumnType type = type(c.get("type"), name, col);
                 boolean implied = kind.keyed() && (col.equals("id") || (kind == Kind.EDGE && (col.equals("src") || col.equals("dst"))));
+                if (c.has("nullable") && !c.get("nullable").isBoolean()) {
+                    throw new ValidationException(at + ": \"nullable\" must be true or false, not " + c.get("nullable"));
+                }
                 boolean nullable = c.has("nullable") ? c.get("nullable").asBoolean() : !implied;
                 if (implied && c.has("nullable") && nullable) {
                     throw new ValidationException("table '" + name + "': column '" + col + "' must be non-null");
@@ -292,12 +325,78 @@ public record Catalog(List<TableDef> tables) {
         return new Catalog(tables);
     }
 
+    /**
+     * A JSON syntax error in plain words: its line and column, then what the parser met, without the parser's
+     * internals (source descriptions, character codes, feature names).
+     */
+    private static String syntaxError(JsonProcessingException e) {
+        JsonLocation at = e.getLocation();
+        String what = e instanceof MismatchedInputException ? "more JSON after the end of the catalog"
+                : e.getOriginalMessage()
+                .replaceAll("\\[Source: [^\\]]*; line: (\\d+), column: (\\d+)]", "line $1, column $2")
+                .replaceAll("\\('(.+?)' \\(code \\d+\\)\\)", "'$1'")
+                .replaceAll("\\(\\(CTRL-CHAR, code \\d+\\)\\)", "(a control character)")
+                .replaceAll("(a valid value )?\\(JSON String, Number, Array, Object or token 'null', 'true' or 'false'\\)",
+                        "a string, number, array, object, true, false or null")
+                .replaceAll(" \\([^()]*Feature[^()]*\\)", "")
+                .replace("was expecting", "expected").replace("end-of-input", "end of input")
+                .replace("Duplicate field", "duplicate key");
+        return "catalog is not valid JSON" + (at == null || at.getLineNr() < 0 ? "" : " at line " + at.getLineNr()
+                + ", column " + at.getColumnNr()) + ": " + Character.toLowerCase(what.charAt(0)) + what.substring(1);
+    }
+
     public static Catalog read(Path file) {
         try {
             return fromJson(Files.readString(file));
         } catch (IOException e) {
             throw new ValidationException("cannot read catalog " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** "table 'person'" for an element with a string name, else its place in its array: "tables[2]". */
+    private static String named(JsonNode n, String what, String array, int index) {
+        return n.path("name").isTextual() ? what + " '" + n.get("name").asText() + "'" : array + "[" + index + "]";
+    }
+
+    /** Refuses {@code n} unless it is an object whose keys are all {@code known}; {@code where} names it. */
+    private static void knownKeys(JsonNode n, List<String> known, String where) {
+        if (!n.isObject()) {
+            throw new ValidationException(where + " must be a JSON object, not " + n);
+        }
+        for (Iterator<String> keys = n.fieldNames(); keys.hasNext(); ) {
+            String key = keys.next();
+            if (!known.contains(key)) {
+                throw new ValidationException(where + ": unknown key \"" + key + "\"; known keys are " + String.join(", ", known)
+                        + closest(key, known).map(k -> " (did you mean " + k + "?)").orElse(""));
+            }
+        }
+    }
+
+    /** The known key a typo away from {@code key} (case ignored), else one {@code key} starts with ("dimension"). */
+    private static Optional<String> closest(String key, List<String> known) {
+        return known.stream().filter(k -> editDistance(key, k) <= Math.min(2, key.length() / 2))
+                .min(Comparator.comparingInt(k -> editDistance(key, k)))
+                .or(() -> known.stream().filter(k -> key.toLowerCase(Locale.ROOT).startsWith(k)).findFirst());
+    }
+
+    /** Levenshtein distance, ignoring case. */
+    private static int editDistance(String a, String b) {
+        a = a.toLowerCase(Locale.ROOT);
+        b = b.toLowerCase(Locale.ROOT);
+        int[] prev = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            int[] cur = new int[b.length() + 1];
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1], prev[j]) + 1, prev[j - 1] + substitution);
+            }
+            prev = cur;
+        }
+        return prev[b.length()];
     }
 
     private static String text(JsonNode n, String field, String what) {
@@ -320,10 +419,15 @@ public record Catalog(List<TableDef> tables) {
                         + "' (string, int32, int64, float32, float64, bool, timestamp or {\"vector\": \"float32\", \"dim\": N})");
             }
         }
-        if (t.isObject() && "float32".equals(t.path("vector").asText()) && t.path("dim").canConvertToInt()) {
+        if (t.isObject()) {
+            knownKeys(t, VECTOR_KEYS, "table '" + table + "', column '" + col + "', type");
+        }
+        if (t.isObject() && "float32".equals(t.path("vector").asText()) && t.path("dim").isInt()
+                && t.get("dim").asInt() > 0) {
             return new ColumnType.Vector(t.get("dim").asInt());
         }
-        throw new ValidationException("table '" + table + "': column '" + col + "' has an unsupported type " + t);
+        throw new ValidationException("table '" + table + "': column '" + col + "' has an unsupported type " + t
+                + " (a vector is {\"vector\": \"float32\", \"dim\": N} with N a positive integer)");
     }
 
     public String toJson() {

@@ -90,7 +90,10 @@ public final class Palisade {
         }
     }
 
-    /** Creates a new graph at the fencing format, every keyed table with its PK from creation. */
+    /**
+     * Creates a new graph at the fencing format, every keyed table with its PK from creation. A catalog with no table
+     * is a {@link ValidationException}, and nothing is written (as for every create below).
+     */
     public static Graph create(Path root, Catalog catalog, Options options) {
         return create(root, catalog, options, Wiring.standard(options));
     }
@@ -142,6 +145,9 @@ public final class Palisade {
 
     /** {@code location} null: the tables in the graph's own {@code tables/} directory. */
     static Graph create(Path root, Catalog catalog, Options options, Wiring wiring, TableLocation location) {
+        if (catalog.tables().isEmpty()) {
+            throw new ValidationException("the catalog declares no tables; a graph needs at least one");
+        }
         JvmOptions.check();
         Path target = root.toAbsolutePath().normalize();
         if (new GraphLayout(target).exists()) {
