@@ -143,6 +143,15 @@ public record Catalog(List<TableDef> tables) {
         }
 
         /** Whether writes to this table are acknowledged from the journal. */
+        /**
+         * The exact key filter of {@code keys} on this keyed table's {@code id} (the filter a write of them carries).
+         *
+         * @throws ValidationException when the table has no key or a key is not of its {@code id} type
+         */
+        public io.palisade.fencing.KeyFilter keyFilter(List<String> keys) {
+            return io.palisade.coordinator.internal.BatchValidation.keyFilter(this, keys);
+        }
+
         public boolean journalAck() {
             return ack == Ack.JOURNAL;
         }
@@ -332,17 +341,9 @@ public record Catalog(List<TableDef> tables) {
     private static String syntaxError(JsonProcessingException e) {
         JsonLocation at = e.getLocation();
         String what = e instanceof MismatchedInputException ? "more JSON after the end of the catalog"
-                : e.getOriginalMessage()
-                .replaceAll("\\[Source: [^\\]]*; line: (\\d+), column: (\\d+)]", "line $1, column $2")
-                .replaceAll("\\('(.+?)' \\(code \\d+\\)\\)", "'$1'")
-                .replaceAll("\\(\\(CTRL-CHAR, code \\d+\\)\\)", "(a control character)")
-                .replaceAll("(a valid value )?\\(JSON String, Number, Array, Object or token 'null', 'true' or 'false'\\)",
-                        "a string, number, array, object, true, false or null")
-                .replaceAll(" \\([^()]*Feature[^()]*\\)", "")
-                .replace("was expecting", "expected").replace("end-of-input", "end of input")
-                .replace("Duplicate field", "duplicate key");
+                : JsonSyntax.describe(e);
         return "catalog is not valid JSON" + (at == null || at.getLineNr() < 0 ? "" : " at line " + at.getLineNr()
-                + ", column " + at.getColumnNr()) + ": " + Character.toLowerCase(what.charAt(0)) + what.substring(1);
+                + ", column " + at.getColumnNr()) + ": " + what;
     }
 
     public static Catalog read(Path file) {

@@ -116,6 +116,33 @@ public final class WriterLease implements AutoCloseable {
         }
     }
 
+    /**
+     * The owner of the lease if a process holds it now, else empty; takes nothing. Probes the OS lock with a shared
+     * lock on a read-only handle, released at once: it conflicts with a holder's exclusive lock and with nothing else.
+     * Within the holding process it answers the holder too.
+     */
+    public static Optional<LeaseOwner> holder(Path palisadeDir) {
+        Path file = palisadeDir.resolve(FILE_NAME);
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            FileLock probe;
+            try {
+                probe = ch.tryLock(0, Long.MAX_VALUE, true);
+            } catch (OverlappingFileLockException e) {
+                probe = null; // this process holds it
+            }
+            if (probe != null) {
+                probe.release();
+                return Optional.empty();
+            }
+            return Optional.ofNullable(read(ch));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the writer lease " + file, e);
+        }
+    }
+
     public LeaseOwner owner() {
         return owner;
     }

@@ -36,16 +36,8 @@ final class Merges {
 
     static MergeResult merge(Context ctx, Committer committer, String source, String target) {
         HeadsState state = ctx.view().state();
-        if (!state.branchLive(source) || !state.branchLive(target)) {
-            throw new ValidationException("unknown graph branch '" + (state.branchLive(source) ? target : source) + "'");
-        }
-        if (source.equals(target)) {
-            throw new ValidationException("cannot merge branch '" + source + "' into itself");
-        }
+        GraphBranches.checkMerge(state, source, target);
         GraphBranch branch = state.branch(source).orElseThrow();
-        if (branch.parent() == null) {
-            throw new ValidationException("branch '" + source + "' has no fork point to merge from");
-        }
         long fork = branch.fromSequence();
         Map<String, Set<String>> sourceKeys = changedKeys(ctx, state, source, fork);
         Map<String, Set<String>> targetKeys = changedKeys(ctx, state, target, fork);

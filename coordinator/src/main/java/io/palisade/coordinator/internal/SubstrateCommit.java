@@ -294,10 +294,10 @@ final class SubstrateCommit {
      * table's at the commit's base) it is the first of the group to delete.
      */
     private static List<Long> rows(List<Fence.Admitted> committed, Set<String> deletable) {
-        Set<String> left = deletable == null ? Set.of() : new HashSet<>(deletable);
+        Set<String> left = deletable == null ? null : new HashSet<>(deletable);
         List<Long> rows = new ArrayList<>(committed.size());
         for (Fence.Admitted a : committed) {
-            if (a.op() instanceof WriteOp.Delete d) {
+            if (a.op() instanceof WriteOp.Delete d && left != null) {
                 long n = 0;
                 for (String k : d.keys().keys()) {
                     if (left.remove(k)) {
