@@ -1,6 +1,7 @@
 package io.palisade.cli;
 
 import io.palisade.coordinator.Graph;
+import io.palisade.coordinator.BranchRequests;
 import io.palisade.coordinator.MergeResult;
 import io.palisade.heads.GraphBranch;
 import io.palisade.heads.HeadsState;
@@ -66,7 +67,10 @@ final class BranchCommand implements Runnable {
 
         @Override
         public Integer call() {
-            try (Graph g = Cli.openForWrite(parent.graph(spec))) {
+            Path graph = parent.graph(spec);
+            // refused from the files first: taking the lease for a refused request would journal a writer session
+            BranchRequests.checkCreate(Cli.currentState(graph), name, from);
+            try (Graph g = Cli.openForWrite(graph)) {
                 g.createBranch(name, from);
             }
             System.out.println("created branch " + name + " from " + from);
@@ -87,7 +91,9 @@ final class BranchCommand implements Runnable {
 
         @Override
         public Integer call() {
-            try (Graph g = Cli.openForWrite(parent.graph(spec))) {
+            Path graph = parent.graph(spec);
+            BranchRequests.checkDelete(Cli.currentState(graph), name);
+            try (Graph g = Cli.openForWrite(graph)) {
                 g.deleteBranch(name);
             }
             System.out.println("deleted branch " + name);
@@ -141,7 +147,8 @@ final class BranchCommand implements Runnable {
     }
 
     @Command(name = "merge", mixinStandardHelpOptions = true,
-            description = {"Merge branch NAME into another branch and print the result as one JSON line.",
+            description = {"Merge branch NAME into another branch and print the result: one JSON line (the default, "
+                    + "jsonl), one JSON document (json) or a summary and a table of the receipts (table).",
                     "Rows inserted on NAME go in as strict inserts, updated rows as upserts, and keys deleted on NAME "
                             + "are deleted. A key changed on both sides since the fork is a merge conflict (exit 3, "
                             + "keys named) and nothing is merged. Takes the writer lease."},
@@ -155,14 +162,32 @@ final class BranchCommand implements Runnable {
         String name;
         @Option(names = "--into", required = true, paramLabel = "B", description = "The branch that receives them.")
         String into;
+        @picocli.CommandLine.Mixin
+        OutputFormat output = new OutputFormat();
 
         @Override
         public Integer call() {
             Path graph = parent.graph(spec);
             Cli.requireGraph(graph);
+            BranchRequests.checkMerge(Cli.currentState(graph), name, into);
             try (Graph g = Cli.openForWrite(graph)) {
                 MergeResult r = g.merge(name, into);
-                System.out.println(Cli.toJson(r));
+                OutputFormat.Format format = output.resolve(OutputFormat.Format.jsonl);
+                switch (format) {
+                    case jsonl -> System.out.println(Cli.toJson(r));
+                    case json -> Cli.printJson(System.out, r);
+                    case table -> {
+                        System.out.println("merged " + r.source() + " into " + r.target() + ": " + r.inserted()
+                                + " inserted, " + r.updated() + " updated, " + r.deleted() + " deleted");
+                        List<List<String>> rows = new ArrayList<>();
+                        for (io.palisade.coordinator.Receipt rc : r.receipts()) {
+                            rows.add(WriteCommand.receiptJson(rc).values().stream().map(String::valueOf).toList());
+                        }
+                        if (!rows.isEmpty()) {
+                            Tables.print(System.out, List.of("intent", "seq", "table", "branch", "version", "rows"), rows);
+                        }
+                    }
+                }
             }
             return Main.OK;
         }

@@ -12,6 +12,7 @@ import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.JournalRecord;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,9 +107,23 @@ final class Cli {
 
     /** A usage error (exit 2) naming the catalog's tables when {@code table} is not one of them. */
     static Catalog.TableDef requireTable(Catalog catalog, String table, String option) {
-        return catalog.table(table).orElseThrow(() -> new CliException(Main.USAGE, option + " '" + table
-                + "': the graph has no such table; its tables are " + String.join(", ",
-                catalog.tables().stream().map(Catalog.TableDef::name).toList())));
+        List<String> names = catalog.tables().stream().map(Catalog.TableDef::name).toList();
+        return catalog.table(table).orElseThrow(() -> {
+            List<String> near = Suggest.nearest(table, names);
+            return new CliException(Main.USAGE, option + " '" + table + "': the graph has no such table"
+                    + (near.isEmpty() ? "" : " (did you mean " + String.join(" or ", near) + "?)")
+                    + "; its tables are " + String.join(", ", names));
+        });
+    }
+
+    /** Whether standard input is a terminal (Linux: fd 0 is a tty device); false when it cannot be told. */
+    static boolean stdinIsTerminal() {
+        try {
+            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/0")).toString();
+            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return false;
+        }
     }
 
     /** A usage error (exit 2) naming the live graph branches when {@code branch} is not one of them. */

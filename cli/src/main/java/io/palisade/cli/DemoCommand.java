@@ -93,7 +93,8 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                         try (VectorSchemaRoot root = VectorSchemaRoot.create(person.arrowSchema(), alloc)) {
                             ArrowRows.fill(root, rows);
                             go.await();
-                            Receipt rc = g.insert("main", "person", root);
+                            // one idempotency key per racer: the report and explain link its retry to the loss
+                            Receipt rc = g.insert("main", "person", root, WriteOptions.idempotencyKey("race" + r + "-thread" + tid));
                             won.incrementAndGet();
                             winner.put("w", "thread " + tid + " (intent " + rc.intent() + ")");
                         } catch (KeyConflictException e) {
@@ -101,7 +102,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                             if (r == 0) { // round 0's losers retry as an upsert: a retry the report shows
                                 try (VectorSchemaRoot again = VectorSchemaRoot.create(person.arrowSchema(), alloc)) {
                                     ArrowRows.fill(again, rows);
-                                    g.upsert("main", "person", again, WriteOptions.NONE);
+                                    g.upsert("main", "person", again, WriteOptions.idempotencyKey("race0-thread" + tid));
                                     retried.incrementAndGet();
                                 }
                             }
@@ -222,7 +223,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                 : "FAILED at sequence " + v.firstBadSequence() + ": " + v.problem()));
         out.println();
 
-        String pal = "bin/palisade";
+        String pal = launcher();
         out.println("Look deeper:");
         out.println("  " + pal + " audit " + graph + " --format table                 # every journal event");
         out.println("  " + pal + " audit " + graph + " --type intent_completed --format table");
@@ -231,7 +232,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
             out.println("  " + pal + " explain " + graph + " " + hotIntents.get(0));
         }
         out.println("  " + pal + " heads " + graph);
-        out.println("  " + pal + " replay " + graph + " --to-seq " + report.getOrDefault("journal_end_before", 0L)
+        out.println("  " + pal + " replay " + graph + " --at " + report.getOrDefault("journal_end_before", 0L)
                 + "        # heads and open intents at the moment of the kill");
         out.println("  " + pal + " audit verify " + graph);
         out.println("  " + pal + " report " + graph + " --html " + dir.toAbsolutePath().resolve("report.html"));
@@ -240,6 +241,20 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
         out.println(ok ? "All invariants held: no duplicate key, every acknowledged write present, nothing partial."
                 : "AN INVARIANT FAILED: see above.");
         return ok ? Main.OK : Main.INTERNAL;
+    }
+
+    /**
+     * How to run palisade from anywhere: the absolute path of the {@code bin/palisade} beside the jar this runs from
+     * (cli/target/palisade-cli-*.jar), else "palisade".
+     */
+    static String launcher() {
+        try {
+            Path jar = Path.of(DemoCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path bin = jar.toAbsolutePath().getParent().getParent().getParent().resolve("bin/palisade");
+            return java.nio.file.Files.isExecutable(bin) ? bin.toString() : "palisade";
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            return "palisade";
+        }
     }
 
     private static Map<String, Object> row(String id, String name, long age) {

@@ -1,6 +1,7 @@
 package io.palisade.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.palisade.coordinator.JsonSyntax;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Catalog.ColumnDef;
@@ -127,7 +128,12 @@ final class JsonLines {
             }
             return n;
         } catch (JsonProcessingException e) {
-            throw bad(line, table, "bad JSON: " + e.getOriginalMessage());
+            int column = JsonSyntax.column(e);
+            String word = text.strip();
+            String hint = word.matches("[A-Za-z_][\\w.:-]*")
+                    ? " (a key or string value is written in double quotes: \"" + word + "\")" : "";
+            throw bad(line, table, "bad JSON" + (column > 0 ? " at column " + column : "") + ": "
+                    + JsonSyntax.describe(e) + hint);
         }
     }
 

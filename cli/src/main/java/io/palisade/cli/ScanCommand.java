@@ -38,6 +38,11 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
                     + "are older names of this option.")
     String at;
 
+    @Option(names = "--key", paramLabel = "K", split = ",",
+            description = "Only the rows with these keys (repeatable or comma-separated; a keyed table): a point lookup "
+                    + "instead of a scan of the table. A key the table does not hold prints nothing.")
+    List<String> keys;
+
     @picocli.CommandLine.Mixin
     OutputFormat output = new OutputFormat();
 
@@ -56,7 +61,18 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
         TableHead head = s.head(branch, table).orElseThrow(() -> new CliException(Main.USAGE, "table '" + table
                 + "' has no head on graph branch '" + branch + "'" + (atSeq == null ? "" : " at sequence " + atSeq)
                 + " (it was not created yet)"));
-        List<Map<String, Object>> rows = rows(graph, catalog, def, s, branch, head);
+        if (keys != null && !def.kind().keyed()) {
+            throw new CliException(Main.USAGE, "--key: table '" + table + "' is append-only and has no key");
+        }
+        io.palisade.fencing.KeyFilter filter = null;
+        if (keys != null) {
+            try {
+                filter = def.keyFilter(keys);
+            } catch (io.palisade.fencing.ValidationException e) {
+                throw new CliException(Main.USAGE, "--key: " + e.getMessage());
+            }
+        }
+        List<Map<String, Object>> rows = rows(graph, catalog, def, s, branch, head, filter);
         List<Map<String, Object>> plain = new ArrayList<>();
         for (Map<String, Object> r : rows) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -78,7 +94,7 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
             List<String> cols = def.columns().stream().map(Catalog.ColumnDef::name).toList();
             List<List<String>> cells = new ArrayList<>();
             for (Map<String, Object> m : plain) {
-                cells.add(cols.stream().map(c -> String.valueOf(m.get(c))).toList());
+                cells.add(def.columns().stream().map(c -> cell(c, m.get(c.name()))).toList());
             }
             Tables.print(System.out, cols, cells);
             System.out.println("(" + plain.size() + " rows; " + table + " on " + branch + " = " + head.tableBranch()
@@ -88,18 +104,37 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
     }
 
     /**
+     * A value as the table format shows it: a timestamp (stored as UTC epoch microseconds, which json and jsonl print)
+     * as an ISO-8601 instant, anything else as its JSON text.
+     */
+    static String cell(Catalog.ColumnDef c, Object v) {
+        if (v instanceof Number n && c.type() == Catalog.ColumnType.Scalar.TIMESTAMP) {
+            long micros = n.longValue();
+            return java.time.Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+                    Math.floorMod(micros, 1_000_000L) * 1_000L).toString();
+        }
+        return String.valueOf(v);
+    }
+
+    /**
      * The rows of {@code def} on {@code branch} at {@code head} of state {@code s}, as every read through Palisade sees
      * them: the table version's rows with, for a journal-ack table, the acknowledged writes not yet folded into it
      * overlaid (docs/journal-ack.md). {@code explain} reads a key's current value through here too.
      */
     static List<Map<String, Object>> rows(Path graph, Catalog catalog, Catalog.TableDef def, HeadsState s, String branch,
                                           TableHead head) {
+        return rows(graph, catalog, def, s, branch, head, null);
+    }
+
+    /** {@link #rows(Path, Catalog, Catalog.TableDef, HeadsState, String, TableHead)}, only of {@code keys} when not null. */
+    static List<Map<String, Object>> rows(Path graph, Catalog catalog, Catalog.TableDef def, HeadsState s, String branch,
+                                          TableHead head, io.palisade.fencing.KeyFilter keys) {
         String table = def.name();
         List<Map<String, Object>> rows;
         try (TableStore store = Cli.tables(graph).open(false) /* read-only */) {
             TableRef ref = new TableRef(head.tableBranch(), head.version());
             try (TableSnapshot t = def.kind().keyed() ? store.openKeyed(table, ref) : store.openKeyless(table, ref)) {
-                rows = t.scan();
+                rows = keys == null ? t.scan() : t.rowsWithKeys(keys);
             } catch (io.palisade.fencing.TableCorruptedException e) {
                 // a fork point whose files version retention removed is not damage: exit 2, naming the rule
                 java.util.Optional<io.palisade.fencing.VersionExpiredException> removed =
@@ -115,6 +150,10 @@ final class ScanCommand implements Callable<Integer>, ReadOnly {
         // a journal-ack table: the acknowledged writes not yet folded into it are part of the graph
         rows = io.palisade.coordinator.UnfoldedReads.overlay(Cli.palisadeDir(graph), catalog, s, s.lastSequence(), branch,
                 table, rows);
+        if (keys != null) {
+            java.util.Set<String> wanted = new java.util.HashSet<>(keys.keys());
+            rows = rows.stream().filter(r -> wanted.contains(String.valueOf(r.get("id")))).toList();
+        }
         return rows;
     }
 }

@@ -198,6 +198,11 @@ final class Seek {
                     if (first == null || t.time().isBefore(first)) {
                         throw outside(option, p, "is before the graph existed (its first record is at " + first + ")");
                     }
+                    Instant now = Instant.now();
+                    if (t.time().isAfter(now)) {
+                        // as a sequence past the end: the journal cannot say what a later record will change
+                        throw outside(option, p, "is in the future (now is " + now + ")");
+                    }
                     if (!t.time().isBefore(last)) {
                         yield end - 1;
                     }

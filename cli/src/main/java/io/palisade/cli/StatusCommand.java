@@ -10,6 +10,8 @@ import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalReader;
 import io.palisade.journal.JournalRecord;
+import io.palisade.journal.LeaseOwner;
+import io.palisade.journal.WriterLease;
 import io.palisade.journal.LogicalOperation;
 import io.palisade.substrate.CompactionTarget;
 import io.palisade.substrate.FragmentStats;
@@ -29,6 +31,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -98,10 +101,23 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
             }
         }
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("tables", tables);
         Path palisade = Cli.palisadeDir(graph);
-        out.put("journal_bytes", bytes(palisade.resolve("journal")));
-        out.put("palisade_bytes", bytes(palisade));
+        Optional<LeaseOwner> writer = WriterLease.holder(palisade);
+        Map<String, Object> w = null;
+        if (writer.isPresent()) {
+            w = new LinkedHashMap<>();
+            w.put("pid", writer.get().pid());
+            w.put("host", writer.get().host());
+            w.put("epoch", writer.get().epoch());
+            w.put("since", writer.get().since().toString());
+        }
+        out.put("writer", w);
+        out.put("tables", tables);
+        // Chronicle's cycle files are sparse: their length is what was reserved, their allocated blocks what is used
+        out.put("journal_bytes", allocated(palisade.resolve("journal")));
+        out.put("journal_file_bytes", bytes(palisade.resolve("journal")));
+        out.put("journal_segments", segments(palisade.resolve("journal")));
+        out.put("palisade_bytes", allocated(palisade));
         out.put("last_sequence", s.lastSequence());
         out.put("last_checkpoint_seq", s.lastCheckpointSequence());
         out.put("open_intents", s.openIntents().size());
@@ -123,9 +139,12 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
                     }
                     rows.add(row);
                 }
+                System.out.println(w == null ? "writer: none holds the lease (this is what the files say)"
+                        : "writer: pid " + w.get("pid") + " on " + w.get("host") + ", epoch " + w.get("epoch") + ", since "
+                        + w.get("since") + " (the numbers below are the files' as of now; the writer may be ahead)");
                 Tables.print(System.out, header, rows);
-                System.out.println("journal " + out.get("journal_bytes") + " bytes (_palisade " + out.get("palisade_bytes")
-                        + "); heads state: " + out.get("open_intents") + " open intents, " + out.get("completed_intents")
+                System.out.println("journal " + out.get("journal_bytes") + " bytes on disk in " + out.get("journal_segments")
+                        + " segment(s) (_palisade " + out.get("palisade_bytes") + "); heads state: " + out.get("open_intents") + " open intents, " + out.get("completed_intents")
                         + " completed since the last checkpoint, " + out.get("idempotency_keys")
                         + " idempotency keys remembered, as of sequence " + s.lastSequence() + " (last checkpoint "
                         + s.lastCheckpointSequence() + "; maintenance is shown since it, '-' = none since)");
@@ -168,6 +187,40 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
     }
 
     /** Bytes of every file under {@code dir}; null when it is absent (a table on an object store). */
+    /**
+     * The bytes the file system allocated under {@code dir}, as {@code du -s -B1} reports them; the files' lengths
+     * when {@code du} gives no figure; null for a missing directory.
+     */
+    private static Long allocated(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return null;
+        }
+        try {
+            Process du = new ProcessBuilder("du", "-s", "-B1", dir.toString())
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String printed = new String(du.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+            du.waitFor();
+            return Long.parseLong(printed.split("\\s+", 2)[0]);
+        } catch (IOException | NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            return bytes(dir);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return bytes(dir);
+        }
+    }
+
+    /** The journal's segments (one per writer session on a Chronicle journal; 0 on Kafka). */
+    private static long segments(Path journalDir) {
+        if (!Files.isDirectory(journalDir)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(journalDir)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".ready")).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static Long bytes(Path dir) {
         if (!Files.isDirectory(dir)) {
             return null;

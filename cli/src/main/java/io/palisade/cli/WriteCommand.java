@@ -30,7 +30,10 @@ import java.util.concurrent.ExecutionException;
                         + "line); nothing is written unless every line is good. The receipt is one JSON line: "
                         + "{\"intent\":...,\"seq\":N,\"table\":...,\"branch\":...,\"version\":N,\"rows\":N}.",
                 "insert is strict: an existing key exits 3 and nothing is written. On an append-only table insert "
-                        + "appends."},
+                        + "appends.",
+                "upsert writes each line as the row's whole new image: a nullable column the line leaves out is "
+                        + "null afterwards, also when the key existed (there is no partial update; read the row with "
+                        + "scan --key, change it and upsert it whole)."},
         footer = {"%nExample:%n  palisade write GRAPH --table person --mode upsert rows.jsonl"})
 final class WriteCommand implements Callable<Integer> {
     enum Mode { insert, upsert, delete }
@@ -50,8 +53,12 @@ final class WriteCommand implements Callable<Integer> {
     @Option(names = "--mode", defaultValue = "insert", description = "insert (strict), upsert or delete (default: ${DEFAULT-VALUE}).")
     Mode mode;
 
-    @Option(names = "--idempotency-key", paramLabel = "K", description = "Repeating a key returns the first receipt, never a second write.")
+    @Option(names = "--idempotency-key", paramLabel = "K", description = "Repeating a key with the same request returns "
+            + "the first receipt, never a second write; the key with another request exits 10.")
     String idempotencyKey;
+
+    @picocli.CommandLine.Mixin
+    OutputFormat output = new OutputFormat();
 
     @Option(names = "--batch-rows", paramLabel = "N", description = "Bulk load (insert or upsert into a keyed table): one "
             + "intent committed in fenced batches of N rows, published once at the end (all or nothing; docs/bulk-load.md).")
@@ -60,7 +67,7 @@ final class WriteCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Catalog catalog = Cli.catalog(graph);
-        Catalog.TableDef def = catalog.require(table);
+        Catalog.TableDef def = Cli.requireTable(catalog, table, "--table");
         WriteOptions opts = idempotencyKey == null ? WriteOptions.NONE : WriteOptions.idempotencyKey(idempotencyKey);
         List<JsonLines.Row> rows = null;
         List<String> keys = null;
@@ -123,7 +130,7 @@ final class WriteCommand implements Callable<Integer> {
                 }
             }
         }
-        System.out.println(Cli.toJson(receiptJson(receipt)));
+        printReceipt(output.resolve(OutputFormat.Format.jsonl), receiptJson(receipt));
         return Main.OK;
     }
 
@@ -139,6 +146,16 @@ final class WriteCommand implements Callable<Integer> {
                 new java.io.ByteArrayInputStream(bytes.toByteArray()), alloc)) {
             return g.load(branch, table, r, mode == Mode.insert ? io.palisade.coordinator.LoadMode.APPEND
                     : io.palisade.coordinator.LoadMode.MERGE, batchRows);
+        }
+    }
+
+    /** A receipt as one JSON line (jsonl, the default), one JSON document (json) or a one-row table. */
+    static void printReceipt(OutputFormat.Format format, Map<String, Object> receipt) {
+        switch (format) {
+            case jsonl -> System.out.println(Cli.toJson(receipt));
+            case json -> Cli.printJson(System.out, receipt);
+            case table -> Tables.print(System.out, List.copyOf(receipt.keySet()),
+                    List.of(receipt.values().stream().map(String::valueOf).toList()));
         }
     }
 
@@ -188,6 +205,11 @@ final class WriteCommand implements Callable<Integer> {
 
     private BufferedReader open() throws IOException {
         if (file.equals("-")) {
+            if (Cli.stdinIsTerminal()) {
+                // otherwise the command seems to hang: it waits for lines nobody knows to type
+                System.err.println("palisade: reading " + (mode == Mode.delete ? "keys" : "rows")
+                        + " as JSON lines from the terminal; end the input with Ctrl-D, or give a FILE");
+            }
             return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         }
         return Files.newBufferedReader(readable(file), StandardCharsets.UTF_8);

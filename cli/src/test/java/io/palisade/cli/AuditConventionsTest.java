@@ -148,9 +148,14 @@ class AuditConventionsTest {
                 "its first record is at");
         usage(CliRun.run("scan", graph, "--table", "person", "--at-time", "-1000d"), "before the graph existed");
         usage(CliRun.run("replay", graph, "--to-time", "2000-01-01"), "before the graph existed");
-        String utcNow = LocalDateTime.now(ZoneOffset.UTC).plusMinutes(1).toString();
+        // read as UTC it is now, after the last record; read in any other zone it would be before the graph or future
+        String utcNow = LocalDateTime.now(ZoneOffset.UTC).toString();
         CliRun.Result zoneLess = CliRun.run("heads", graph, "--at", utcNow, "--format", "json");
         assertThat(zoneLess.code()).as(zoneLess.toString()).isZero();
+        // a future point is as unknowable as a sequence past the end
+        usage(CliRun.run("scan", graph, "--table", "person", "--at", "2999-01-01T00:00:00Z"), "is in the future (now is ");
+        usage(CliRun.run("heads", graph, "--at", LocalDateTime.now(ZoneOffset.UTC).plusHours(1).toString()),
+                "is in the future");
         CliRun.Result byScan = CliRun.run("scan", graph, "--table", "person", "--at-time", "now", "--format", "json");
         assertThat(byScan.code()).as(byScan.toString()).isZero();
         assertThat(JSON.readTree(byScan.out())).hasSize(3);

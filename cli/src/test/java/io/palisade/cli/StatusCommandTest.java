@@ -50,6 +50,12 @@ class StatusCommandTest {
         assertThat(person.get("last_compaction_seq").isNull()).isTrue();
         assertThat(out.get("journal_bytes").asLong()).isPositive();
         assertThat(out.get("palisade_bytes").asLong()).isGreaterThanOrEqualTo(out.get("journal_bytes").asLong());
+        // the cycle files are sparse: what the disk holds is far below their reserved length
+        assertThat(out.get("journal_bytes").asLong()).isLessThan(out.get("journal_file_bytes").asLong());
+        long sessions = CliRun.run("audit", graph, "--type", "writer_started").out().strip().split("\n").length;
+        assertThat(out.get("journal_segments").asLong()).as("one per writer session").isEqualTo(sessions)
+                .isGreaterThanOrEqualTo(5); // init, and each of the 4 writes
+        assertThat(out.get("writer").isNull()).as("no process holds the lease").isTrue();
         assertThat(out.get("open_intents").asInt()).isZero();
         // each write's close checkpointed the heads, which forgets the intents the checkpoint covers
         assertThat(out.get("last_checkpoint_seq").asLong()).isPositive();
@@ -60,6 +66,15 @@ class StatusCommandTest {
         assertThat(table.code()).as(table.toString()).isZero();
         assertThat(table.out()).contains("fragments").contains("versions_kept").contains("journal ");
         assertThat(CliRun.run("status", tmp.resolve("nothing").toString()).code()).isEqualTo(Main.INVALID_INPUT);
+
+        // with a writer holding the lease (this process), status names it
+        try (io.palisade.coordinator.Graph g = io.palisade.coordinator.Palisade.open(Path.of(graph),
+                io.palisade.coordinator.Options.defaults())) {
+            JsonNode held = JSON.readTree(CliRun.run("status", graph, "--format", "json").out()).get("writer");
+            assertThat(held.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(held.get("epoch").asLong()).isPositive();
+            assertThat(CliRun.run("status", graph).out()).contains("writer: pid " + ProcessHandle.current().pid());
+        }
     }
 
     @Test

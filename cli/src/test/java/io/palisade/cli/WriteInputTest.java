@@ -30,4 +30,63 @@ class WriteInputTest {
         assertThat(dir.code()).as(dir.toString()).isEqualTo(Main.INVALID_INPUT);
         assertThat(dir.err()).contains("(it is a directory)");
     }
+
+    @Test
+    void badJsonAndAnUnknownTableAreSaidInPlainWordsAndWriteNothing() throws Exception {
+        Path cat = tmp.resolve("catalog.json");
+        Files.writeString(cat, """
+                {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
+                  {"name": "age", "type": "int64", "nullable": true}]}]}
+                """);
+        String graph = tmp.resolve("g").toString();
+        assertThat(CliRun.run("init", graph, "--catalog", cat.toString()).code()).isZero();
+        long before = end(graph);
+
+        CliRun.Result torn = CliRun.runWithInput("{\"id\": \"a\", \"age\": \n", "write", graph, "--table", "person");
+        assertThat(torn.code()).as(torn.toString()).isEqualTo(Main.INVALID_INPUT);
+        assertThat(torn.err()).contains("line 1").contains("bad JSON at column ").contains("end of input")
+                .doesNotContain("Source").doesNotContain("REDACTED").doesNotContain("Feature");
+
+        CliRun.Result bare = CliRun.runWithInput("nobody\n", "write", graph, "--table", "person", "--mode", "delete");
+        assertThat(bare.code()).as(bare.toString()).isEqualTo(Main.INVALID_INPUT);
+        assertThat(bare.err()).contains("line 1").contains("in double quotes: \"nobody\"")
+                .doesNotContain("JSON String, Number");
+
+        // an unknown table is a usage error, as it is for scan, with the nearest name
+        CliRun.Result table = CliRun.runWithInput("{\"id\": \"a\"}\n", "write", graph, "--table", "persn");
+        assertThat(table.code()).as(table.toString()).isEqualTo(Main.USAGE);
+        assertThat(table.err()).contains("--table 'persn': the graph has no such table (did you mean person?)");
+        assertThat(CliRun.run("scan", graph, "--table", "persn").code()).isEqualTo(Main.USAGE);
+
+        assertThat(end(graph)).as("nothing journaled").isEqualTo(before);
+    }
+
+    @Test
+    void scanByKeyPrintsOnlyThoseRowsAndAnUpsertWritesTheWholeRow() throws Exception {
+        Path cat = tmp.resolve("catalog.json");
+        Files.writeString(cat, """
+                {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"},
+                  {"name": "name", "type": "string", "nullable": true}, {"name": "age", "type": "int64", "nullable": true}]}]}
+                """);
+        String graph = tmp.resolve("g").toString();
+        assertThat(CliRun.run("init", graph, "--catalog", cat.toString()).code()).isZero();
+        assertThat(CliRun.runWithInput("{\"id\":\"alice\",\"name\":\"Alice\",\"age\":30}\n{\"id\":\"bob\",\"age\":40}\n",
+                "write", graph, "--table", "person").code()).isZero();
+        // the documented rule: an upsert's omitted nullable column is null afterwards
+        assertThat(CliRun.runWithInput("{\"id\":\"alice\",\"age\":31}\n", "write", graph, "--table", "person",
+                "--mode", "upsert").code()).isZero();
+
+        CliRun.Result one = CliRun.run("scan", graph, "--table", "person", "--key", "alice,nobody");
+        assertThat(one.code()).as(one.toString()).isZero();
+        assertThat(one.out().strip()).isEqualTo("{\"id\":\"alice\",\"name\":null,\"age\":31}");
+        CliRun.Result two = CliRun.run("scan", graph, "--table", "person", "--key", "bob", "--key", "alice");
+        assertThat(two.out().strip().split("\n")).hasSize(2);
+        assertThat(CliRun.run("scan", graph, "--table", "person", "--key", "nobody").out()).isBlank();
+    }
+
+    private static long end(String graph) {
+        try (var r = Cli.reader(Path.of(graph))) {
+            return r.endSequence();
+        }
+    }
 }
