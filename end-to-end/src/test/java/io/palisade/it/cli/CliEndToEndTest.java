@@ -435,4 +435,27 @@ class CliEndToEndTest {
             assertThat(w.err()).as(w.toString()).isEmpty();
         }
     }
+
+    @Test
+    @Order(12)
+    void writeWithATerminalOnStandardInputSaysItWaitsForLines() throws Exception {
+        Path script = Path.of("/usr/bin/script"); // util-linux: runs the command on a pseudo-terminal
+        if (!Files.isExecutable(script)) {
+            System.err.println("SKIPPED writeWithATerminalOnStandardInputSaysItWaitsForLines: /usr/bin/script "
+                    + "(Debian package bsdutils) is missing, so no pseudo-terminal can be given to palisade write");
+            org.junit.jupiter.api.Assumptions.abort("/usr/bin/script (Debian package bsdutils) is missing");
+        }
+        Launcher.requireBuilt();
+        Process p = Launcher.builder(List.of(script.toString(), "-q", "-e", "-c",
+                        Launcher.BIN + " write " + graph + " --table person", "/dev/null"))
+                .redirectErrorStream(true).start();
+        // Ctrl-D at the start of a line: end of input on the terminal, whenever palisade reads it
+        p.getOutputStream().write(4);
+        p.getOutputStream().flush();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(out).isTrue();
+        assertThat(out).contains("reading rows as JSON lines from the terminal; end the input with Ctrl-D")
+                .contains("no rows in the input");
+        assertThat(p.exitValue()).as(out).isEqualTo(5);
+    }
 }

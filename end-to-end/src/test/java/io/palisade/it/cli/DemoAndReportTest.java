@@ -31,7 +31,18 @@ class DemoAndReportTest {
         Launcher.Result demo = run("demo", dir.toString());
         assertThat(demo.code()).as(demo.toString()).isZero();
         assertThat(demo.out()).contains("1 winner").contains("KeyConflictException").contains("killed")
-                .contains("recovery").contains("All invariants held").contains("bin/palisade audit");
+                .contains("recovery").contains("All invariants held")
+                // the commands it suggests work from any directory and use the current option names
+                .contains(Launcher.BIN.toAbsolutePath() + " audit").contains(" replay ").doesNotContain("--to-seq");
+        // the losers it says it retried are the retries explain names (one idempotency key per racer)
+        java.util.regex.Matcher retried = java.util.regex.Pattern.compile("the (\\d+) losers retried as upserts")
+                .matcher(demo.out());
+        assertThat(retried.find()).as(demo.out()).isTrue();
+        Launcher.Result raced = run("explain", dir.resolve("graph").toString(), "--key", "race0-0", "--table", "person",
+                "--format", "json");
+        assertThat(raced.code()).as(raced.toString()).isZero();
+        assertThat(JSON.readTree(raced.out()).findValue("retries").asInt()).as(raced.out())
+                .isEqualTo(Integer.parseInt(retried.group(1)));
         String graph = dir.resolve("graph").toString();
 
         // what the page must show, computed from the journal through the CLI
