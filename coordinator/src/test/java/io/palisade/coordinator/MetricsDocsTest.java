@@ -71,7 +71,8 @@ class MetricsDocsTest extends GraphTestSupport {
     void theMetricsSectionListsEveryMeterTheBinderRegistersAndNoOther() throws IOException {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Map<String, String> registered;
-        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(MetricsMetersTest.CATALOG), Options.defaults())) {
+        Catalog catalog = Catalog.fromJson(MetricsMetersTest.CATALOG);
+        try (Graph g = Palisade.create(dir.resolve("g"), catalog, Options.defaults())) {
             g.metrics().bindTo(registry);
             registered = registered(registry);
         }

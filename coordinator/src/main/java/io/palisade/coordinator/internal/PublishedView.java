@@ -282,7 +282,7 @@ public final class PublishedView {
         }
     }
 
-    /** The largest fold lag of {@code table} over the graph branches ({@link #foldLagMillis(String, String)}), 0 for none. */
+    /** The largest fold lag of {@code table} over the graph branches ({@link #foldLagMillis(String, String)}); 0: none. */
     long foldLagMillis(String table) {
         long lag = 0;
         for (String b : state.branches().keySet()) {
