@@ -43,7 +43,7 @@ public final class Graph implements AutoCloseable {
 
     Graph(Engine engine, RecoveryReport recoveryReport) {
         this.engine = engine;
-        this.metrics = new Metrics(engine.context().counters());
+        this.metrics = new Metrics(engine.context().meters(), engine.context().layout().root());
         this.recoveryReport = recoveryReport;
     }
 

@@ -1,19 +1,61 @@
 package io.palisade.coordinator;
 
-import io.palisade.coordinator.internal.Counters;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.palisade.coordinator.internal.KeyBloom;
 import io.palisade.coordinator.internal.KeyPresence;
+import io.palisade.coordinator.internal.Latency;
+import io.palisade.coordinator.internal.Meters;
+
+import java.nio.file.Path;
+import java.util.function.ToLongFunction;
 
 /**
- * What a graph has done so far, read-only: commits, conflicts by kind, retries, group sizes, phase latencies, folds
- * and back-pressure. Every method reads the live counters of the graph's engine; {@link #snapshot()} copies them for
- * reporting.
+ * What a graph has done so far, as Micrometer meters (docs/coordinator.md, "Metrics"): commits, conflicts by kind,
+ * retries, acknowledgement and phase latencies, folds, back-pressure, maintenance, and gauges of its heads state and
+ * unfolded writes. The meters live in the graph from its open to its close; the read methods below read them.
+ *
+ * <p>A {@link MeterBinder}: {@link #bindTo} publishes the meters in an embedder's registry (Prometheus, OTLP, a
+ * Spring Boot application's), named {@code palisade.*} and tagged {@code graph} with the graph directory's name, or
+ * the name given to {@link #binder(String)}. There each counter and gauge reads the graph's own (a counter counts
+ * from the open), and each timer has the 0.5 and 0.99 percentiles and a histogram, recorded from the binding on.
+ * Closing the graph removes its meters from the registries they were bound to.
  */
-public final class Metrics {
-    private final Counters c;
+public final class Metrics implements MeterBinder {
+    private final Meters m;
+    private final String graphName;
 
-    Metrics(Counters counters) {
-        this.c = counters;
+    Metrics(Meters meters, Path root) {
+        this.m = meters;
+        Path name = root.toAbsolutePath().normalize().getFileName();
+        this.graphName = name == null ? "graph" : name.toString();
+    }
+
+    /**
+     * Publishes the graph's meters in {@code registry}, tagged {@code graph} = {@link #graphName()}. Binding the same
+     * registry again does nothing.
+     *
+     * @throws IllegalStateException when the graph is closed, when this registry has the graph's meters under another
+     *                               name, or when it has the meters of another graph of the same name (bind one of them
+     *                               with {@link #binder(String)})
+     */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        m.bind(registry, graphName);
+    }
+
+    /** A binder that publishes the graph's meters tagged {@code graph} = {@code graphName} instead. */
+    public MeterBinder binder(String graphName) {
+        if (graphName == null || graphName.isBlank()) {
+            throw new IllegalArgumentException("a graph name for the meters must not be blank");
+        }
+        return registry -> m.bind(registry, graphName);
+    }
+
+    /** The {@code graph} tag of {@link #bindTo}: the name of the graph's directory. */
+    public String graphName() {
+        return graphName;
     }
 
     /**
@@ -21,22 +63,22 @@ public final class Metrics {
      * {@link Options#maxUnfoldedBytes()} or the table's fold lag past {@link Options#maxFoldLagMillis()}.
      */
     public long backPressureWaits() {
-        return c.backPressureWaits.sum();
+        return sum(t -> t.backPressure().count());
     }
 
     /** Wall time the committer spent folding for those back-pressured groups (the writers' extra wait). */
     public long backPressureNanos() {
-        return c.backPressureNanos.sum();
+        return sum(t -> t.backPressure().totalNanos());
     }
 
     /** Wall time spent in committed folds, from building their rows out of the tail to their publication. */
     public long foldNanos() {
-        return c.foldNanos.sum();
+        return sum(t -> t.fold().totalNanos());
     }
 
     /** Rows the committed folds wrote (the newest row of each upserted key; deletes not counted). */
     public long foldedRows() {
-        return c.foldedRows.sum();
+        return sum(t -> count(t.foldedRows()));
     }
 
     /**
@@ -55,32 +97,32 @@ public final class Metrics {
 
     /** Writes acknowledged from the journal (journal-ack tables). */
     public long journalAcks() {
-        return c.journalAcks.sum();
+        return count(m.journalAckWrites);
     }
 
     /** Folds committed to journal-ack tables. */
     public long folds() {
-        return c.folds.sum();
+        return sum(t -> count(t.folds()));
     }
 
     /** Journal-ack writes the folds committed. */
     public long foldedWrites() {
-        return c.foldedWrites.sum();
+        return sum(t -> count(t.foldedWrites()));
     }
 
     /** Strict-insert keys looked up in a table because its negative key filter could not rule them out. */
     public long keyLookups() {
-        return c.keyLookups.sum();
+        return count(m.keyLookups);
     }
 
     /** Keys looked up although the table did not hold them (the negative filter's false positives). */
     public long keyFilterFalsePositives() {
-        return c.keyFilterFalsePositives.sum();
+        return count(m.keyFilterFalsePositives);
     }
 
     /** Commits (writes, maintenance, bulk-load batches) that Lance rebased over a foreign version: none acknowledged. */
     public long foreignCommits() {
-        return c.foreignCommits.sum();
+        return count(m.foreignCommits);
     }
 
     /**
@@ -89,42 +131,42 @@ public final class Metrics {
      * describe writes.
      */
     public long maintenanceCommits() {
-        return c.maintenanceCommits.sum();
+        return count(m.maintenanceCommits);
     }
 
     /** Index optimises the committer ran by itself ({@link Options#indexRefreshEvery()}) and that completed. */
     public long autoIndexRefreshes() {
-        return c.autoIndexRefreshes.sum();
+        return count(m.autoIndexRefreshes);
     }
 
     /** Automatic index optimises that failed (logged; the writes that triggered them are unaffected). */
     public long autoIndexRefreshFailures() {
-        return c.autoIndexRefreshFailures.sum();
+        return count(m.autoIndexRefreshFailures);
     }
 
     /** Compactions the committer ran by itself ({@link Compaction}) and that completed. */
     public long autoCompactions() {
-        return c.autoCompactions.sum();
+        return count(m.autoCompactions);
     }
 
     /** Automatic compactions that failed (logged; the writes that triggered them are unaffected). */
     public long autoCompactionFailures() {
-        return c.autoCompactionFailures.sum();
+        return count(m.autoCompactionFailures);
     }
 
     /** Table versions removed by retention ({@link Retention}). */
     public long versionsExpired() {
-        return c.versionsExpired.sum();
+        return count(m.versionsExpired);
     }
 
     /** Bytes removed with them. */
     public long expiredBytes() {
-        return c.expiredBytes.sum();
+        return count(m.expiredBytes);
     }
 
     /** Idempotency keys forgotten under the idempotency window ({@link Idempotency}). */
     public long idempotencyKeysForgotten() {
-        return c.keysForgotten.sum();
+        return count(m.keysForgotten);
     }
 
     /**
@@ -132,12 +174,12 @@ public final class Metrics {
      * with {@link Graph#state()}'s {@code completedCount()} and {@code receiptCount()}, what keeps its memory flat.
      */
     public long completedIntentsForgotten() {
-        return c.intentsForgotten.sum();
+        return count(m.intentsForgotten);
     }
 
     /** Removals of old versions that failed (logged; the next removal of the table branch retries). */
     public long expiryFailures() {
-        return c.expiryFailures.sum();
+        return count(m.versionCleanupFailures);
     }
 
     /**
@@ -145,17 +187,17 @@ public final class Metrics {
      * publication), in nanoseconds: every write queued meanwhile waits for it.
      */
     public long maintenanceNanos() {
-        return c.maintenanceNanos.sum();
+        return m.maintenance.totalNanos();
     }
 
     /** The longest single maintenance commit on the committer, in nanoseconds: the most a write waited for one. */
     public long maintenanceMaxNanos() {
-        return c.maintenanceMaxNanos.get();
+        return m.longestMaintenanceNanos();
     }
 
     /** How often a maintenance plan was judged against a winner and made again from the head. */
     public long maintenanceReplans() {
-        return c.maintenanceReplans.sum();
+        return count(m.maintenanceReplans);
     }
 
     /** An immutable snapshot. Mean latencies are per substrate commit (group). */
@@ -165,10 +207,29 @@ public final class Metrics {
     }
 
     public Snapshot snapshot() {
-        long groups = Math.max(1, c.substrateCommits.sum());
-        return new Snapshot(c.commits.sum(), c.substrateCommits.sum(), c.keyConflicts.sum(), c.writeConflicts.sum(),
-                c.validationFailures.sum(), c.retries.sum(), c.idempotentReplays.sum(), c.largestGroup.get(),
-                (double) c.commits.sum() / groups, c.phaseANanos.sum() / 1e3 / groups, c.phaseBNanos.sum() / 1e3 / groups,
-                c.phaseCDNanos.sum() / 1e3 / groups);
+        long commits = count(m.tableAckWrites) + count(m.journalAckWrites);
+        long substrateCommits = count(m.substrateCommits);
+        long groups = Math.max(1, substrateCommits);
+        return new Snapshot(commits, substrateCommits, count(m.keyConflicts), count(m.writeConflicts),
+                count(m.validationFailures), count(m.retries), count(m.idempotentReplays), m.largestGroup(),
+                (double) commits / groups, micros(m.intentPhase) / groups, micros(m.commitPhase) / groups,
+                micros(m.publishPhase) / groups);
+    }
+
+    private static long count(Counter c) {
+        return (long) c.count();
+    }
+
+    private static double micros(Latency l) {
+        return l.totalNanos() / 1e3;
+    }
+
+    /** The sum of {@code f} over the meters of the journal-ack tables. */
+    private long sum(ToLongFunction<Meters.TableMeters> f) {
+        long n = 0;
+        for (Meters.TableMeters t : m.tables()) {
+            n += f.applyAsLong(t);
+        }
+        return n;
     }
 }

@@ -130,10 +130,10 @@ final class AutoMaintenance {
         compact.future().whenComplete((r, e) -> {
             compactionQueued.remove(where);
             if (e != null) {
-                ctx.counters().autoCompactionFailures.increment();
+                ctx.meters().autoCompactionFailures.increment();
                 LOG.warn("automatic compaction of {} failed: {}", where, e.toString());
             } else {
-                ctx.counters().autoCompactions.increment();
+                ctx.meters().autoCompactions.increment();
             }
         });
         LOG.debug("compacting {} at {}: {} fragments, {} small, {} of {} rows deleted", where, achieved, s.fragments(),
@@ -174,12 +174,13 @@ final class AutoMaintenance {
             try {
                 VersionExpiry x = ctx.store().expireVersions(table, achieved.branch(), bound);
                 CrashPoints.hit("expiry-after-remove");
-                ctx.counters().versionsExpired.add(x.versions());
-                ctx.counters().expiredBytes.add(x.bytes());
+                ctx.meters().versionCleanups.increment();
+                ctx.meters().versionsExpired.increment(x.versions());
+                ctx.meters().expiredBytes.increment(x.bytes());
                 LOG.debug("removed {} versions ({} files, {} bytes) of {} {} below v{} in {} ms", x.versions(),
                         x.files(), x.bytes(), table, achieved.branch(), bound, (System.nanoTime() - t0) / 1_000_000);
             } catch (RuntimeException e) {
-                ctx.counters().expiryFailures.increment();
+                ctx.meters().versionCleanupFailures.increment();
                 LOG.warn("removing the versions of {} {} below v{} failed (a later removal retries): {}", table,
                         achieved.branch(), bound, e.toString());
             } finally {

@@ -107,7 +107,7 @@ final class BulkLoader {
                     : ForeignRace.refused(branch, table, r.base, r.achieved, List.of(intentId), r.refusal);
             ctx.refusals().refuse(branch, table, race.refusal());
             ctx.view().journal(race.events());
-            ctx.counters().foreignCommits.increment();
+            ctx.meters().foreignCommits.increment();
             LOG.error("bulk load {} of '{}' raced a foreign commit after {} batch(es): {}", intentId, table, run.batches,
                     race.detail());
             throw race.exception();
@@ -157,8 +157,8 @@ final class BulkLoader {
             committer.rememberCommit(branch, table, def.kind().keyed(), run.start, end, intentId);
         }
         CrashPoints.hit("load-after-publish");
-        ctx.counters().substrateCommits.add(run.batches);
-        ctx.counters().commits.increment();
+        ctx.meters().substrateCommits.increment(run.batches);
+        ctx.meters().tableAckWrites.increment();
         return new Receipt(intentId, first + cd.size() - 1, table, branch, end.version(), run.rows);
     }
 

@@ -239,8 +239,7 @@ final class Committer implements Agent {
                 // for a fold of the rest of the table's tail (back-pressure: the writers wait, they are not failed)
                 long t = System.nanoTime();
                 folder.fold(first.branch(), first.table());
-                ctx.counters().backPressureWaits.increment();
-                ctx.counters().backPressureNanos.add(System.nanoTime() - t);
+                ctx.meters().table(first.table()).backPressure().record(System.nanoTime() - t);
             }
         }
         HeadsState state = ctx.view().state();

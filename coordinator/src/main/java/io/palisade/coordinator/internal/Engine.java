@@ -54,10 +54,11 @@ public final class Engine implements AutoCloseable {
      */
     public Engine(GraphLayout layout, Catalog catalog, Options options, Journal journal, TableStore store,
                   BufferAllocator allocator, HeadsState state, boolean manualCommitter) {
-        Counters counters = new Counters();
-        PublishedView view = new PublishedView(layout, catalog, options, journal, state, counters);
+        Meters meters = new Meters(catalog);
+        PublishedView view = new PublishedView(layout, catalog, options, journal, state, meters);
+        meters.watch(view);
         this.ctx = new Context(layout, options, journal, store, allocator, view,
-                new Reads(view, store, allocator, layout), counters, new TableRefusals(), new TableBranches(store),
+                new Reads(view, store, allocator, layout), meters, new TableRefusals(), new TableBranches(store),
                 manualCommitter);
         this.committer = new Committer(ctx, queue);
         if (manualCommitter) {
@@ -92,10 +93,10 @@ public final class Engine implements AutoCloseable {
                 try {
                     RequestDigest.checkRepeat(op, r.get());
                 } catch (IdempotencyMismatchException e) {
-                    ctx.counters().validationFailures.increment();
+                    ctx.meters().validationFailures.increment();
                     return CompletableFuture.failedFuture(e);
                 }
-                ctx.counters().idempotentReplays.increment();
+                ctx.meters().idempotentReplays.increment();
                 return CompletableFuture.completedFuture(Receipts.of(r.get(), state));
             }
         }
@@ -221,6 +222,7 @@ public final class Engine implements AutoCloseable {
             return;
         }
         closed = true;
+        ctx.meters().close();
         try {
             ctx.journal().close();
         } finally {
@@ -251,6 +253,7 @@ public final class Engine implements AutoCloseable {
             return;
         }
         closed = true;
+        ctx.meters().close();
         if (runner != null) {
             runner.close();
         }

@@ -164,11 +164,11 @@ final class Fence {
                     try {
                         RequestDigest.checkRepeat(op, r.get());
                     } catch (IdempotencyMismatchException e) {
-                        ctx.counters().validationFailures.increment();
+                        ctx.meters().validationFailures.increment();
                         op.future().completeExceptionally(e);
                         continue;
                     }
-                    ctx.counters().idempotentReplays.increment();
+                    ctx.meters().idempotentReplays.increment();
                     op.future().complete(Receipts.of(r.get(), state));
                     continue;
                 }
@@ -177,12 +177,12 @@ final class Fence {
                     try {
                         RequestDigest.checkTwin(op, first.op(), first.intentId());
                     } catch (IdempotencyMismatchException e) {
-                        ctx.counters().validationFailures.increment();
+                        ctx.meters().validationFailures.increment();
                         op.future().completeExceptionally(e);
                         continue;
                     }
                     WriteOp twin = first.op();
-                    ctx.counters().idempotentReplays.increment();
+                    ctx.meters().idempotentReplays.increment();
                     twin.future().whenComplete((rc, ex) -> {
                         if (ex != null) {
                             op.future().completeExceptionally(ex);
@@ -197,7 +197,7 @@ final class Fence {
             try {
                 keys = BatchValidation.validate(def, op);
             } catch (ValidationException e) {
-                ctx.counters().validationFailures.increment();
+                ctx.meters().validationFailures.increment();
                 op.future().completeExceptionally(e);
                 continue;
             }
@@ -274,7 +274,7 @@ final class Fence {
                                    List<JournalEvent> rejections) {
         KeyConflictException e = new KeyConflictException(op.op().table(), keys, count, winner);
         rejections.addAll(journal.keyConflictRejection(op, head, e.getMessage(), winner, keys));
-        ctx.counters().keyConflicts.increment();
+        ctx.meters().keyConflicts.increment();
         op.op().future().completeExceptionally(e);
     }
 
@@ -295,7 +295,7 @@ final class Fence {
         if (!pin.owned()) {
             // the branch reads another branch's version unchanged: nothing of its own to maintain, and a plan made on
             // that version cannot be committed on the fork its first write would make
-            ctx.counters().validationFailures.increment();
+            ctx.meters().validationFailures.increment();
             op.future().completeExceptionally(new ValidationException("graph branch '" + op.branch() + "' inherits table '"
                     + op.table() + "' unchanged from '" + pin.inheritedFrom() + "' (" + head.tableBranch() + "@"
                     + head.version() + "): it has no fragments or index of its own to maintain; maintain '"
@@ -310,7 +310,7 @@ final class Fence {
                 plan = plan(def, op, at);
             } catch (PalisadeException e) {
                 if (e instanceof ValidationException) {
-                    ctx.counters().validationFailures.increment();
+                    ctx.meters().validationFailures.increment();
                 }
                 op.future().completeExceptionally(e); // no plan: nothing journaled, nothing written
                 return Optional.empty();
@@ -326,7 +326,7 @@ final class Fence {
             } catch (PalisadeException e) {
                 reason = "a winner could not be named: " + e.getMessage(); // judged conservatively: a conflict
             }
-            ctx.counters().writeConflicts.increment();
+            ctx.meters().writeConflicts.increment();
             if (attempt >= ctx.options().upsertRetries()) {
                 WriteConflictException e = new WriteConflictException(op.kind() + " of " + where + " planned at " + at
                         + " conflicts with commits since its base v" + readVersion + " (" + reason + "); retry");
@@ -338,8 +338,8 @@ final class Fence {
             }
             LOG.info("{} of {}: plan judged against winners since v{}: {}; planning again from the head", op.kind(), where,
                     readVersion, reason);
-            ctx.counters().maintenanceReplans.increment();
-            ctx.counters().retries.increment();
+            ctx.meters().maintenanceReplans.increment();
+            ctx.meters().retries.increment();
             readVersion = head.version();
         }
     }

@@ -261,8 +261,9 @@ final class Folder implements AutoCloseable {
         }
         try {
             r.op.future().join();
-            ctx.counters().foldNanos.add(System.nanoTime() - r.started);
-            ctx.counters().foldedRows.add(r.rowCount);
+            Meters.TableMeters m = ctx.meters().table(r.op.table());
+            m.fold().record(System.nanoTime() - r.started);
+            m.foldedRows().increment(r.rowCount);
             return true;
         } catch (CompletionException | PalisadeException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;

@@ -77,11 +77,12 @@ final class JournalAck {
                 presence.added(a.op().branch(), a.op().table(), a.keys().keys());
             }
         }
-        ctx.counters().journalAcks.add(acked.size());
-        ctx.counters().commits.add(acked.size());
+        ctx.meters().journalAckWrites.increment(acked.size());
+        long now = System.nanoTime();
         for (int i = 0; i < acked.size(); i++) {
             Fence.Admitted a = acked.get(i);
             WriteOp op = a.op();
+            ctx.meters().journalAck.record(now - op.submission().submittedNanos());
             op.future().complete(new Receipt(a.intentId(), firstSeq + firstCompletion + i, op.table(), op.branch(),
                     head.version(), rows == null ? op.rowCount() : rows.get(i), false));
         }
@@ -173,7 +174,7 @@ final class JournalAck {
             KeyConflictException c = new KeyConflictException(op.op().table(), held.subList(0, Math.min(20, held.size())),
                     held.size(), winner);
             batch.addAll(journal.keyConflictRejection(op, head, c.getMessage(), winner, held));
-            ctx.counters().keyConflicts.increment();
+            ctx.meters().keyConflicts.increment();
             conflicted.add(new Lost(op, c));
         }
         return new Judged(acked, conflicted);

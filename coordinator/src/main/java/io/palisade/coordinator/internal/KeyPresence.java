@@ -50,13 +50,13 @@ public final class KeyPresence {
         if (maybe.isEmpty()) {
             return present;
         }
-        ctx.counters().keyLookups.add(maybe.size());
+        ctx.meters().keyLookups.increment(maybe.size());
         try (KeyedTable t = ctx.store().openKeyed(table, new TableRef(head.tableBranch(), head.version()))) {
             for (Map<String, Object> r : t.rowsWithKeys(keys(def, maybe))) {
                 present.add(String.valueOf(r.get("id")));
             }
         }
-        ctx.counters().keyFilterFalsePositives.add(maybe.size() - present.size());
+        ctx.meters().keyFilterFalsePositives.increment(maybe.size() - present.size());
         return present;
     }
 

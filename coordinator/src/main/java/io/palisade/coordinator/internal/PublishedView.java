@@ -35,7 +35,7 @@ public final class PublishedView {
     }
 
     private final Object lock = new Object();
-    private final Counters counters;
+    private final Meters meters;
     private final GraphLayout layout;
     private final Options options;
     private final Journal journal;
@@ -63,8 +63,8 @@ public final class PublishedView {
     }
 
     PublishedView(GraphLayout layout, Catalog catalog, Options options, Journal journal, HeadsState state,
-                  Counters counters) {
-        this.counters = counters;
+                  Meters meters) {
+        this.meters = meters;
         this.layout = layout;
         this.catalog = catalog;
         this.options = options;
@@ -154,8 +154,8 @@ public final class PublishedView {
                 s = s.apply(new JournalRecord(seq + i, System.currentTimeMillis() * 1_000_000L, journal.epoch(),
                         events.get(i)));
             }
-            counters.intentsForgotten.add(state.completedCount() - s.completedCount());
-            counters.keysForgotten.add(state.receiptCount() - s.receiptCount());
+            meters.intentsForgotten.increment(state.completedCount() - s.completedCount());
+            meters.keysForgotten.increment(state.receiptCount() - s.receiptCount());
             state = s;
         }
         if (expired != null) {
@@ -258,6 +258,37 @@ public final class PublishedView {
             oldest = unfolded.of(branch, table).map(UnfoldedWrites.Tail::oldestNanos).orElse(-1L);
         }
         return oldest < 0 ? -1 : Math.max(0, clockMillis.getAsLong() - oldest / 1_000_000L);
+    }
+
+    /** Unfolded writes of {@code table} on every graph branch. */
+    long unfoldedWrites(String table) {
+        synchronized (lock) {
+            long n = 0;
+            for (String b : state.branches().keySet()) {
+                n += unfolded.of(b, table).map(t -> t.entries.size()).orElse(0);
+            }
+            return n;
+        }
+    }
+
+    /** Payload bytes of the unfolded writes of {@code table} on every graph branch. */
+    long unfoldedBytes(String table) {
+        synchronized (lock) {
+            long n = 0;
+            for (String b : state.branches().keySet()) {
+                n += unfolded.of(b, table).map(t -> t.bytes).orElse(0L);
+            }
+            return n;
+        }
+    }
+
+    /** The largest fold lag of {@code table} over the graph branches ({@link #foldLagMillis(String, String)}); 0: none. */
+    long foldLagMillis(String table) {
+        long lag = 0;
+        for (String b : state.branches().keySet()) {
+            lag = Math.max(lag, foldLagMillis(b, table));
+        }
+        return lag;
     }
 
     /** Payload bytes of every unfolded write (the memory bound's measure). */

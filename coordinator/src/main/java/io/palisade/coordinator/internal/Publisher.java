@@ -59,10 +59,15 @@ final class Publisher {
                 List<JournalEvent> phaseCD = new ArrayList<>(c.records());
                 int commitIndex = journal.publication(phaseCD, c.committed(), head, c.base(), c.achieved());
                 long firstSeq = journal.publish(phaseCD, first instanceof WriteOp.Fold);
-                count(first, c.committed().size(), true, phaseAStart, phaseBStart, phaseBEnd, System.nanoTime());
+                long now = System.nanoTime();
+                count(first, c.committed().size(), true, phaseAStart, phaseBStart, phaseBEnd, now);
+                boolean writes = !(first instanceof WriteOp.Fold) && !first.maintenance();
                 for (int i = 0; i < c.committed().size(); i++) {
                     Fence.Admitted a = c.committed().get(i);
                     WriteOp op = a.op();
+                    if (writes) {
+                        ctx.meters().tableAck.record(now - op.submission().submittedNanos());
+                    }
                     op.future().complete(new Receipt(a.intentId(), firstSeq + commitIndex + i, op.table(), op.branch(),
                             c.achieved().version(), c.rows().get(i)));
                 }
@@ -79,7 +84,7 @@ final class Publisher {
             }
             case SubstrateCommit.Result.Raced r -> {
                 journal.append(r.records());
-                ctx.counters().foreignCommits.increment();
+                ctx.meters().foreignCommits.increment();
                 LOG.error("{}", r.failure().getMessage());
                 r.raced().forEach(a -> a.op().future().completeExceptionally(r.failure()));
                 failLosers(r);
@@ -104,13 +109,17 @@ final class Publisher {
         result.losers().forEach(l -> l.op().op().future().completeExceptionally(l.failure()));
     }
 
-    /** Maintenance has its own counter: the write metrics (commits, groups, phases) stay the writes'. */
+    /**
+     * Folds and maintenance have their own meters: the write meters (writes, commits, groups, phases) stay the
+     * writes'.
+     */
     private void count(WriteOp first, int committed, boolean anyCommitted, long t0, long t1, long t2, long t3) {
-        Counters m = ctx.counters();
+        Meters m = ctx.meters();
         if (first instanceof WriteOp.Fold fold) {
             if (anyCommitted) {
-                m.folds.increment();
-                m.foldedWrites.add(fold.plan().writes());
+                Meters.TableMeters t = m.table(fold.table());
+                t.folds().increment();
+                t.foldedWrites().increment(fold.plan().writes());
             }
             return;
         }
@@ -118,16 +127,15 @@ final class Publisher {
             if (anyCommitted) {
                 m.maintenanceCommits.increment();
             }
-            m.maintenanceNanos.add(t3 - t0);
-            m.maintenanceMaxNanos.accumulateAndGet(t3 - t0, Math::max);
+            m.maintained(t3 - t0);
             return;
         }
-        m.phaseANanos.add(t1 - t0);
-        m.phaseBNanos.add(t2 - t1);
-        m.phaseCDNanos.add(t3 - t2);
+        m.intentPhase.record(t1 - t0);
+        m.commitPhase.record(t2 - t1);
+        m.publishPhase.record(t3 - t2);
         if (anyCommitted) {
             m.substrateCommits.increment();
-            m.commits.add(committed);
+            m.tableAckWrites.increment(committed);
             m.group(committed);
         }
     }
@@ -154,10 +162,10 @@ final class Publisher {
                             committed.table(), version, Optional.empty()));
                     refresh.future().whenComplete((r, e) -> {
                         if (e != null) {
-                            ctx.counters().autoIndexRefreshFailures.increment();
+                            ctx.meters().autoIndexRefreshFailures.increment();
                             LOG.warn("automatic index optimise of {} failed: {}", where, e.toString());
                         } else {
-                            ctx.counters().autoIndexRefreshes.increment();
+                            ctx.meters().autoIndexRefreshes.increment();
                         }
                     });
                     ahead.accept(refresh);

@@ -193,7 +193,7 @@ final class SubstrateCommit {
                             own.isEmpty() ? e.conflictingKeyCount() : mine.isEmpty() ? keys.keys().size() : mine.size(),
                             e.winningIntent().orElse(null));
                     phaseCD.add(journal.keyConflictLoss(op, lost.getMessage(), e.winningIntent().orElse(null), mine));
-                    ctx.counters().keyConflicts.increment();
+                    ctx.meters().keyConflicts.increment();
                     failures.put(op, lost);
                 }
                 live.removeAll(losers);
@@ -203,9 +203,9 @@ final class SubstrateCommit {
                     journal.append(List.copyOf(phaseCD));
                     phaseCD.clear();
                 }
-                ctx.counters().retries.increment();
+                ctx.meters().retries.increment();
             } catch (WriteConflictException e) {
-                ctx.counters().writeConflicts.increment();
+                ctx.meters().writeConflicts.increment();
                 if (refusedByForeign(first, ref, tableBranch, live, failures, phaseCD, e)) {
                     live.clear();
                     break;
@@ -218,14 +218,14 @@ final class SubstrateCommit {
                     }
                     live.clear();
                 }
-                ctx.counters().retries.increment();
+                ctx.meters().retries.increment();
                 ref = ctx.store().latest(first.table(), tableBranch);
             } catch (ValidationException e) {
                 for (Fence.Admitted op : live) {
                     phaseCD.add(journal.failed(op, IntentOutcome.VALIDATION_FAILED, e.getMessage()));
                     failures.put(op, e);
                 }
-                ctx.counters().validationFailures.increment();
+                ctx.meters().validationFailures.increment();
                 live.clear();
             } catch (RuntimeException e) {
                 ctx.refusals().poison(where);
@@ -272,7 +272,7 @@ final class SubstrateCommit {
                 phaseCD.add(journal.failed(firstAdmitted, IntentOutcome.ABORTED, mismatch.get()));
                 failures.put(firstAdmitted, new WriteConflictException("maintenance of " + where + " committed nothing: "
                         + mismatch.get() + "; retry to plan again from the head"));
-                ctx.counters().writeConflicts.increment();
+                ctx.meters().writeConflicts.increment();
                 live.clear();
                 result = null;
             } else {
@@ -360,7 +360,7 @@ final class SubstrateCommit {
                 live.stream().map(Fence.Admitted::intentId).toList(), e.getMessage());
         ctx.refusals().refuse(first.where(), race.refusal());
         phaseCD.addAll(race.events());
-        ctx.counters().foreignCommits.increment();
+        ctx.meters().foreignCommits.increment();
         ForeignCommitException failure = race.exception();
         LOG.error("{}", failure.getMessage());
         for (Fence.Admitted op : live) {
