@@ -11,9 +11,9 @@ import picocli.CommandLine.Option;
 @Command(name = "palisade", mixinStandardHelpOptions = true, version = "palisade 0.1.0",
         description = "Write coordinator for keyed Lance tables: write, read, audit and explain a graph.",
         subcommands = {InitCommand.class, WriteCommand.class, ScanCommand.class, BranchCommand.class,
-                HeadsCommand.class, StatusCommand.class, AuditCommand.class, ReplayCommand.class, ExplainCommand.class,
-                RecoverCommand.class, RepairCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
-                HoldCommand.class, DemoWriterCommand.class, HelpCommand.class},
+                HeadsCommand.class, StatusCommand.class, CompactCommand.class, OptimizeCommand.class, AuditCommand.class,
+                ReplayCommand.class, ExplainCommand.class, RecoverCommand.class, RepairCommand.class, MigrateCommand.class,
+                ReportCommand.class, DemoCommand.class, HoldCommand.class, DemoWriterCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes (and the JSON error kinds of each; README \"Errors: one vocabulary\"):%n",
         exitCodeList = {
                 "0:ok",
