@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 import java.util.List;
 
 /** Entry point of the {@code palisade} command. */
-@Command(name = "palisade", mixinStandardHelpOptions = true, version = "palisade 0.1.0",
+@Command(name = "palisade", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Write coordinator for keyed Lance tables: write, read, audit and explain a graph.",
         subcommands = {InitCommand.class, WriteCommand.class, ScanCommand.class, BranchCommand.class,
                 HeadsCommand.class, StatusCommand.class, CompactCommand.class, OptimizeCommand.class, AuditCommand.class,
@@ -130,6 +130,7 @@ public final class Main implements Runnable {
 
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
+        versionEverywhere(cl);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> handle(ex,
                 commandLine.getCommand() instanceof ReadOnly r && r.readOnly()));
         cl.setExecutionStrategy(parseResult -> {
@@ -152,6 +153,14 @@ public final class Main implements Runnable {
             return USAGE;
         });
         return cl;
+    }
+
+    /** Every subcommand's {@code --version} prints palisade's version line, as {@code palisade --version} does. */
+    private static void versionEverywhere(CommandLine cl) {
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            sub.getCommandSpec().versionProvider(new Version());
+            versionEverywhere(sub);
+        }
     }
 
     /** One line on stderr, and the exit code of the error. */
