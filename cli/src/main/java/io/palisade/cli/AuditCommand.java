@@ -132,7 +132,7 @@ final class AuditCommand implements Callable<Integer>, ReadOnly {
                         + " after sequence " + t.lastGoodSequence() + " (" + t.excerpts() + " bad excerpts: " + t.reason()
                         + "), which a later writer cut; no record there was acknowledged");
             }
-            c.openTail().ifPresent(t -> System.err.println("palisade: note: the journal ends in a torn tail after sequence "
+            c.openTail().ifPresent(t -> Cli.note("note: the journal ends in a torn tail after sequence "
                     + t.lastGoodSequence() + " (" + t.excerpts() + " excerpts, " + t.reason()
                     + "); the next writer will cut it"));
         }

@@ -69,8 +69,12 @@ final class AuditExportCommand implements Callable<Integer>, ReadOnly {
             n = ArrowExport.write(reader, Path.of(out), p);
         }
         p.done();
-        (stdout ? System.err : System.out).println((stdout ? "palisade: " : "") + "exported " + n + " events to "
-                + (stdout ? "stdout" : out) + " (" + format + ")");
+        String done = "exported " + n + " events to " + (stdout ? "stdout" : out) + " (" + format + ")";
+        if (stdout) {
+            Cli.note(done); // the events are the output: the summary goes to stderr
+        } else {
+            System.out.println(done);
+        }
         return Main.OK;
     }
 }

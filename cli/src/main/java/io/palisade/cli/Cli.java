@@ -211,7 +211,25 @@ final class Cli {
         return v.toString();
     }
 
-    /** Whether progress may be drawn (a terminal, not a pipe). */
+    /** Tests set it to draw progress as on a terminal (their streams are captured, never a terminal). */
+    static volatile boolean assumeTerminal;
+
+    /** Whether progress may be drawn: on a terminal (not a pipe), unless {@code --quiet}. */
+    static boolean drawsProgress() {
+        return !Main.quiet && (assumeTerminal || terminal());
+    }
+
+    /**
+     * A line on stderr, "palisade: " and {@code text}: something a person may like to know that is neither the result
+     * nor a warning (a note, where a result went); {@code --quiet} leaves it out.
+     */
+    static void note(String text) {
+        if (!Main.quiet) {
+            System.err.println("palisade: " + text);
+        }
+    }
+
+    /** Whether this runs on a terminal ({@code System.console()} is one), not a pipe. */
     static boolean terminal() {
         java.io.Console c = System.console();
         if (c == null) {
@@ -225,9 +243,10 @@ final class Cli {
     }
 
     /**
-     * A progress line on stderr, drawn only on a terminal ({@link #terminal()}): what, a bar when the total is known,
-     * done/total, the rate and the time left. Redrawn at most every 100 ms; {@link #done()} clears it. Off the terminal
-     * it prints nothing, so pipes and logs see only the command's own output.
+     * A progress line on stderr, drawn only on a terminal and without {@code --quiet} ({@link #drawsProgress()}): what,
+     * a bar when the total is known, done/total, the rate and the time left. Redrawn at most every 100 ms;
+     * {@link #done()} clears it. Off the terminal it prints nothing, so pipes and logs see only the command's own
+     * output.
      */
     static final class Progress {
         private final String what;
@@ -247,7 +266,7 @@ final class Cli {
             this.what = what;
             this.total = total;
             this.unit = unit;
-            this.on = terminal();
+            this.on = drawsProgress();
         }
 
         /** An extra text after the counts (for example the rows a load has committed). */
@@ -313,7 +332,7 @@ final class Cli {
      * be counted (a single write's commit); only on a terminal. Close it when the step returns.
      */
     static AutoCloseable ticker(String what) {
-        if (!terminal()) {
+        if (!drawsProgress()) {
             return () -> { };
         }
         long started = System.nanoTime();
@@ -354,7 +373,7 @@ final class Cli {
     static AutoCloseable journalProgress(Path graph, String what, long total, String unit,
                                          java.util.function.Predicate<io.palisade.journal.JournalEvent> counts,
                                          java.util.function.Function<io.palisade.journal.JournalEvent, String> note) {
-        if (!terminal()) {
+        if (!drawsProgress()) {
             return () -> { };
         }
         Progress p = new Progress(what, total, unit);

@@ -7,13 +7,15 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.util.List;
+
 /** Entry point of the {@code palisade} command. */
-@Command(name = "palisade", mixinStandardHelpOptions = true, version = "palisade 0.1.0",
+@Command(name = "palisade", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Write coordinator for keyed Lance tables: write, read, audit and explain a graph.",
         subcommands = {InitCommand.class, WriteCommand.class, ScanCommand.class, BranchCommand.class,
-                HeadsCommand.class, StatusCommand.class, AuditCommand.class, ReplayCommand.class, ExplainCommand.class,
-                RecoverCommand.class, RepairCommand.class, MigrateCommand.class, ReportCommand.class, DemoCommand.class,
-                HoldCommand.class, DemoWriterCommand.class, HelpCommand.class},
+                HeadsCommand.class, StatusCommand.class, CompactCommand.class, OptimizeCommand.class, AuditCommand.class,
+                ReplayCommand.class, ExplainCommand.class, RecoverCommand.class, RepairCommand.class, MigrateCommand.class,
+                ReportCommand.class, DemoCommand.class, HoldCommand.class, DemoWriterCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes (and the JSON error kinds of each; README \"Errors: one vocabulary\"):%n",
         exitCodeList = {
                 "0:ok",
@@ -32,7 +34,8 @@ import picocli.CommandLine.Option;
                 + "Output: --format table|json|jsonl (--json = --format json).",
                 "%nReading tools (audit, replay, explain, heads, report, audit verify, scan, branch list, recover "
                         + "--dry-run) open the journal read-only and work while a writer holds the graph. Errors are "
-                        + "one line on stderr; --verbose adds the stack trace.",
+                        + "one line on stderr; --verbose adds the stack trace. --quiet leaves out progress, notes and "
+                        + "confirmations on stderr (warnings and errors stay).",
                 "%nExample:%n  palisade demo"})
 public final class Main implements Runnable {
     public static final int OK = 0;
@@ -50,6 +53,8 @@ public final class Main implements Runnable {
     public static final int IDEMPOTENCY_MISMATCH = 10;
 
     static volatile boolean verbose;
+    /** {@code --quiet}: no progress, notes or confirmations on stderr; stdout, warnings and errors unchanged. */
+    static volatile boolean quiet;
     /** Whether the command line asked for JSON output ({@code --json}): errors are then also one JSON line on stdout. */
     static volatile boolean json;
     /** Whether the command already printed its JSON result (then its error is not printed as JSON again). */
@@ -62,6 +67,13 @@ public final class Main implements Runnable {
             description = "Log progress and print stack traces of errors.")
     void verbose(boolean v) {
         verbose = v;
+    }
+
+    @Option(names = {"-q", "--quiet"}, scope = CommandLine.ScopeType.INHERIT,
+            description = "Print no progress, notes or confirmations on stderr; the results on stdout, warnings and "
+                    + "errors are printed as without it.")
+    void quiet(boolean q) {
+        quiet = q;
     }
 
     public static void main(String[] args) {
@@ -81,6 +93,7 @@ public final class Main implements Runnable {
             }
         }
         verbose = v;
+        quiet = false;
         json = asksJson(args);
         jsonPrinted = false;
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", v ? "info" : "off");
@@ -117,8 +130,17 @@ public final class Main implements Runnable {
 
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
+        versionEverywhere(cl);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> handle(ex,
                 commandLine.getCommand() instanceof ReadOnly r && r.readOnly()));
+        cl.setExecutionStrategy(parseResult -> {
+            if (quiet && verbose) {
+                List<CommandLine> parsed = parseResult.asCommandLineList();
+                throw new CommandLine.ParameterException(parsed.get(parsed.size() - 1),
+                        "--quiet and --verbose contradict each other; give one");
+            }
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         cl.setUsageHelpLongOptionsMaxWidth(28);
         cl.setUsageHelpAutoWidth(true);
         cl.setParameterExceptionHandler((ex, args) -> {
@@ -131,6 +153,14 @@ public final class Main implements Runnable {
             return USAGE;
         });
         return cl;
+    }
+
+    /** Every subcommand's {@code --version} prints palisade's version line, as {@code palisade --version} does. */
+    private static void versionEverywhere(CommandLine cl) {
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            sub.getCommandSpec().versionProvider(new Version());
+            versionEverywhere(sub);
+        }
     }
 
     /** One line on stderr, and the exit code of the error. */

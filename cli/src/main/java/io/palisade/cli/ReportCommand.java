@@ -71,11 +71,15 @@ final class ReportCommand implements Callable<Integer>, ReadOnly {
         } else {
             Files.writeString(Path.of(html), page, StandardCharsets.UTF_8);
         }
-        (stdout ? System.err : System.out).println((stdout ? "palisade: " : "") + "wrote " + (stdout ? "the report to stdout"
-                : html) + ": window seq " + model.first + "-" + model.last + ", " + model.events + " of "
-                + model.journalEvents + " journal events; " + model.count(ReportModel.Kind.COMMIT) + " commits, "
+        String done = "wrote " + (stdout ? "the report to stdout" : html) + ": window seq " + model.first + "-"
+                + model.last + ", " + model.events + " of " + model.journalEvents + " journal events; " + model.count(ReportModel.Kind.COMMIT) + " commits, "
                 + model.count(ReportModel.Kind.CONFLICT) + " conflicts, " + model.count(ReportModel.Kind.RETRY)
-                + " retries, " + model.incidents.size() + " crashes; " + model.busiest.size() + " conflicting keys listed");
+                + " retries, " + model.incidents.size() + " crashes; " + model.busiest.size() + " conflicting keys listed";
+        if (stdout) {
+            Cli.note(done); // the page is the output: the summary goes to stderr
+        } else {
+            System.out.println(done);
+        }
         return Main.OK;
     }
 

@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Every subcommand, enumerated from the picocli model (a new command is covered without touching this test), run
  * in-process with malformed arguments: an unknown option, a bad number, a bad journal point, no graph, a graph
- * directory that does not exist, a reversed range, an unknown enum value. None may exit 1 or print a stack trace,
- * "Exception" or "internal error"; the usage errors exit 2 naming the problem; a command asked for JSON answers with
- * a JSON error on stdout.
+ * directory that does not exist, a reversed range, an unknown enum value, --quiet with --verbose. None may exit 1 or
+ * print a stack trace, "Exception" or "internal error"; the usage errors exit 2 naming the problem; a command asked for
+ * JSON answers with a JSON error on stdout.
  */
 class MalformedArgumentSweepTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -218,6 +218,9 @@ class MalformedArgumentSweepTest {
                     }
                 }
             }
+            // --quiet with --verbose, both inherited from the root
+            check(chain, args(chain, g, List.of("-q", "--verbose"), none), true,
+                    "--quiet and --verbose contradict each other; give one");
             // a reversed range
             if (leaf.findOption("--from") != null && leaf.findOption("--to") != null) {
                 check(chain, args(chain, g, List.of("--from", "3", "--to", "1"), none), true, "reversed range");
