@@ -59,6 +59,7 @@ import static org.quicktheories.generators.SourceDSL.longs;
  */
 class RetentionModelPropertiesTest extends GraphTestSupport {
     static final int DEFAULT_EXAMPLES = 6;
+    static final long DEFAULT_SEED = 20261204L;
     private static final List<String> KEYS = List.of("a", "b", "c", "d", "e");
     private static final int MAX_BRANCHES = 4;
     private static final Retention RETENTION = Retention.DEFAULTS.withVersions(2, 4).withWindow(Duration.ZERO)
@@ -169,7 +170,14 @@ class RetentionModelPropertiesTest extends GraphTestSupport {
     @Test
     void branchesAndMainsHistoryReadLikeASerialModelWhileOldVersionsAreRemovedAndTablesCompacted() {
         int examples = Integer.getInteger("palisade.retention.props.examples", DEFAULT_EXAMPLES);
-        qt().withExamples(examples).withShrinkCycles(0).forAll(longs().all()).checkAssert(this::matchesTheModel);
+        // a fixed seed by default, so that the suite is the same on every run; -Dpalisade.retention.props.seed=N
+        // replays another, "random" draws one (a failure prints the example's own seed, replayable alone)
+        String seed = System.getProperty("palisade.retention.props.seed", Long.toString(DEFAULT_SEED));
+        var theory = qt().withExamples(examples).withShrinkCycles(0);
+        if (!seed.equals("random")) {
+            theory = theory.withFixedSeed(Long.parseLong(seed));
+        }
+        theory.forAll(longs().all()).checkAssert(this::matchesTheModel);
         assertThat(expiredPoints.get()).as("points of main refused as expired over %d examples", examples).isPositive();
         assertThat(versionsExpired.get()).as("versions removed over %d examples", examples).isPositive();
         assertThat(autoCompactions.get()).as("automatic compactions over %d examples", examples).isPositive();
