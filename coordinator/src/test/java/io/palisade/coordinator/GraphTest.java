@@ -199,4 +199,27 @@ class GraphTest extends GraphTestSupport {
                     .hasMessageContaining("append-only");
         }
     }
+
+    /**
+     * A branch's first write that changes nothing (a delete of an absent key) still forks its table branch: the branch's
+     * head is then the fork version, whose Clone transaction Lance's Java binding cannot read without aborting the JVM.
+     * The graph opens again and the branch reads and writes.
+     */
+    @Test
+    void aBranchWhoseFirstWriteChangedNothingOpensAgain() {
+        Path p = dir.resolve("g");
+        try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults());
+             VectorSchemaRoot a = Rows.people(allocator, "alice", 30)) {
+            g.upsert("main", "person", a);
+            g.createBranch("b", "main");
+            g.delete("b", "person", List.of("nobody"));
+            assertThat(g.state().pin("b", "person").orElseThrow().owned()).isTrue();
+        }
+        try (Graph g = Palisade.open(p, Options.defaults());
+             VectorSchemaRoot b = Rows.people(allocator, "bob", 40)) {
+            assertThat(g.scan("b", "person")).extracting(r -> r.get("id")).containsExactly("alice");
+            g.upsert("b", "person", b);
+            assertThat(g.scan("b", "person")).extracting(r -> r.get("id")).containsExactlyInAnyOrder("alice", "bob");
+        }
+    }
 }

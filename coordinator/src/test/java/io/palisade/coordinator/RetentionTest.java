@@ -166,6 +166,82 @@ class RetentionTest extends GraphTestSupport {
         }
     }
 
+    /**
+     * A branch whose first write changed nothing owns its table branch at the version it forked, which it shares with
+     * main; a branch created from it pins that version lazily. When the first branch's removal of old versions passes
+     * it, retention forks the idle branch's table branch from main's copy of that state (where a fork of a shared state
+     * must be made), and the first branch's own copy goes: the idle branch still reads the pinned state, writes, and
+     * reads it again after a reopen.
+     */
+    @Test
+    void anIdleBranchPinningAStateItsParentsTableBranchSharesWithMainReadsItAfterThatBranchsVersionsAreRemoved() {
+        Path p = dir.resolve("shared");
+        Map<String, Object> pinned;
+        try (Graph g = Palisade.create(p, Rows.catalog(), tight())) {
+            for (int i = 0; i < 5; i++) {
+                upsert(g, "main", "k" + i, i);
+            }
+            g.createBranch("b", "main");
+            g.delete("b", "person", List.of("absent")); // b forks main's table and changes nothing
+            assertThat(g.state().pin("b", "person").orElseThrow().owned()).isTrue();
+            assertThat(g.state().head("b", "person").orElseThrow().version())
+                    .isEqualTo(g.state().head("main", "person").orElseThrow().version());
+            g.createBranch("idle", "b");             // pins b's table branch at the version it shares with main
+            pinned = ages(g.scan("idle", "person"));
+            for (int i = 0; i < 8; i++) {
+                upsert(g, "b", "b" + i, i);          // b's removals pass the pinned version
+            }
+            assertThat(g.metrics().versionsExpired()).isPositive();
+            assertThat(g.state().pin("idle", "person").orElseThrow().owned()).isFalse();
+            assertThat(ages(g.scan("idle", "person"))).isEqualTo(pinned);
+            for (int i = 0; i < 8; i++) {
+                upsert(g, "main", "m" + i, i);       // and main's pass it too
+            }
+            assertThat(ages(g.scan("idle", "person"))).isEqualTo(pinned);
+        }
+        try (Graph g = Palisade.open(p, tight())) {
+            assertThat(ages(g.scan("idle", "person"))).isEqualTo(pinned);
+            upsert(g, "idle", "z", 1);
+            Map<String, Object> expected = new TreeMap<>(pinned);
+            expected.put("z", 1L);
+            assertThat(ages(g.scan("idle", "person"))).isEqualTo(expected);
+        }
+    }
+
+    /**
+     * A branch created while an append-only table is still empty pins a version that names no file. A fork of it would
+     * not make Lance keep it (Lance keeps a fork's source only for the files of its own the fork names), so retention
+     * does not fork the idle branch and its pin keeps binding: main's old versions stay until the branch writes.
+     */
+    @Test
+    void anIdleBranchPinningAnEmptyAppendOnlyTableStillReadsItAfterMainAppends() {
+        Path p = dir.resolve("emptylog");
+        try (Graph g = Palisade.create(p, Rows.catalog(), tight())) {
+            g.createBranch("idle", "main");
+            for (int i = 0; i < 12; i++) {
+                try (VectorSchemaRoot r = Rows.logLines(allocator, "m" + i)) {
+                    g.append("main", "log", r);
+                }
+            }
+            assertThat(g.scan("idle", "log")).isEmpty();
+            assertThat(g.scan("main", "log")).hasSize(12);
+            try (VectorSchemaRoot r = Rows.logLines(allocator, "i")) {
+                g.append("idle", "log", r);
+            }
+            for (int i = 0; i < 12; i++) {
+                try (VectorSchemaRoot r = Rows.logLines(allocator, "n" + i)) {
+                    g.append("main", "log", r);
+                }
+            }
+            assertThat(g.metrics().versionsExpired()).isPositive();
+            assertThat(g.scan("idle", "log")).extracting(r -> r.get("msg")).containsExactly("i");
+        }
+        try (Graph g = Palisade.open(p, tight())) {
+            assertThat(g.scan("idle", "log")).extracting(r -> r.get("msg")).containsExactly("i");
+            assertThat(g.scan("main", "log")).hasSize(24);
+        }
+    }
+
     @Test
     void theDefaultsKeepEveryVersionOfAShortRunAndKeepAllTurnsRemovalOff() {
         Path p = dir.resolve("defaults");

@@ -43,10 +43,11 @@ public final class MaintenancePlan {
     private final Set<Integer> indexFields;
     private final boolean empty;
     private final Object execution;
+    private final boolean rebuildsIndexFirst;
 
     private MaintenancePlan(Kind kind, TableRef base, List<Set<Long>> groups, Set<Integer> remappedIndexFields,
                             String indexName, Set<Long> indexCoverage, Set<Integer> indexFields, boolean empty,
-                            Object execution) {
+                            Object execution, boolean rebuildsIndexFirst) {
         this.kind = Objects.requireNonNull(kind);
         this.base = Objects.requireNonNull(base);
         List<Set<Long>> gs = new ArrayList<>();
@@ -69,6 +70,7 @@ public final class MaintenancePlan {
         this.indexFields = Set.copyOf(indexFields);
         this.empty = empty;
         this.execution = execution;
+        this.rebuildsIndexFirst = rebuildsIndexFirst;
     }
 
     /**
@@ -78,19 +80,37 @@ public final class MaintenancePlan {
     public static MaintenancePlan compaction(TableRef base, List<Set<Long>> groups, Set<Integer> remappedIndexFields,
                                              Object execution) {
         return new MaintenancePlan(Kind.COMPACTION, base, groups, groups.isEmpty() ? Set.of() : remappedIndexFields,
-                null, Set.of(), Set.of(), groups.isEmpty(), execution);
+                null, Set.of(), Set.of(), groups.isEmpty(), execution, false);
+    }
+
+    /**
+     * A compaction of {@code groups} that first rebuilds index {@code indexName} over {@code indexFields} on the
+     * table branch (one CreateIndex replacing it and covering {@code coverage}, every fragment of {@code base}), then
+     * rewrites the groups and remaps the rebuilt index. For an index whose files a table branch inherited from the
+     * version it was forked from: Lance 7.0.0 writes the remapped copy of such an index into the branch's own
+     * directory but records it under the base the original came from, where it is never found.
+     */
+    public static MaintenancePlan compactionRebuildingIndex(TableRef base, List<Set<Long>> groups,
+                                                            Set<Integer> remappedIndexFields, String indexName,
+                                                            Set<Long> coverage, Set<Integer> indexFields,
+                                                            Object execution) {
+        if (groups.isEmpty()) {
+            return compaction(base, groups, remappedIndexFields, execution);
+        }
+        return new MaintenancePlan(Kind.COMPACTION, base, groups, remappedIndexFields, Objects.requireNonNull(indexName),
+                coverage, indexFields, false, execution, true);
     }
 
     /** Builds ({@code rewrite == false}) or rewrites index {@code name} over {@code fields}, covering {@code coverage}. */
     public static MaintenancePlan index(TableRef base, boolean rewrite, String name, Set<Long> coverage, Set<Integer> fields) {
         return new MaintenancePlan(rewrite ? Kind.INDEX_REWRITE : Kind.INDEX_BUILD, base, List.of(), Set.of(),
-                Objects.requireNonNull(name), coverage, fields, false, null);
+                Objects.requireNonNull(name), coverage, fields, false, null, false);
     }
 
     /** An index optimise with nothing to do: the index already covers every fragment of {@code base}. */
     public static MaintenancePlan indexUpToDate(TableRef base, String name, Set<Long> coverage, Set<Integer> fields) {
         return new MaintenancePlan(Kind.INDEX_REWRITE, base, List.of(), Set.of(), Objects.requireNonNull(name), coverage,
-                fields, true, null);
+                fields, true, null, false);
     }
 
     public Kind kind() {
@@ -107,12 +127,17 @@ public final class MaintenancePlan {
         return groups;
     }
 
-    /** Index plans: the index name; null for a compaction. */
+    /** Index plans: the index name; a compaction that {@link #rebuildsIndexFirst()}: the index rebuilt; else null. */
     public String indexName() {
         return indexName;
     }
 
-    /** Index plans: the fragments the index will cover. */
+    /** Whether a compaction first rebuilds {@link #indexName()} on its table branch, in a CreateIndex of its own. */
+    public boolean rebuildsIndexFirst() {
+        return rebuildsIndexFirst;
+    }
+
+    /** Index plans, and a compaction that rebuilds an index first: the fragments the index will cover. */
     public Set<Long> indexCoverage() {
         return indexCoverage;
     }
@@ -133,8 +158,16 @@ public final class MaintenancePlan {
             return List.of();
         }
         return switch (kind) {
-            case COMPACTION -> CatalogActions.rewrite(groups.stream()
-                    .map(g -> new CommitDescription.RewriteGroup(List.copyOf(new TreeSet<>(g)), 0)).toList(), remappedIndexFields);
+            case COMPACTION -> {
+                List<Action> out = new ArrayList<>();
+                if (rebuildsIndexFirst) {
+                    out.addAll(CatalogActions.index(indexName, true, base, indexCoverage, indexFields));
+                }
+                out.addAll(CatalogActions.rewrite(groups.stream()
+                        .map(g -> new CommitDescription.RewriteGroup(List.copyOf(new TreeSet<>(g)), 0)).toList(),
+                        remappedIndexFields));
+                yield out;
+            }
             case INDEX_BUILD -> CatalogActions.index(indexName, false, base, indexCoverage, indexFields);
             case INDEX_REWRITE -> CatalogActions.index(indexName, true, base, indexCoverage, indexFields);
         };
@@ -148,11 +181,17 @@ public final class MaintenancePlan {
      * ({@code INDEX_REWRITE}) exactly the planned index. Not compared: payload a description cannot
      * carry (new fragment rows, index uuids and coverage, coverage remaps) and fragment-id reservations
      * (Lance reserves the new fragments' ids in separate ReserveFragments versions before a Rewrite
-     * that remaps indices; a reservation changes no data and no index).
+     * that remaps indices; a reservation changes no data and no index). A compaction that
+     * {@link #rebuildsIndexFirst()} committed the planned index rebuild first.
      */
     public Optional<String> mismatch(List<CommitDescription> committed) {
-        List<CommitDescription> effective = committed.stream()
+        List<CommitDescription> unreserved = committed.stream()
                 .filter(c -> c.kind() != OperationKind.RESERVE_FRAGMENTS).toList();
+        if (rebuildsIndexFirst && (unreserved.isEmpty() || !rebuilt(unreserved.get(0)))) {
+            return Optional.of("planned to rebuild index '" + indexName + "' before the compaction but committed "
+                    + (unreserved.isEmpty() ? "nothing" : kinds(unreserved)));
+        }
+        List<CommitDescription> effective = effective(committed);
         if (empty) {
             return effective.isEmpty() ? Optional.empty() : Optional.of("planned nothing but committed " + kinds(effective));
         }
@@ -188,6 +227,26 @@ public final class MaintenancePlan {
         };
     }
 
+    /**
+     * The versions of {@code committed} (their descriptions, ascending) that are the plan's effect proper: without
+     * Lance's fragment-id reservations and, for a compaction that {@link #rebuildsIndexFirst()}, without the leading
+     * rebuild of its index. A maintenance commit has exactly one; more means foreign versions below it.
+     */
+    public List<CommitDescription> effective(List<CommitDescription> committed) {
+        List<CommitDescription> out = new ArrayList<>(committed.stream()
+                .filter(c -> c.kind() != OperationKind.RESERVE_FRAGMENTS).toList());
+        if (rebuildsIndexFirst && !out.isEmpty() && rebuilt(out.get(0))) {
+            out.remove(0);
+        }
+        return List.copyOf(out);
+    }
+
+    /** Whether {@code c} is this plan's rebuild of its index (a CreateIndex replacing exactly that name). */
+    private boolean rebuilt(CommitDescription c) {
+        return c.kind() == OperationKind.CREATE_INDEX && c.indicesAdded().equals(List.of(indexName))
+                && c.indicesRemoved().equals(List.of(indexName));
+    }
+
     private static List<String> kinds(List<CommitDescription> cs) {
         return cs.stream().map(c -> c.kind().lanceName() + "@" + c.ref()).toList();
     }
@@ -195,6 +254,7 @@ public final class MaintenancePlan {
     @Override
     public String toString() {
         return kind + (empty ? " (nothing to do)" : "") + " at " + base
-                + (kind == Kind.COMPACTION ? " groups " + groups : " index " + indexName + " covering " + new TreeSet<>(indexCoverage));
+                + (kind == Kind.COMPACTION ? " groups " + groups + (rebuildsIndexFirst ? " after rebuilding index " + indexName : "")
+                : " index " + indexName + " covering " + new TreeSet<>(indexCoverage));
     }
 }

@@ -64,6 +64,15 @@ public interface TableStore extends AutoCloseable {
      */
     TableRef forkBranch(String table, TableRef from, String newBranch);
 
+    /**
+     * Whether a table branch forked from exactly {@code ref} keeps {@code ref} readable through {@link #expireVersions}
+     * of {@code ref}'s branch for as long as that fork lives, so that a pin at {@code ref} need not hold the versions
+     * after it back. The default: no.
+     */
+    default boolean forkKeeps(String table, TableRef ref) {
+        return false;
+    }
+
     /** The PK field names at a state (empty when none is installed). */
     List<String> primaryKey(String table, TableRef ref);
 

@@ -217,8 +217,11 @@ final class AutoMaintenance {
      * Gives every graph branch that reads {@code tableBranch} of {@code table} through a lazily inherited pin older than
      * {@code before} its own Lance table branch, forked at exactly that pin: the fork its first write would make
      * ({@link TableBranches#forkForBranch}, which that write then reuses). Lance keeps the version a table branch was
-     * forked from, so the pin no longer holds every later version of {@code tableBranch} back from removal. A fork
-     * that fails leaves the pin binding (logged; the next removal tries again).
+     * forked from, so the pin no longer holds every later version of {@code tableBranch} back from removal. Only when
+     * it does ({@link io.palisade.substrate.TableStore#forkKeeps}): not for the version {@code tableBranch} was itself
+     * forked at, which a fork takes from the parent, nor for a version naming no file of {@code tableBranch}'s own (an
+     * empty append-only table); such a pin is not forked and keeps binding. A fork that fails leaves the pin binding
+     * (logged; the next removal tries again).
      */
     private void forkIdleBranches(String table, String tableBranch, long before, HeadsState state) {
         for (String b : state.branches().keySet()) {
@@ -227,9 +230,12 @@ final class AutoMaintenance {
                     || pin.get().head().version() >= before || forked(b, table, pin.get())) {
                 continue;
             }
+            TableRef pinned = new TableRef(tableBranch, pin.get().head().version());
             try {
-                ctx.branches().forkForBranch(table, new TableRef(tableBranch, pin.get().head().version()),
-                        TableBranches.tableBranchFor(b));
+                if (!ctx.store().forkKeeps(table, pinned)) {
+                    continue; // a fork would not keep the pinned version: the pin keeps binding
+                }
+                ctx.branches().forkForBranch(table, pinned, TableBranches.tableBranchFor(b));
                 forks.add(b + "\u0000" + table + "\u0000" + pin.get().head().version());
             } catch (RuntimeException e) {
                 LOG.warn("could not fork {} of graph branch {} at its pin {}: {}; its pin keeps the versions after it",

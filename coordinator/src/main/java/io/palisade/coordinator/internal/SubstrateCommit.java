@@ -16,7 +16,6 @@ import io.palisade.journal.JournalEvent;
 import io.palisade.journal.TableHead;
 import io.palisade.substrate.CommitDescription;
 import io.palisade.substrate.CommitResult;
-import io.palisade.substrate.OperationKind;
 import io.palisade.substrate.TableRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -244,11 +243,11 @@ final class SubstrateCommit {
             Optional<String> mismatch;
             try {
                 produced = WriteActions.describe(ctx.store(), first.table(), ref, result.ref());
-                List<CommitDescription> effective = produced.stream()
-                        .filter(c -> c.kind() != OperationKind.RESERVE_FRAGMENTS).toList();
+                List<CommitDescription> effective = firstAdmitted.plan().effective(produced);
                 if (effective.size() > 1) {
-                    // one maintenance commit has one effective version (after Lance's own ReserveFragments): the
-                    // others below it are foreign, and Lance rebased the plan over them
+                    // one maintenance commit has one effective version (after Lance's own ReserveFragments and a
+                    // compaction's planned index rebuild): the others below it are foreign, and Lance rebased the
+                    // plan over them
                     return raced(def, first, ref, result.ref(), effective.subList(0, effective.size() - 1).stream()
                             .map(c -> c.ref().version()).toList(), ops, live, failures, phaseCD);
                 }

@@ -8,6 +8,7 @@ import io.palisade.substrate.CommitResult;
 import io.palisade.substrate.KeyedSchemas;
 import io.palisade.substrate.CompactionTarget;
 import io.palisade.substrate.FragmentStats;
+import io.palisade.substrate.KeyedTable;
 import io.palisade.substrate.MaintenancePlan;
 import io.palisade.substrate.MergePath;
 import io.palisade.substrate.TableKind;
@@ -293,7 +294,9 @@ abstract class LanceSnapshot implements TableSnapshot {
 
     /**
      * Lance's compaction planner at this handle's state: one group per compaction task, with the
-     * fields of every index covering a planned fragment (Lance remaps them at commit).
+     * fields of every index covering a planned fragment (Lance remaps them at commit). When such an
+     * index is the id index a table branch inherited from the version it was forked from, the plan
+     * rebuilds it on the branch first ({@link MaintenancePlan#compactionRebuildingIndex}).
      */
     @Override
     public MaintenancePlan planCompaction(CompactionTarget target) {
@@ -322,11 +325,30 @@ abstract class LanceSnapshot implements TableSnapshot {
                 planned.addAll(g);
             }
             Set<Integer> remapped = new TreeSet<>();
+            org.lance.index.Index inherited = null;
             for (org.lance.index.Index i : dataset.getIndexes()) {
                 boolean covers = i.fragments().map(fs -> fs.stream().anyMatch(f -> planned.contains((long) f))).orElse(true);
                 if (covers) {
                     remapped.addAll(i.fields());
+                    if (i.baseId().isPresent()) {
+                        inherited = i;
+                    }
                 }
+            }
+            if (inherited != null && !groups.isEmpty()) {
+                // The index's files are in another base: those of the version this table branch was forked from.
+                // Lance 7.0.0 writes the remapped copy of such an index into this branch's own directory but
+                // records it under that other base, where no read finds it; rebuilt on the branch first, the index
+                // is the branch's own and its remapped copy is found.
+                if (!KeyedTable.ID_INDEX_NAME.equals(inherited.name())) {
+                    throw new ValidationException("table '" + name + "' cannot be compacted at " + ref + ": its index '"
+                            + inherited.name() + "' was inherited from the version the branch was forked from, and Lance "
+                            + "7.0.0 would lose its remapped copy");
+                }
+                Set<Long> live = new TreeSet<>();
+                dataset.getFragments().forEach(f -> live.add((long) f.getId()));
+                return MaintenancePlan.compactionRebuildingIndex(ref, groups, remapped, KeyedTable.ID_INDEX_NAME, live,
+                        Set.copyOf(inherited.fields()), plan);
             }
             return MaintenancePlan.compaction(ref, groups, remapped, plan);
         } catch (PalisadeException e) {
@@ -377,6 +399,8 @@ abstract class LanceSnapshot implements TableSnapshot {
     /**
      * Executes every planned compaction task on a private dataset at this handle's ref and commits them
      * as one Rewrite (Lance first commits one ReserveFragments version per task when indices are remapped).
+     * A plan that {@link MaintenancePlan#rebuildsIndexFirst() rebuilds the id index first} commits that
+     * rebuild, one CreateIndex at the ref's next version, before the tasks run.
      */
     private CommitResult commitCompaction(MaintenancePlan plan) {
         if (!(plan.execution() instanceof CompactionPlan lance)) {
@@ -384,8 +408,22 @@ abstract class LanceSnapshot implements TableSnapshot {
         }
         try {
             return onWriteDataset(w -> {
+                List<CompactionTask> tasks = lance.getCompactionTasks();
+                if (plan.rebuildsIndexFirst()) {
+                    LanceKeyedTable.createIdIndex(w, true);
+                    long rebuilt = w.version();
+                    if (rebuilt != ref.version() + 1) {
+                        throw new IllegalStateException("the rebuild of the index before the compaction reached version "
+                                + rebuilt + " of branch " + ref.branch() + ", not " + (ref.version() + 1));
+                    }
+                    // the tasks read their fragments at the plan's base; the rebuild, the one version since, changed
+                    // no fragment, so they read the same at the rebuild (read at the base, the Rewrite would conflict
+                    // with the rebuild)
+                    tasks = tasks.stream().map(t -> new CompactionTask(t.getTaskData(), rebuilt, t.getCompactionOptions()))
+                            .toList();
+                }
                 List<RewriteResult> results = new ArrayList<>();
-                for (CompactionTask t : lance.getCompactionTasks()) {
+                for (CompactionTask t : tasks) {
                     results.add(t.execute(w));
                 }
                 Compaction.commitCompaction(w, results, lance.getCompactionOptions());

@@ -412,6 +412,30 @@ public final class LanceTableStore implements TableStore {
         }
     }
 
+    /**
+     * Lance 7.0.0's cleanup of a branch keeps the version another table branch was forked from, with every file of
+     * the branch's own that the fork names, only when the fork names such a file: a data, deletion or index file under
+     * the branch's own directory. A version a table branch shares with its parent (the one it was forked at) is forked
+     * from the parent, which then keeps its own copy instead ({@link #forkBranch}); a version naming no file of its own
+     * branch (an empty table that has no index) is not kept at all.
+     */
+    @Override
+    public boolean forkKeeps(String table, TableRef ref) {
+        if (!origin(table, ref).equals(ref)) {
+            return false;
+        }
+        try (Dataset ds = openDataset(table, ref)) {
+            for (org.lance.Fragment f : ds.getFragments()) {
+                org.lance.FragmentMetadata m = f.metadata();
+                if (m.getFiles().stream().anyMatch(d -> d.getBaseId().isEmpty())
+                        || (m.getDeletionFile() != null && m.getDeletionFile().getBaseId().isEmpty())) {
+                    return true;
+                }
+            }
+            return ds.getIndexes().stream().anyMatch(i -> i.baseId().isEmpty());
+        }
+    }
+
     /** The ref on the branch that owns the state {@code ref} names (a fork shares its fork version with its parent). */
     private TableRef origin(String table, TableRef ref) {
         TableRef at = ref;

@@ -1,6 +1,7 @@
 package io.palisade.substrate.lance;
 
 import io.palisade.substrate.DamagedVersion;
+import io.palisade.substrate.OperationKind;
 import io.palisade.substrate.TableRef;
 import org.lance.Dataset;
 import org.lance.Fragment;
@@ -275,8 +276,13 @@ final class LanceTornVersions {
                 }
             }
             try {
-                Optional<Transaction> t = ds.readTransaction();
-                t.ifPresent(Transaction::close);
+                // lance-core 7.0.0's readTransaction() aborts the JVM on the kinds its JNI cannot convert (the Clone
+                // of a table branch's fork version, a compaction's ReserveFragments): those are only peeked at
+                Optional<OperationKind> kind = LanceCommitPayloads.peekKind(dir, manifest);
+                if (kind.isEmpty() || LanceCommitPayloads.JNI_READABLE.contains(kind.get())) {
+                    Optional<Transaction> t = ds.readTransaction();
+                    t.ifPresent(Transaction::close);
+                }
             } catch (RuntimeException e) {
                 if (!String.valueOf(e.getMessage()).contains(REWRITTEN_INDEX_JNI_SIGNATURE)) {
                     damaged.add(dir.resolve("_transactions") + ": the transaction of version " + version

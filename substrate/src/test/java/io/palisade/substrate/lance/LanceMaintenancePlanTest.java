@@ -125,6 +125,80 @@ class LanceMaintenancePlanTest {
         }
     }
 
+    /**
+     * A table branch forked from an indexed version of main reads main's id index, whose files stay in main's
+     * directory. Compacting fragments that index covers on the branch remaps it; Lance 7.0.0 writes the remapped copy
+     * into the branch's directory but records it under main's, so every indexed merge on the branch then failed to
+     * find it. The compaction therefore rebuilds the index on the branch first: the branch keeps merging through its
+     * own index, and main's compaction, index refresh and removal of old versions leave the branch whole.
+     */
+    @Test
+    void aBranchCompactsFragmentsItsInheritedIndexCoversAndKeepsMergingThroughTheIndex() {
+        try (BufferAllocator a = new RootAllocator(); LanceTableStore store = new LanceTableStore(dir.toString())) {
+            store.createKeyed("t", TableKind.NODE, SCHEMA).close();
+            TableRef at = insert(store, a, TableRef.main(1), "a", "b", "c");
+            try (KeyedTable t = store.openKeyed("t", at)) {
+                at = t.commit(t.planIndexOptimize()).ref(); // main's id index covers fragment 0
+            }
+            at = insert(store, a, at, "d");
+            TableRef b = store.forkBranch("t", at, "b");
+            try (KeyedTable t = store.openKeyed("t", b); VectorSchemaRoot r = rows(a, "a", "e")) {
+                assertThat(t.mergePath()).isEqualTo(MergePath.INDEXED_UNFENCED);
+                b = t.upsert(r, t.mergePath()).ref(); // deletes a row of fragment 0, which the inherited index covers
+            }
+            MaintenancePlan plan;
+            TableRef compacted;
+            try (KeyedTable t = store.openKeyed("t", b)) {
+                plan = t.planCompaction(new io.palisade.substrate.CompactionTarget(50, 0.1));
+                assertThat(plan.groups().stream().flatMap(Set::stream).toList()).contains(0L);
+                assertThat(plan.rebuildsIndexFirst()).isTrue();
+                assertThat(plan.actions()).extracting(x -> x.kind()).startsWith(ActionKind.REWRITE_INDEX)
+                        .contains(ActionKind.REWRITE_FRAGMENTS, ActionKind.REBIND_INDEX_COVERAGE);
+                compacted = t.commit(plan).ref();
+            }
+            List<CommitDescription> produced = new java.util.ArrayList<>();
+            for (long v = b.version() + 1; v <= compacted.version(); v++) {
+                produced.add(store.decompose("t", new TableRef("b", v)));
+            }
+            assertThat(produced.get(0).kind()).isEqualTo(OperationKind.CREATE_INDEX);
+            assertThat(plan.mismatch(produced)).isEmpty();
+            assertThat(plan.effective(produced)).singleElement()
+                    .satisfies(c -> assertThat(c.kind()).isEqualTo(OperationKind.REWRITE));
+            assertThat(plan.mismatch(produced.subList(1, produced.size()))).get().asString().contains("rebuild");
+            try (KeyedTable t = store.openKeyed("t", compacted); VectorSchemaRoot r = rows(a, "b", "f")) {
+                assertThat(t.mergePath()).isEqualTo(MergePath.INDEXED_UNFENCED);
+                b = t.upsert(r, t.mergePath()).ref();
+            }
+            try (KeyedTable t = store.openKeyed("t", b)) {
+                assertThat(t.countRows()).isEqualTo(6);
+                assertThat(t.planCompaction(new io.palisade.substrate.CompactionTarget(50, 0.1)).rebuildsIndexFirst())
+                        .isFalse(); // the index is the branch's own now
+            }
+
+            // main compacts, refreshes its index and removes every version below its newest: the branch still merges
+            try (KeyedTable t = store.openKeyed("t", at); VectorSchemaRoot r = rows(a, "c", "g")) {
+                at = t.upsert(r, t.mergePath()).ref();
+            }
+            try (KeyedTable t = store.openKeyed("t", at)) {
+                at = t.commit(t.planCompaction(new io.palisade.substrate.CompactionTarget(50, 0.1))).ref();
+            }
+            at = insert(store, a, at, "h");
+            try (KeyedTable t = store.openKeyed("t", at)) {
+                at = t.commit(t.planIndexOptimize()).ref();
+            }
+            assertThat(store.expireVersions("t", TableRef.MAIN, at.version()).versions()).isPositive();
+            try (KeyedTable t = store.openKeyed("t", b); VectorSchemaRoot r = rows(a, "c", "i")) {
+                b = t.upsert(r, t.mergePath()).ref();
+            }
+            try (KeyedTable t = store.openKeyed("t", b)) {
+                assertThat(t.countRows()).isEqualTo(7);
+            }
+            try (KeyedTable t = store.openKeyed("t", at)) {
+                assertThat(t.countRows()).isEqualTo(6);
+            }
+        }
+    }
+
     private static List<ActionKind> kinds(LanceTableStore store, TableRef at) {
         return CatalogActions.of(store.decompose("t", at), true, 0, Optional.empty()).stream().map(x -> x.kind()).toList();
     }

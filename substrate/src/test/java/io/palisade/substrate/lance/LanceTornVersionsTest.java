@@ -193,4 +193,21 @@ class LanceTornVersionsTest {
         assertThat(store.damage("t", TableRef.main(3))).hasValueSatisfying(d ->
                 assertThat(d.reason()).isEqualTo("manifest missing"));
     }
+
+    /**
+     * A table branch's fork version carries Lance's Clone transaction, which lance-core 7.0.0's readTransaction()
+     * cannot convert: it panics in a function that cannot unwind and aborts the JVM. The check of a published head at a
+     * fork version (a graph branch whose first write changed nothing) and the walk of a branch whose newest version
+     * is its fork version must not ask for it.
+     */
+    @Test
+    void aForkVersionIsCheckedWithoutReadingItsCloneTransaction() {
+        TableRef fork = store.forkBranch("t", TableRef.main(3), "b1");
+        assertThat(fork).isEqualTo(new TableRef("b1", 3));
+        assertThat(store.damage("t", fork)).isEmpty();
+        assertThat(store.tornVersions("t", "b1", 2)).isEmpty();
+        TableRef b4 = upsert(fork, "c");
+        assertThat(store.damage("t", b4)).isEmpty();
+        assertThat(store.damage("t", fork)).isEmpty();
+    }
 }

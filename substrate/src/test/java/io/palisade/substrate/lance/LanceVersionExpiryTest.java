@@ -117,6 +117,44 @@ class LanceVersionExpiryTest {
         }
     }
 
+    /**
+     * Lance keeps the version a table branch was forked from only when the fork names a file of that version's own
+     * branch; {@code forkKeeps} says so before the fork is made. A version a table branch shares with its parent (its
+     * fork version) is forked from the parent instead, and an empty append-only table names no file at all.
+     */
+    @Test
+    void aForkKeepsItsSourceReadableExactlyWhenTheStoreSaysSo() {
+        try (BufferAllocator a = new RootAllocator(); LanceTableStore store = new LanceTableStore(dir.toString())) {
+            store.createKeyed("t", TableKind.NODE, SCHEMA).close();
+            TableRef at = upsert(store, a, TableRef.main(1), 0, keys(0, 10));
+            TableRef kept = at;
+            assertThat(store.forkKeeps("t", kept)).isTrue();
+            store.forkBranch("t", kept, "idle");
+            TableRef b = store.forkBranch("t", kept, "b");
+            assertThat(store.forkKeeps("t", b)).isFalse(); // b's fork version: main's state
+            TableRef onB = upsert(store, a, b, 1, keys(0, 1));
+            assertThat(store.forkKeeps("t", onB)).isTrue();
+            for (int i = 2; i < 8; i++) {
+                at = upsert(store, a, at, i, keys(0, 10));
+            }
+            store.expireVersions("t", TableRef.MAIN, at.version());
+            assertThat(values(store, kept)).hasSize(10).containsValue(0L);
+
+            store.createKeyless("e", SCHEMA).close();
+            TableRef empty = TableRef.main(1);
+            assertThat(store.forkKeeps("e", empty)).isFalse();
+            store.forkBranch("e", empty, "idle");
+            TableRef e = empty;
+            for (int i = 0; i < 4; i++) {
+                try (io.palisade.substrate.KeylessTable t = store.openKeyless("e", e); VectorSchemaRoot r = rows(a, i, keys(i, i + 1))) {
+                    e = t.append(r).ref();
+                }
+            }
+            store.expireVersions("e", TableRef.MAIN, e.version());
+            assertThatThrownBy(() -> store.openKeyless("e", empty).close()).isInstanceOf(RuntimeException.class);
+        }
+    }
+
     @Test
     void theNewestVersionIsNeverRemoved() {
         try (BufferAllocator a = new RootAllocator(); LanceTableStore store = new LanceTableStore(dir.toString())) {

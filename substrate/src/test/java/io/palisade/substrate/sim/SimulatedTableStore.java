@@ -311,6 +311,12 @@ public final class SimulatedTableStore implements TableStore {
         return out;
     }
 
+    /** Like the Lance store's for a state of the branch's own; this store keeps every version anyway. */
+    @Override
+    public synchronized boolean forkKeeps(String table, TableRef ref) {
+        return ref.onMain() || ref.version() > branch(table, ref.branch()).parentVersion;
+    }
+
     @Override
     public synchronized TableRef forkBranch(String table, TableRef from, String newBranch) {
         state(table, from);
