@@ -46,6 +46,14 @@ final class JsonLines {
 
     /** Parses and checks rows for insert/upsert/append. */
     static List<Row> readRows(BufferedReader in, Catalog.TableDef def) throws IOException {
+        return readRows(in, def, false);
+    }
+
+    /**
+     * Parses and checks rows; {@code partial}: an update's changes, each naming its id and only the columns it sets (a
+     * non-null column may be left out, not set to null).
+     */
+    static List<Row> readRows(BufferedReader in, Catalog.TableDef def, boolean partial) throws IOException {
         List<Row> rows = new ArrayList<>();
         Map<String, Integer> ids = new HashMap<>();
         String text;
@@ -69,7 +77,7 @@ final class JsonLines {
             for (ColumnDef c : def.columns()) {
                 JsonNode v = n.get(c.name());
                 if (v == null || v.isNull()) {
-                    if (!c.nullable()) {
+                    if (!c.nullable() && (v != null || !partial || c.name().equals("id"))) {
                         throw bad(line, def.name(), (c.name().equals("id") ? "null or missing id" : "column '" + c.name()
                                 + "' is non-null but " + (v == null ? "missing" : "null")));
                     }

@@ -32,11 +32,13 @@ import java.util.concurrent.ExecutionException;
                 "insert is strict: an existing key exits 3 and nothing is written. On an append-only table insert "
                         + "appends.",
                 "upsert writes each line as the row's whole new image: a nullable column the line leaves out is "
-                        + "null afterwards, also when the key existed (there is no partial update; read the row with "
-                        + "scan --key, change it and upsert it whole)."},
+                        + "null afterwards, also when the key existed.",
+                "update changes only the columns each line names, of rows that exist: {\"id\": K, \"age\": 41} sets "
+                        + "age and keeps every other column; a column given as null becomes null. A key the table does "
+                        + "not hold exits 5 naming it, and nothing is written."},
         footer = {"%nExample:%n  palisade write GRAPH --table person --mode upsert rows.jsonl"})
 final class WriteCommand implements Callable<Integer> {
-    enum Mode { insert, upsert, delete }
+    enum Mode { insert, upsert, update, delete }
 
     @Parameters(index = "0", paramLabel = "GRAPH", description = "The graph directory.")
     Path graph;
@@ -50,7 +52,8 @@ final class WriteCommand implements Callable<Integer> {
     @Option(names = "--branch", defaultValue = "main", paramLabel = "B", description = "Graph branch (default: ${DEFAULT-VALUE}).")
     String branch;
 
-    @Option(names = "--mode", defaultValue = "insert", description = "insert (strict), upsert or delete (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--mode", defaultValue = "insert", description = "insert (strict), upsert, update (only the named columns of existing rows) or delete "
+            + "(default: ${DEFAULT-VALUE}).")
     Mode mode;
 
     @Option(names = "--idempotency-key", paramLabel = "K", description = "Repeating a key with the same request returns "
@@ -80,7 +83,7 @@ final class WriteCommand implements Callable<Integer> {
                     throw new CliException(Main.INVALID_INPUT, "no keys to delete in the input");
                 }
             } else {
-                rows = JsonLines.readRows(in, def);
+                rows = JsonLines.readRows(in, def, mode == Mode.update);
                 if (rows.isEmpty()) {
                     throw new CliException(Main.INVALID_INPUT, "no rows in the input");
                 }
@@ -104,6 +107,11 @@ final class WriteCommand implements Callable<Integer> {
                                     + "' is append-only: only --mode insert (an append) is possible");
                         }
                         receipt = g.append(branch, table, root);
+                    } else if (mode == Mode.update) {
+                        if (batchRows != null) {
+                            throw new CliException(Main.USAGE, "--batch-rows loads whole rows: it does not take --mode update");
+                        }
+                        receipt = g.update(branch, table, changes(rows, root), opts);
                     } else if (batchRows != null) {
                         if (batchRows <= 0) {
                             throw new CliException(Main.USAGE, "--batch-rows must be positive");
@@ -132,6 +140,23 @@ final class WriteCommand implements Callable<Integer> {
         }
         printReceipt(output.resolve(OutputFormat.Format.jsonl), receiptJson(receipt));
         return Main.OK;
+    }
+
+    /**
+     * An update's changes: of each line, the columns it names, with their values as {@code root} (the lines in the
+     * table's schema, unnamed columns null) holds them.
+     */
+    private static List<io.palisade.coordinator.Row> changes(List<JsonLines.Row> rows, VectorSchemaRoot root) {
+        List<io.palisade.coordinator.Row> out = new java.util.ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            Map<String, Object> change = new java.util.LinkedHashMap<>();
+            for (java.util.Iterator<String> it = rows.get(i).node().fieldNames(); it.hasNext(); ) {
+                String c = it.next();
+                change.put(c, io.palisade.substrate.ArrowRows.value(root.getVector(c), i));
+            }
+            out.add(io.palisade.coordinator.Row.of(change));
+        }
+        return out;
     }
 
     /** Streams the batch to {@link Graph#load} through an Arrow IPC reader (the load re-batches it). */

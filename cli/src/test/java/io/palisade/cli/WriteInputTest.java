@@ -84,6 +84,57 @@ class WriteInputTest {
         assertThat(CliRun.run("scan", graph, "--table", "person", "--key", "nobody").out()).isBlank();
     }
 
+    @Test
+    void anUpdateChangesOnlyTheNamedColumnsOfExistingRows() throws Exception {
+        Path cat = tmp.resolve("catalog.json");
+        Files.writeString(cat, """
+                {"tables": [{"name": "person", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
+                  {"name": "name", "type": "string", "nullable": true}, {"name": "age", "type": "int64", "nullable": true},
+                  {"name": "city", "type": "string", "nullable": false}]}]}
+                """);
+        String graph = tmp.resolve("g").toString();
+        assertThat(CliRun.run("init", graph, "--catalog", cat.toString()).code()).isZero();
+        assertThat(CliRun.runWithInput("{\"id\":\"alice\",\"name\":\"Alice\",\"age\":30,\"city\":\"Oslo\"}\n",
+                "write", graph, "--table", "person").code()).isZero();
+
+        CliRun.Result up = CliRun.runWithInput("{\"id\":\"alice\",\"age\":31}\n", "write", graph, "--table", "person",
+                "--mode", "update");
+        assertThat(up.code()).as(up.toString()).isZero();
+        assertThat(up.out()).contains("\"rows\":1");
+        assertThat(CliRun.run("scan", graph, "--table", "person", "--key", "alice").out().strip())
+                .isEqualTo("{\"id\":\"alice\",\"name\":\"Alice\",\"age\":31,\"city\":\"Oslo\"}");
+        assertThat(CliRun.run("explain", graph, "--table", "person", "--key", "alice").out()).contains("update");
+
+        long before = intents(graph);
+        // a key the table does not hold: the whole update is refused, naming it
+        CliRun.Result absent = CliRun.runWithInput("{\"id\":\"alice\",\"age\":32}\n{\"id\":\"zed\",\"age\":1}\n",
+                "write", graph, "--table", "person", "--mode", "update");
+        assertThat(absent.code()).as(absent.toString()).isEqualTo(Main.INVALID_INPUT);
+        assertThat(absent.err()).contains("1 key is not in the table [zed]").doesNotContain("Exception");
+        // a non-null column may be left out of an update, not set to null
+        CliRun.Result nulled = CliRun.runWithInput("{\"id\":\"alice\",\"city\":null}\n", "write", graph, "--table",
+                "person", "--mode", "update");
+        assertThat(nulled.code()).as(nulled.toString()).isEqualTo(Main.INVALID_INPUT);
+        assertThat(nulled.err()).contains("line 1").contains("'city' is non-null but null");
+        CliRun.Result noId = CliRun.runWithInput("{\"age\":3}\n", "write", graph, "--table", "person", "--mode", "update");
+        assertThat(noId.code()).as(noId.toString()).isEqualTo(Main.INVALID_INPUT);
+        assertThat(noId.err()).contains("line 1").contains("missing id");
+        assertThat(intents(graph)).as("no intent journaled").isEqualTo(before);
+        assertThat(CliRun.run("scan", graph, "--table", "person", "--key", "alice").out()).contains("\"age\":31");
+    }
+
+    private static long intents(String graph) {
+        long n = 0;
+        try (var r = Cli.reader(Path.of(graph)); var c = r.read(0)) {
+            for (var rec = c.poll(); rec != null; rec = c.poll()) {
+                if (rec.event() instanceof io.palisade.journal.JournalEvent.IntentRecorded) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
     private static long end(String graph) {
         try (var r = Cli.reader(Path.of(graph))) {
             return r.endSequence();

@@ -240,6 +240,38 @@ public final class Graph implements AutoCloseable {
         }
     }
 
+    /**
+     * Updates existing rows by key: each of {@code changes} names a row's {@code id} and the columns to set. A column
+     * a change does not name keeps its value; one named with null becomes null (refused for a non-null column). This
+     * is the partial write an upsert is not: an upsert writes the whole row, so the columns it omits become null.
+     *
+     * <p>Every id must be in the table when the update commits, else the whole update fails with
+     * {@link io.palisade.fencing.KeyNotFoundException} and nothing is written. The committer reads the current rows as
+     * the update commits and writes their new whole rows, so a concurrent write of the same key is never lost: the
+     * update applies on top of every write of the key committed before it, in journal order (docs/coordinator.md
+     * "Updates"). The receipt counts the rows updated. Both ack modes; an idempotency key as for any write.
+     *
+     * @throws ValidationException when a change names no id, an id twice, an unknown column or a value of the wrong
+     *                             type, or sets a non-null column to null (nothing is written)
+     */
+    public Receipt update(String branch, String table, List<Row> changes) {
+        return update(branch, table, changes, WriteOptions.NONE);
+    }
+
+    /** {@link #update(String, String, List)} with write options (an idempotency key). */
+    public Receipt update(String branch, String table, List<Row> changes, WriteOptions options) {
+        return engine.join(updateAsync(branch, table, changes, options));
+    }
+
+    /** {@link #update(String, String, List, WriteOptions)}, answered when the update is acknowledged. */
+    public CompletableFuture<Receipt> updateAsync(String branch, String table, List<Row> changes, WriteOptions options) {
+        Objects.requireNonNull(changes, "changes");
+        List<Map<String, Object>> normalised = BatchValidation.changes(catalog().require(table), changes,
+                engine.context().allocator());
+        return engine.submit(digested(new WriteOp.Update(submission(branch, table, options.idempotencyKey()), normalised,
+                null), s -> new WriteOp.Update(s, normalised, null)));
+    }
+
     /** Appends {@code rows} to an append-only table (see {@link Row}). */
     public Receipt appendRows(String branch, String table, List<Row> rows) {
         try (VectorSchemaRoot root = batch(table, rows)) {

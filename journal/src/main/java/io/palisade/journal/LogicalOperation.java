@@ -17,6 +17,11 @@ public enum LogicalOperation {
     MIGRATION_UNIT(10),
     /** A fold of a journal-ack table's acknowledged writes into the table (docs/journal-ack.md). */
     FOLD(11),
+    /**
+     * An update of existing rows by key: the columns it names change, the others keep their values. Journaled and
+     * committed as the whole new rows of its keys (an upsert of exactly those keys, which the table held).
+     */
+    UPDATE(12),
     /** {@code palisade repair}: adopt a table's foreign versions, remove rows of duplicated ids, re-install a stripped PK. */
     REPAIR(20);
 

@@ -37,7 +37,7 @@ final class WriteKeys {
                 continue;
             }
             switch (o.recorded().operation()) {
-                case INSERT, UPSERT -> written = written == null ? k : written.union(k);
+                case INSERT, UPSERT, UPDATE -> written = written == null ? k : written.union(k);
                 case DELETE -> deleted = deleted == null ? k : deleted.union(k);
                 case FOLD -> {
                     // a fold upserts the newest row of every key of its filter and deletes its plan's deleted keys

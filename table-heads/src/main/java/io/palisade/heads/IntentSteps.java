@@ -135,7 +135,7 @@ final class IntentSteps {
 
     private static boolean journalable(LogicalOperation op) {
         return switch (op) {
-            case INSERT, UPSERT, DELETE -> true;
+            case INSERT, UPSERT, UPDATE, DELETE -> true;
             case OVERWRITE, ADD_COLUMNS, CREATE_TABLE, BRANCH_MERGE, INDEX_MAINTENANCE, COMPACTION, MIGRATION_UNIT,
                  FOLD, REPAIR -> false;
         };

@@ -70,6 +70,57 @@ public final class BatchValidation {
         }
     }
 
+    /**
+     * The changes of an update, checked against {@code def} and normalised to its column types: each row names a
+     * non-null {@code id} and only declared columns, sets no non-null column to null, and no id comes twice. A column a
+     * row names is kept, with its value as the table stores it (an {@link Integer} given for an int64 column becomes
+     * a {@link Long}); a column it does not name is absent from its change. Nothing is read from the table.
+     */
+    public static List<Map<String, Object>> changes(Catalog.TableDef def, List<Row> rows, BufferAllocator allocator) {
+        if (!def.kind().keyed()) {
+            throw new ValidationException("table '" + def.name() + "' is append-only: update by key needs a keyed table");
+        }
+        if (rows.isEmpty()) {
+            throw new ValidationException("an update of table '" + def.name() + "' names no rows");
+        }
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < rows.size(); i++) {
+            Map<String, Object> row = rows.get(i).asMap();
+            Object id = row.get("id");
+            if (id == null) {
+                throw new ValidationException("row " + (i + 1) + " of the update of table '" + def.name()
+                        + "' names no id: an update changes the row with that id");
+            }
+            if (!ids.add(String.valueOf(id))) {
+                throw new ValidationException("row " + (i + 1) + " of the update of table '" + def.name()
+                        + "' names id '" + id + "' again: one change per id");
+            }
+            for (Map.Entry<String, Object> e : row.entrySet()) {
+                Catalog.ColumnDef c = def.column(e.getKey()).orElse(null);
+                if (c != null && e.getValue() == null && !c.nullable()) {
+                    throw new ValidationException("row " + (i + 1) + " of the update of table '" + def.name()
+                            + "' sets non-null column '" + c.name() + "' to null");
+                }
+            }
+        }
+        List<Map<String, Object>> out = new ArrayList<>(rows.size());
+        try (VectorSchemaRoot typed = batch(def, rows, allocator)) { // unknown columns and wrong types refused here
+            for (int i = 0; i < rows.size(); i++) {
+                Map<String, Object> change = new java.util.LinkedHashMap<>();
+                for (String c : rows.get(i).asMap().keySet()) {
+                    change.put(c, ArrowRows.value(typed.getVector(c), i));
+                }
+                out.add(java.util.Collections.unmodifiableMap(change));
+            }
+        }
+        return out;
+    }
+
+    /** The exact key filter of an update's {@code changes} (validated by {@link #changes}). */
+    static KeyFilter updateKeys(Catalog.TableDef def, List<Map<String, Object>> changes) {
+        return keyFilter(def, changes.stream().map(c -> String.valueOf(c.get("id"))).toList());
+    }
+
     /** Validates an op's rows against the table's declared schema; returns its exact key filter (null for keyless). */
     static KeyFilter validate(Catalog.TableDef def, WriteOp op) {
         return switch (op) {
@@ -80,6 +131,7 @@ public final class BatchValidation {
             case WriteOp.Compact c -> null;
             case WriteOp.Insert i -> validateRows(def, i.rows());
             case WriteOp.Upsert u -> validateRows(def, u.rows());
+            case WriteOp.Update u -> updateKeys(def, u.changes());
             case WriteOp.Append a -> validateRows(def, a.rows());
             case WriteOp.Overwrite o -> validateRows(def, o.rows());
         };

@@ -304,7 +304,7 @@ final class Committer implements Agent {
         if (result instanceof SubstrateCommit.Result.Committed && switch (first.kind()) {
             // a fold's keys are in the filter already; maintenance does not change the key set
             case FOLD, OPTIMIZE_INDEX, COMPACT -> false;
-            case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS -> true;
+            case INSERT, UPSERT, UPDATE, DELETE, APPEND, OVERWRITE, ADD_COLUMNS -> true;
         }) {
             presence.invalidate(first.branch(), first.table());
         }

@@ -242,7 +242,8 @@ final class Fence {
                 acceptedKeys = acceptedKeys == null ? keys : acceptedKeys.union(keys);
             }
         }
-        return new Admission(accepted, deferred, rejected, rejections);
+        // an update becomes the whole new rows of its keys, read now: the state its group commits on (Updates)
+        return new Admission(Updates.resolve(ctx, def, accepted), deferred, rejected, rejections);
     }
 
     /**
@@ -351,7 +352,7 @@ final class Fence {
                 return switch (op.kind()) {
                     case OPTIMIZE_INDEX -> t.planIndexOptimize();
                     case COMPACT -> t.planCompaction(AutoMaintenance.target(ctx.options()));
-                    case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
+                    case INSERT, UPSERT, UPDATE, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
                             throw new IllegalArgumentException(op.kind() + " is not maintenance");
                 };
             }
@@ -360,7 +361,7 @@ final class Fence {
             return switch (op.kind()) {
                 case COMPACT -> t.planCompaction(AutoMaintenance.target(ctx.options()));
                 case OPTIMIZE_INDEX -> throw new ValidationException("table '" + op.table() + "' is append-only and has no key index");
-                case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
+                case INSERT, UPSERT, UPDATE, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD ->
                         throw new IllegalArgumentException(op.kind() + " is not maintenance");
             };
         }

@@ -139,6 +139,7 @@ final class JournalPhases {
             case WriteOp.Delete d -> "the table holds none of the keys";
             case WriteOp.Insert i -> "nothing written";
             case WriteOp.Upsert u -> "nothing written";
+            case WriteOp.Update u -> "nothing written";
             case WriteOp.Append a -> "nothing written";
             case WriteOp.Overwrite o -> "nothing written";
             case WriteOp.AddColumns a -> "nothing written";

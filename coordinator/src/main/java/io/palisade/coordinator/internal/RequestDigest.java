@@ -26,6 +26,8 @@ public final class RequestDigest {
         return switch (op) {
             case WriteOp.Insert i -> ofRows(op, i.rows());
             case WriteOp.Upsert u -> ofRows(op, u.rows());
+            // the request as given (the columns it names), not the rows it resolves to
+            case WriteOp.Update u -> digest(op, RowDigest.of(u.changes()));
             case WriteOp.Append a -> ofRows(op, a.rows());
             case WriteOp.Overwrite o -> ofRows(op, o.rows());
             case WriteOp.Delete d -> digest(op, String.join("\u0001", d.keys().keys().stream().sorted().toList()));

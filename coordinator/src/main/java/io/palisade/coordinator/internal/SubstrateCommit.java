@@ -326,7 +326,8 @@ final class SubstrateCommit {
                          List<Fence.Admitted> ops, List<Fence.Admitted> live,
                          Map<Fence.Admitted, PalisadeException> failures, List<JournalEvent> phaseCD) {
         KeyFilter keys = null;
-        if (def.kind().keyed() && (first instanceof WriteOp.Insert || first instanceof WriteOp.Upsert)) {
+        if (def.kind().keyed() && (first instanceof WriteOp.Insert || first instanceof WriteOp.Upsert
+                || first instanceof WriteOp.Update)) {
             for (Fence.Admitted op : live) {
                 if (op.keys() != null) {
                     keys = keys == null ? op.keys() : keys.union(op.keys());

@@ -46,6 +46,7 @@ final class SubstrateWrites {
                     case WriteOp.Compact c -> t.commit(first.plan());
                     case WriteOp.Insert i -> throw keyedOnly(op);
                     case WriteOp.Upsert u -> throw keyedOnly(op);
+                    case WriteOp.Update u -> throw keyedOnly(op);
                     case WriteOp.Delete d -> throw keyedOnly(op);
                     case WriteOp.OptimizeIndex o -> throw keyedOnly(op);
                     case WriteOp.Fold f -> throw keyedOnly(op);
@@ -65,6 +66,8 @@ final class SubstrateWrites {
                 case WriteOp.Delete d -> t.delete(allKeys(ops));
                 case WriteOp.Insert i -> merge(ctx, t, path, ops, true);
                 case WriteOp.Upsert u -> merge(ctx, t, path, ops, false);
+                // its after-image, resolved by the fence: an upsert of keys the table holds
+                case WriteOp.Update u -> merge(ctx, t, path, ops, false);
                 case WriteOp.Append a -> throw new IllegalStateException("an append is written to its table as keyless");
             };
         }
@@ -86,6 +89,7 @@ final class SubstrateWrites {
         return switch (op) {
             case WriteOp.Insert i -> i.rows();
             case WriteOp.Upsert u -> u.rows();
+            case WriteOp.Update u -> u.rows();
             case WriteOp.Append a -> a.rows();
             case WriteOp.Overwrite o -> o.rows();
             case WriteOp.Fold f -> f.rows();

@@ -132,7 +132,7 @@ final class UnfoldedWrites {
         switch (record.event()) {
             case JournalEvent.IntentRecorded e -> {
                 if (journalAckTables.contains(e.table()) && switch (e.operation()) {
-                    case INSERT, UPSERT, DELETE -> true;
+                    case INSERT, UPSERT, UPDATE, DELETE -> true;
                     case OVERWRITE, ADD_COLUMNS, CREATE_TABLE, BRANCH_MERGE, INDEX_MAINTENANCE, COMPACTION, MIGRATION_UNIT,
                          FOLD, REPAIR -> false;
                 }) {

@@ -37,6 +37,7 @@ final class WriteActions {
         return switch (a.op()) {
             case WriteOp.Insert i -> keyAdd(a.keys());
             case WriteOp.Upsert u -> keyAdd(a.keys());
+            case WriteOp.Update u -> keyAdd(a.keys());
             case WriteOp.Append ap -> List.of(new AddFragments(List.of(), KeyScope.KEYLESS));
             // the rows a delete removes are only known to the substrate; its keys ride on the intent's key filter
             case WriteOp.Delete d -> List.of();
@@ -65,6 +66,7 @@ final class WriteActions {
         return switch (k) {
             case INSERT, APPEND -> LogicalOperation.INSERT;
             case UPSERT -> LogicalOperation.UPSERT;
+            case UPDATE -> LogicalOperation.UPDATE;
             case DELETE -> LogicalOperation.DELETE;
             case OVERWRITE -> LogicalOperation.OVERWRITE;
             case ADD_COLUMNS -> LogicalOperation.ADD_COLUMNS;

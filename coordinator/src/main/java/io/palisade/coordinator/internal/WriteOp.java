@@ -8,6 +8,7 @@ import io.palisade.journal.JournalEvent;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -26,12 +27,12 @@ public sealed interface WriteOp {
      * {@code FOLD} is the committer's own: the fold of a journal-ack table's unfolded writes (docs/journal-ack.md).
      */
     enum Kind {
-        INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT, FOLD;
+        INSERT, UPSERT, UPDATE, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT, FOLD;
 
         /** Whether a write of this kind to a journal-ack table is acknowledged from the journal. */
         boolean journalable() {
             return switch (this) {
-                case INSERT, UPSERT, DELETE -> true;
+                case INSERT, UPSERT, UPDATE, DELETE -> true;
                 case APPEND, OVERWRITE, ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT, FOLD -> false;
             };
         }
@@ -40,14 +41,14 @@ public sealed interface WriteOp {
         boolean maintenance() {
             return switch (this) {
                 case OPTIMIZE_INDEX, COMPACT -> true;
-                case INSERT, UPSERT, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD -> false;
+                case INSERT, UPSERT, UPDATE, DELETE, APPEND, OVERWRITE, ADD_COLUMNS, FOLD -> false;
             };
         }
 
         /** Whether ops of this kind may share one substrate commit with others of the kind. */
         boolean groups() {
             return switch (this) {
-                case INSERT, UPSERT, DELETE, APPEND -> true;
+                case INSERT, UPSERT, UPDATE, DELETE, APPEND -> true;
                 case OVERWRITE, ADD_COLUMNS, OPTIMIZE_INDEX, COMPACT, FOLD -> false;
             };
         }
@@ -85,6 +86,35 @@ public sealed interface WriteOp {
     record Upsert(Submission submission, VectorSchemaRoot rows) implements WriteOp {
         public Upsert {
             Objects.requireNonNull(rows, "rows");
+        }
+    }
+
+    /**
+     * An update of existing rows of a keyed table: each of {@code changes} names a row's {@code id} and the columns to
+     * set (a column it does not name keeps its value; one named with null becomes null). The fence resolves it on the
+     * committer, against the table's newest state, into {@code afterImage}: the whole new rows in the catalog schema,
+     * written as an upsert of exactly those keys ({@link Updates}). Invariants: {@code changes} non-empty, immutable,
+     * values normalised to the catalog's types; {@code afterImage} null until resolved, then one row per change, in
+     * order, owned by the op (closed when its future completes).
+     */
+    record Update(Submission submission, List<Map<String, Object>> changes, VectorSchemaRoot afterImage) implements WriteOp {
+        public Update {
+            changes = List.copyOf(changes);
+        }
+
+        /** This update resolved to {@code rows}: the same submission and future. */
+        Update resolved(VectorSchemaRoot rows) {
+            Objects.requireNonNull(rows, "rows");
+            future().whenComplete((r, e) -> rows.close());
+            return new Update(submission, changes, rows);
+        }
+
+        /** The resolved rows; an unresolved update here is a committer defect. */
+        VectorSchemaRoot rows() {
+            if (afterImage == null) {
+                throw new IllegalStateException("update of " + where() + " reached a commit unresolved");
+            }
+            return afterImage;
         }
     }
 
@@ -151,6 +181,7 @@ public sealed interface WriteOp {
         return switch (this) {
             case Insert i -> Kind.INSERT;
             case Upsert u -> Kind.UPSERT;
+            case Update u -> Kind.UPDATE;
             case Delete d -> Kind.DELETE;
             case Append a -> Kind.APPEND;
             case Overwrite o -> Kind.OVERWRITE;
@@ -192,6 +223,7 @@ public sealed interface WriteOp {
         return switch (this) {
             case Insert i -> i.rows().getRowCount();
             case Upsert u -> u.rows().getRowCount();
+            case Update u -> u.changes().size();
             case Delete d -> d.keys().size();
             case Append a -> a.rows().getRowCount();
             case Overwrite o -> o.rows().getRowCount();
