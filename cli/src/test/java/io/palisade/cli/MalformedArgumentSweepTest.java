@@ -278,9 +278,9 @@ class MalformedArgumentSweepTest {
     @Test
     void aMistypedValueOfAnEnumOptionGetsTheNearestValue() {
         usage(CliRun.run("write", graph, "--table", "person", "--mode", "insrt"),
-                "--mode 'insrt' is not insert, upsert or delete (did you mean insert?)", "palisade write");
+                "--mode 'insrt' is not insert, upsert, update or delete (did you mean insert?)", "palisade write");
         usage(CliRun.run("write", graph, "--table", "person", "--mode", "INSERT"),
-                "--mode 'INSERT' is not insert, upsert or delete (did you mean insert? case matters)", "palisade write");
+                "--mode 'INSERT' is not insert, upsert, update or delete (did you mean insert? case matters)", "palisade write");
         usage(CliRun.run("scan", graph, "--table", "person", "--format=jsn"),
                 "--format 'jsn' is not table, json or jsonl (did you mean json?)", "palisade scan");
         usage(CliRun.run("repair", graph, "--table", "person", "--duplicates", "keep-nwest"),

@@ -29,8 +29,8 @@ import static org.quicktheories.generators.SourceDSL.longs;
  * graph branch creations and merges run one by one on two graphs with the same catalog shape, one whose {@code person}
  * is {@code "ack": "journal"} (folded at random small bounds, so folds land between, inside and after the writes) and
  * one whose {@code person} is {@code "ack": "table"}. Both graphs and a serial model of the documented semantics
- * (upsert replaces, delete removes, a strict insert fails as a whole with {@link KeyConflictException} naming only
- * present keys of its own) must give the same answer to every operation: the same success or failure kind, the same
+ * (upsert replaces, update changes existing rows only and refuses absent keys whole, delete removes, a strict insert
+ * fails as a whole with {@link KeyConflictException} naming only present keys of its own) must give the same answer to every operation: the same success or failure kind, the same
  * conflicting keys, the same scan and get results and merge counts. After a full fold (closing the graph) the Lance
  * tables read directly, at every graph branch's published head, must be equal too, and no journal-ack table is left
  * with unfolded writes.
@@ -64,7 +64,8 @@ class JournalAckModelPropertiesTest {
         for (long seed : new long[]{18, 23, 91}) {
             sameAnswers(seed).forEach((k, v) -> seen.merge(k, v, Integer::sum));
         }
-        assertThat(seen).containsKeys("insert", "upsert", "delete", "scan", "get", "branch", "merge", "key-conflict");
+        assertThat(seen).containsKeys("insert", "upsert", "update", "key-not-found", "delete", "scan", "get", "branch", "merge",
+                "key-conflict");
     }
 
     /**
@@ -142,6 +143,23 @@ class JournalAckModelPropertiesTest {
                         }
                     }
                     case UPSERT -> {
+                        if (i % 2 == 1) {
+                            // every other upsert draw is an update (no draw of its own: the seeds keep their sequences)
+                            List<String> absent = keys.stream().filter(k -> !rows.containsKey(k)).toList();
+                            List<Row> changes = keys.stream().map(k -> Row.of("id", k, "age", value)).toList();
+                            String aj = write(gj, g -> g.update(branch, "person", changes), keys);
+                            String at = write(gt, g -> g.update(branch, "person", changes), keys);
+                            assertThat(aj).as("journal-ack update, %s", where).isEqualTo(at);
+                            if (absent.isEmpty()) {
+                                assertThat(at).as(where).isEqualTo("ok");
+                                keys.forEach(k -> rows.put(k, value));
+                                seen.merge("update", 1, Integer::sum);
+                            } else {
+                                assertThat(at).as(where).isEqualTo("KeyNotFoundException " + new TreeSet<>(absent));
+                                seen.merge("key-not-found", 1, Integer::sum);
+                            }
+                            continue;
+                        }
                         String aj = write(gj, g -> g.upsert(branch, "person", people(keys, value)), keys);
                         String at = write(gt, g -> g.upsert(branch, "person", people(keys, value)), keys);
                         assertThat(aj).as(where).isEqualTo(at).isEqualTo("ok");
@@ -217,6 +235,9 @@ class JournalAckModelPropertiesTest {
         } catch (KeyConflictException e) {
             assertThat(e.keys()).isSubsetOf(keys);
             return "KeyConflictException " + new TreeSet<>(e.keys());
+        } catch (io.palisade.fencing.KeyNotFoundException e) {
+            assertThat(e.keys()).isSubsetOf(keys);
+            return "KeyNotFoundException " + new TreeSet<>(e.keys());
         } catch (RuntimeException e) {
             System.out.println("[ack-props] " + g.path().getFileName() + " write failed: " + e);
             return e.getClass().getSimpleName();

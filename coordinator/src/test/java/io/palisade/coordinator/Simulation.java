@@ -112,7 +112,7 @@ final class Simulation {
     private static final List<String> RECOVERY_POINTS = List.of(PhaseCrashPoints.RECOVERY_AFTER_STARTED,
             PhaseCrashPoints.RECOVERY_AFTER_CLASSIFY, PhaseCrashPoints.RECOVERY_AFTER_FINISHED);
 
-    private enum Kind { INSERT, UPSERT, DELETE }
+    private enum Kind { INSERT, UPSERT, UPDATE, DELETE }
 
     /** One keyed write of a simulated writer. */
     private static final class Op {
@@ -318,7 +318,7 @@ final class Simulation {
         int tr = random.nextInt(20);
         String table = KEYED.get(tr < 9 ? 0 : tr < 14 ? 1 : 2);
         int k = random.nextInt(100);
-        Kind kind = k < 38 ? Kind.INSERT : k < 78 ? Kind.UPSERT : Kind.DELETE;
+        Kind kind = k < 38 ? Kind.INSERT : k < 68 ? Kind.UPSERT : k < 78 ? Kind.UPDATE : Kind.DELETE;
         TreeMap<String, Long> keys = new TreeMap<>();
         int n = 1 + random.nextInt(3);
         for (int i = 0; i < n; i++) {
@@ -333,6 +333,8 @@ final class Simulation {
         switch (kind) {
             case INSERT -> op.future = graph.insertAsync(branch, table, op.root = people(table, keys), wo);
             case UPSERT -> op.future = graph.upsertAsync(branch, table, op.root = people(table, keys), wo);
+            case UPDATE -> op.future = graph.updateAsync(branch, table, keys.entrySet().stream()
+                    .map(e -> Row.of("id", e.getKey(), "age", e.getValue())).toList(), wo);
             case DELETE -> op.future = graph.deleteAsync(branch, table, List.copyOf(keys.keySet()), wo);
         }
     }
@@ -552,6 +554,11 @@ final class Simulation {
             trace("fail #" + op.n + " " + e.getClass().getSimpleName());
             String where = op.branch + "/" + op.table;
             switch (e) {
+                case io.palisade.fencing.KeyNotFoundException nf -> {
+                    count("keys-not-found");
+                    check("key-not-found", op.kind == Kind.UPDATE && !nf.keys().isEmpty()
+                            && op.rows.keySet().containsAll(nf.keys()), op + " refused with absent keys " + nf.keys());
+                }
                 case KeyConflictException kc -> {
                     count("key-conflicts");
                     check("key-conflict", op.kind == Kind.INSERT && !kc.keys().isEmpty()
@@ -589,6 +596,13 @@ final class Simulation {
                 table.putAll(op.rows);
             }
             case UPSERT -> table.putAll(op.rows);
+            case UPDATE -> {
+                for (String k : op.rows.keySet()) {
+                    check("update-of-present-keys", table.containsKey(k), "update " + op + " committed over absent key "
+                            + k + " (model " + table + ")");
+                }
+                table.putAll(op.rows);
+            }
             case DELETE -> op.rows.keySet().forEach(table::remove);
         }
         if (op.kind != Kind.DELETE) {

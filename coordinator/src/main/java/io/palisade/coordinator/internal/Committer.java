@@ -264,6 +264,20 @@ final class Committer implements Agent {
 
         // 1. the fence: validation, idempotency, in-group and winner conflict checks, maintenance plans
         Fence.Admission admission = fence.admit(ops, def, pin, state);
+        try {
+            runAdmitted(first, def, pin, state, admission);
+        } finally {
+            // an update's resolved rows live for this run: committed, or encoded into the journal, within it
+            for (Fence.Admitted a : admission.accepted()) {
+                if (a.op() instanceof WriteOp.Update u && u.afterImage() != null) {
+                    u.afterImage().close();
+                }
+            }
+        }
+    }
+
+    /** Stages 2–4 of a group the fence admitted (journal-ack writes: the acknowledgement). */
+    private void runAdmitted(WriteOp first, Catalog.TableDef def, Pin pin, HeadsState state, Fence.Admission admission) {
         List<WriteOp> deferred = admission.deferred();
         for (int i = deferred.size() - 1; i >= 0; i--) {
             pending.addFirst(deferred.get(i));

@@ -95,7 +95,8 @@ public sealed interface WriteOp {
      * committer, against the table's newest state, into {@code afterImage}: the whole new rows in the catalog schema,
      * written as an upsert of exactly those keys ({@link Updates}). Invariants: {@code changes} non-empty, immutable,
      * values normalised to the catalog's types; {@code afterImage} null until resolved, then one row per change, in
-     * order, owned by the op (closed when its future completes).
+     * order, owned by the committer's run of the group that resolved it, which closes it when the run ends (it is
+     * committed, or encoded into the journal, within that run).
      */
     record Update(Submission submission, List<Map<String, Object>> changes, VectorSchemaRoot afterImage) implements WriteOp {
         public Update {
@@ -104,9 +105,7 @@ public sealed interface WriteOp {
 
         /** This update resolved to {@code rows}: the same submission and future. */
         Update resolved(VectorSchemaRoot rows) {
-            Objects.requireNonNull(rows, "rows");
-            future().whenComplete((r, e) -> rows.close());
-            return new Update(submission, changes, rows);
+            return new Update(submission, changes, Objects.requireNonNull(rows, "rows"));
         }
 
         /** The resolved rows; an unresolved update here is a committer defect. */
