@@ -3,6 +3,10 @@ package io.palisade.recovery;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.OpenIntent;
 import io.palisade.journal.TableHead;
+import io.palisade.substrate.CommitDescription;
+import io.palisade.substrate.OperationKind;
+import io.palisade.substrate.TableRef;
+import io.palisade.substrate.TableStore;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -51,6 +55,32 @@ record OpenGroup(String key, List<OpenIntent> intents) {
     /** The version of the table branch the group's commit was based on. */
     long base() {
         return first().recorded().expectedBase().version();
+    }
+
+    /** Whether the group's write forked its table branch (its first write on a graph branch that inherited the table). */
+    boolean forked() {
+        return !tableBranch().equals(first().recorded().expectedBase().tableBranch());
+    }
+
+    /**
+     * The version the group's Lance commit is made on: {@link #base()}, or one above it when the write forked its table
+     * branch through another branch, which rebuilds the {@code id} index on the fork in one CreateIndex version of its
+     * own ({@code TableStore.forkBranch}). That version is the fork's, not the write's effect: a write interrupted
+     * after it never ran. Another kind of version there is left to the caller's rules.
+     */
+    long writeBase(TableStore store) {
+        long base = base();
+        String tableBranch = tableBranch();
+        if (!forked() || !store.exists(table()) || !store.listBranches(table()).contains(tableBranch)
+                || store.latest(table(), tableBranch).version() <= base) {
+            return base;
+        }
+        try {
+            CommitDescription next = store.decompose(table(), new TableRef(tableBranch, base + 1));
+            return next.kind() == OperationKind.CREATE_INDEX ? base + 1 : base;
+        } catch (RuntimeException e) {
+            return base; // unreadable: judged as any version above the base
+        }
     }
 
     /** Whether every intent's head is published (only its completion is missing). */

@@ -33,10 +33,10 @@ final class RacedWrites {
             }
             String table = group.table();
             String tableBranch = group.tableBranch();
-            long base = group.base();
             if (!store.exists(table) || !store.listBranches(table).contains(tableBranch)) {
                 continue;
             }
+            long base = group.writeBase(store); // above a fork's own index rebuild
             List<DamagedVersion> torn = store.tornVersions(table, tableBranch, base);
             long latest = torn.isEmpty() ? store.latest(table, tableBranch).version() : torn.get(0).ref().version() - 1;
             if (latest <= base) {
