@@ -358,6 +358,10 @@ final class IncidentModel {
             case JournalEvent.ReceiptsExpired e -> {
                 // the idempotency window: no intent's life changes; the keys it names answer no repeat any more
             }
+            case JournalEvent.CatalogRecorded e -> {
+                // the catalog the graph uses from here: no intent's life changes (an add-columns intent's own records
+                // say what it did)
+            }
             case JournalEvent.TornTailCut e -> {
                 for (Session s : sessions) {
                     if (s.epoch == e.previousEpoch() && s != current) {
