@@ -334,9 +334,9 @@ public final class HeadsState {
     }
 
     /**
-     * SHA-256 (hex) of the canonical rendering of the live branches (name, parent, from sequence) and
+     * SHA-256 (hex) of the canonical rendering of the live branches (name, parent, from sequence),
      * every pin (branch, table, table branch, version, schema id, incarnation, inherited-from), sorted by
-     * name. Independent of sequences at which things happened and of intents, so that checkpoint + tail
+     * name, the fold marks and the digests of the recorded catalog and of the one before it ({@code HeadsDigest}). Independent of sequences at which things happened and of intents, so that checkpoint + tail
      * replay, full replay and a re-run recovery agree exactly when the heads agree.
      */
     public String digest() {
