@@ -98,4 +98,25 @@ class CatalogCorruptedExitCodeTest {
         assertThat(run("audit", "verify", graph).code()).isZero();
         assertThat(run("write", graph, "--table", "person", "--mode", "insert", rows.toString()).code()).isZero();
     }
+
+    @Test
+    void explainShowsTheCatalogAnAddColumnsWriteRecorded() throws Exception {
+        Path cat = tmp.resolve("catalog.json");
+        Files.writeString(cat, CATALOG);
+        Path graph = tmp.resolve("g");
+        assertThat(run("init", graph.toString(), "--catalog", cat.toString()).code()).isZero();
+        String intent;
+        try (io.palisade.coordinator.Graph g = io.palisade.coordinator.Palisade.open(graph,
+                io.palisade.coordinator.Options.defaults())) {
+            intent = g.addColumns("person", java.util.List.of(new io.palisade.coordinator.Catalog.ColumnDef("email",
+                    io.palisade.coordinator.Catalog.ColumnType.Scalar.STRING, true))).intent();
+        }
+        Run explain = run("explain", graph.toString(), intent);
+        assertThat(explain.code()).as(explain.err()).isZero();
+        assertThat(explain.out()).contains("catalog recorded: columns added to table 'person': email (SHA-256 ");
+        Run verify = run("audit", "verify", graph.toString());
+        assertThat(verify.code()).as(verify.err()).isZero();
+        Run scan = run("scan", graph.toString(), "--table", "person");
+        assertThat(scan.code()).as(scan.err()).isZero();
+    }
 }
