@@ -161,6 +161,15 @@ final class AuditCommand implements Callable<Integer>, ReadOnly {
                 sb.append(f).append('=').append(v.isTextual() ? v.asText() : v.toString()).append(' ');
             }
         }
+        if (n.path("type").asText().equals("catalog_recorded")) { // the tables it records, and its digest
+            List<String> tables = new ArrayList<>();
+            for (JsonNode t : n.path("catalog").path("tables")) {
+                tables.add(t.path("name").asText() + ":" + t.path("kind").asText() + "(" + t.path("columns").size()
+                        + " columns)");
+            }
+            sb.append("tables=").append(String.join(",", tables)).append(' ').append("digest=")
+                    .append(abbrev(n.path("digest").asText(), 12)).append(' ');
+        }
         if (n.path("type").asText().equals("load_progress")) {
             sb.append("rows=").append(n.path("rows").asLong()).append(' '); // the rows the load has committed so far
         }
@@ -194,7 +203,11 @@ final class AuditCommand implements Callable<Integer>, ReadOnly {
     }
 
     private static String abbrev(String s) {
-        return s.length() > 60 ? s.substring(0, 57) + "..." : s;
+        return abbrev(s, 60);
+    }
+
+    private static String abbrev(String s, int max) {
+        return s.length() > max ? s.substring(0, max - 3) + "..." : s;
     }
 
     /** The filters of audit (the range is applied by the cursor). */

@@ -16,14 +16,15 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code palisade audit verify}: checks the whole journal, its checkpoints and every published table head, and
- * says what it covered; a pinned chain head ({@code --expect-head}) must match. Read-only.
+ * {@code palisade audit verify}: checks the whole journal, its checkpoints, the stored catalog and every published
+ * table head, and says what it covered; a pinned chain head ({@code --expect-head}) must match. Read-only.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
-        description = {"Verify the whole journal, its checkpoints and every published table head, and say what was checked. Read-only.",
+        description = {"Verify the whole journal, its checkpoints, the stored catalog and every published table head, and say what was checked. Read-only.",
                 "Every record's CRC32C, the SHA-256 hash chain, dense sequences and writer epochs are checked from "
                         + "sequence 0; every checkpoint is decoded and compared with the journal folded to its "
-                        + "sequence; every published table head's manifest must decode and the files its commit "
+                        + "sequence; _palisade/catalog.json must be the catalog the journal recorded (exit 7 names "
+                        + "each difference); every published table head's manifest must decode and the files its commit "
                         + "added must be whole, and a table version above a head that no journaled write explains "
                         + "is reported. The output names the records, sequence range, segments and epochs, time span, "
                         + "checkpoints and heads covered, and the chain head.",
@@ -91,8 +92,17 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
         List<io.palisade.fencing.TableCorruptedException> damaged = List.of();
         List<java.util.Map<String, Object>> kept = List.of();
         int headsChecked = 0;
+        io.palisade.coordinator.StoredCatalog.Verdict catalog = null;
+        io.palisade.fencing.CatalogCorruptedException catalogProblem = null;
+        io.palisade.heads.JournaledCatalog recorded = null;
         if (r.ok()) {
             io.palisade.heads.HeadsState state = Cli.currentState(graph);
+            recorded = state.catalog().orElse(null);
+            try { // catalog.json against the catalog the journal recorded
+                catalog = Cli.checkedCatalog(graph, state);
+            } catch (io.palisade.fencing.CatalogCorruptedException e) {
+                catalogProblem = e;
+            }
             headsChecked = publishedHeads(state);
             try (io.palisade.substrate.TableStore store =
                          Cli.tables(graph).open(true)) {
@@ -109,7 +119,7 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
         if (r.ok() && pin != null) {
             pinProblem = pin.check(reader, headSeq, r.lastHash());
         }
-        if (printHead && r.ok() && pinProblem == null && damaged.isEmpty()) {
+        if (printHead && r.ok() && pinProblem == null && damaged.isEmpty() && catalogProblem == null) {
             System.out.println(headSeq + ":" + r.lastHash());
             return Main.OK;
         }
@@ -139,6 +149,11 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
                 m.put("last_time", String.valueOf(scope.last()));
                 m.put("checkpoints", scope.checkpoints());
             }
+            m.put("catalog_ok", r.ok() ? catalogProblem == null : null);
+            m.put("catalog_standing", catalog == null ? null : catalog.standing().name().toLowerCase(java.util.Locale.ROOT));
+            m.put("catalog_recorded_at_seq", recorded == null ? null : recorded.sequence());
+            m.put("catalog_digest", recorded == null ? null : recorded.digest());
+            m.put("catalog_differences", catalogProblem == null ? List.of() : catalogProblem.differences());
             m.put("heads_checked", r.ok() ? headsChecked : null);
             List<java.util.Map<String, Object>> tables = new java.util.ArrayList<>();
             for (io.palisade.fencing.TableCorruptedException d : damaged) {
@@ -187,6 +202,12 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
         if (pinProblem != null) {
             throw new CliException(Main.CORRUPTED, "journal verified, but it is not the pinned journal: " + pinProblem);
         }
+        if (catalogProblem != null) {
+            for (io.palisade.fencing.TableCorruptedException d : damaged) {
+                System.err.println("palisade: " + ErrorKind.TABLE_CORRUPTED.words() + ": " + d.getMessage());
+            }
+            throw new CliException(ErrorKind.CATALOG_CORRUPTED, "journal verified, but " + catalogProblem.getMessage());
+        }
         if (!damaged.isEmpty()) {
             for (int i = 1; i < damaged.size(); i++) {
                 System.err.println("palisade: " + ErrorKind.TABLE_CORRUPTED.words() + ": " + damaged.get(i).getMessage());
@@ -195,6 +216,14 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
                     + (damaged.size() == 1 ? "head is" : "heads are") + " damaged: " + damaged.get(0).getMessage());
         }
         if (!json) {
+            System.out.println("catalog verified: " + switch (catalog.standing()) {
+                case MATCHES -> "catalog.json is the catalog the journal recorded at seq " + recorded.sequence()
+                        + " (SHA-256 " + recorded.digest() + ")";
+                case BEHIND -> "catalog.json is one change behind the catalog the journal recorded at seq "
+                        + recorded.sequence() + " (its rewrite was cut short; the next writer open rewrites it)";
+                case UNRECORDED -> "the journal has recorded no catalog yet (a graph created before the record); "
+                        + "the next writer open records catalog.json as it is";
+            });
             System.out.println("table heads verified: " + headsChecked + " published head(s) checked against the "
                     + "journal: every manifest decodes and the files each commit added are whole; "
                     + (pending.isEmpty() ? "no table version above a head" : pending.size()

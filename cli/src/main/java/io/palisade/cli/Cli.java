@@ -43,8 +43,25 @@ final class Cli {
         return graph;
     }
 
+    /**
+     * The graph's catalog as the journal covers it ({@link io.palisade.coordinator.StoredCatalog}): a catalog.json that
+     * is not the catalog the journal recorded is refused (catalog_corrupted, exit 7), naming each difference; one left
+     * a record behind by a crash is noted, and the journal's catalog is used.
+     */
     static Catalog catalog(Path graph) {
-        return Catalog.read(palisadeDir(requireGraph(graph)).resolve("catalog.json"));
+        return checkedCatalog(graph, currentState(graph)).catalog();
+    }
+
+    /** {@link #catalog(Path)} against a state already folded. */
+    static io.palisade.coordinator.StoredCatalog.Verdict checkedCatalog(Path graph, HeadsState state) {
+        io.palisade.coordinator.StoredCatalog.Verdict v = io.palisade.coordinator.StoredCatalog.read(
+                palisadeDir(requireGraph(graph)).resolve("catalog.json"), state);
+        if (v.standing() == io.palisade.coordinator.StoredCatalog.Standing.BEHIND) {
+            note("note: catalog.json is one change behind the catalog the journal recorded at seq "
+                    + state.catalog().orElseThrow().sequence() + " (its rewrite was cut short); the journal's catalog "
+                    + "is used, and the next writer open rewrites the file");
+        }
+        return v;
     }
 
     /** Opens the graph for writing (takes the writer lease; recovery runs). */

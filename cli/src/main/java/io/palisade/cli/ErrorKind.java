@@ -1,5 +1,6 @@
 package io.palisade.cli;
 
+import io.palisade.fencing.CatalogCorruptedException;
 import io.palisade.fencing.CommitStateUnknownException;
 import io.palisade.fencing.ForeignCommitException;
 import io.palisade.fencing.GraphRefusedException;
@@ -37,6 +38,7 @@ public enum ErrorKind {
     GRAPH_REFUSED(Main.REFUSED, GraphRefusedException.class, ""),
     JOURNAL_CORRUPTED(Main.CORRUPTED, JournalCorruptedException.class, ""),
     TABLE_CORRUPTED(Main.CORRUPTED, TableCorruptedException.class, ""),
+    CATALOG_CORRUPTED(Main.CORRUPTED, CatalogCorruptedException.class, ""),
     CHECKPOINT_DAMAGED(Main.CORRUPTED, CheckpointDamagedException.class, ""),
     CHECKPOINT(Main.INTERNAL, CheckpointException.class, ""),
     FOREIGN_COMMIT(Main.FOREIGN_COMMIT, ForeignCommitException.class, ""),

@@ -358,6 +358,16 @@ final class IncidentModel {
             case JournalEvent.ReceiptsExpired e -> {
                 // the idempotency window: no intent's life changes; the keys it names answer no repeat any more
             }
+            case JournalEvent.CatalogRecorded e -> {
+                // the catalog the graph uses from here: part of the life of the add-columns intent that changed it
+                // (recorded after its table commit, before its head is published), which its reason names
+                for (Intent i : intents.values()) {
+                    if (i.completion == null && i.recorded.operation() == io.palisade.journal.LogicalOperation.ADD_COLUMNS
+                            && e.reason().contains("table '" + i.recorded.table() + "'")) {
+                        i.steps.add(new StepAt(Step.B, seq, r.time(), e));
+                    }
+                }
+            }
             case JournalEvent.TornTailCut e -> {
                 for (Session s : sessions) {
                     if (s.epoch == e.previousEpoch() && s != current) {

@@ -201,6 +201,8 @@ final class IntentLife {
                     + x.beforeVersion() + " removed (" + x.rule() + ")";
             case JournalEvent.ReceiptsExpired x -> "idempotency keys of writes completed through seq " + x.throughSequence()
                     + " forgotten (" + x.rule() + ")";
+            case JournalEvent.CatalogRecorded x -> "catalog recorded: " + x.reason() + " (SHA-256 " + x.digest()
+                    + "); catalog.json is rewritten from it";
         };
     }
 

@@ -25,7 +25,7 @@ import java.util.List;
                 "4:retryable write conflict: the same request may succeed if retried (write_conflict)",
                 "5:invalid input, nothing written: bad JSON line, null or duplicate id, wrong type, unknown column (validation)",
                 "6:refused: writer lease held by another process, unsupported format stamp (graph_refused)",
-                "7:journal or table files corrupted, or verification failed; names the sequence or the file (journal_corrupted, table_corrupted, checkpoint_damaged)",
+                "7:journal, table or catalog files corrupted, or verification failed; names the sequence, the file or the difference (journal_corrupted, table_corrupted, catalog_corrupted, checkpoint_damaged)",
                 "8:foreign commit: a table version no journaled write explains; not acknowledged; see recover (foreign_commit)",
                 "9:a write whose outcome is not known: it may have been committed; consult the journal (palisade explain) before retrying (commit_state_unknown)",
                 "10:an idempotency key given again with a different request; nothing written (idempotency_mismatch)"},
@@ -219,6 +219,11 @@ public final class Main implements Runnable {
         }
         if (e instanceof JournalCorruptedException j) {
             err.put("sequence", j.sequence());
+        }
+        if (e instanceof io.palisade.fencing.CatalogCorruptedException c) {
+            err.put("file", c.file());
+            err.put("recorded_at_seq", c.recordedAt());
+            err.put("differences", c.differences());
         }
         if (e instanceof ForeignCommitException f) {
             err.put("situation", f.situation().name().toLowerCase(java.util.Locale.ROOT));

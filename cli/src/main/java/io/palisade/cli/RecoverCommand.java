@@ -197,6 +197,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                 case JournalEvent.FoldPlanned e -> { }
                 case JournalEvent.VersionsExpired e -> { }
                 case JournalEvent.ReceiptsExpired e -> { }
+                case JournalEvent.CatalogRecorded e -> { }
             }
         }
         m.put("torn_tails_cut", tails);

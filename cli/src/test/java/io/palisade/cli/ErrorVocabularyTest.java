@@ -57,6 +57,8 @@ class ErrorVocabularyTest {
             new io.palisade.fencing.IdempotencyMismatchException("req-1", "i-1"),
             new GraphRefusedException("held by another writer"),
             new JournalCorruptedException(12, "crc"),
+            new io.palisade.fencing.CatalogCorruptedException("g/_palisade/catalog.json", 1,
+                    List.of("table 'works_at': kind is node, the journal recorded edge")),
             new TableCorruptedException("person", "main", "main", 3, List.of("person.lance/_versions/x.manifest: zero-length"),
                     List.of("i-1"), "manifest zero-length", null),
             new CheckpointDamagedException(Path.of("c.ckpt"), "short file"),

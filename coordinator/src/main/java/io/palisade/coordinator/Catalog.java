@@ -431,6 +431,81 @@ public record Catalog(List<TableDef> tables) {
                 + " (a vector is {\"vector\": \"float32\", \"dim\": N} with N a positive integer)");
     }
 
+    /**
+     * SHA-256 (lowercase hex) of the UTF-8 bytes of {@link #toJson()}, the catalog's canonical form: what the journal
+     * records for it ({@code CatalogRecorded}). Two catalogs that mean the same (whatever the file's spacing, key order
+     * or implied defaults) have the same digest.
+     */
+    public String digest() {
+        return io.palisade.journal.JournalEvent.CatalogRecorded.sha256(toJson());
+    }
+
+    /**
+     * What differs between this catalog (the stored file's) and {@code journaled} (the journal's), in words, this one
+     * first: "table 'works_at': kind is node, the journal recorded edge". Empty when both mean the same.
+     */
+    public List<String> differencesFrom(Catalog journaled) {
+        List<String> out = new ArrayList<>();
+        for (TableDef t : tables) {
+            Optional<TableDef> j = journaled.table(t.name());
+            if (j.isEmpty()) {
+                out.add("table '" + t.name() + "' is not in the journal's catalog");
+                continue;
+            }
+            TableDef r = j.get();
+            if (t.kind() != r.kind()) {
+                out.add("table '" + t.name() + "': kind is " + t.kind().json() + ", the journal recorded " + r.kind().json());
+            }
+            if (t.ack() != r.ack()) {
+                out.add("table '" + t.name() + "': ack is " + t.ack().json() + ", the journal recorded " + r.ack().json());
+            }
+            for (ColumnDef c : t.columns()) {
+                Optional<ColumnDef> rc = r.column(c.name());
+                if (rc.isEmpty()) {
+                    out.add("table '" + t.name() + "': column '" + c.name() + "' is not in the journal's catalog");
+                    continue;
+                }
+                if (!c.type().equals(rc.get().type())) {
+                    out.add("table '" + t.name() + "': column '" + c.name() + "' is " + typeName(c.type())
+                            + ", the journal recorded " + typeName(rc.get().type()));
+                }
+                if (c.nullable() != rc.get().nullable()) {
+                    out.add("table '" + t.name() + "': column '" + c.name() + "' is " + (c.nullable() ? "nullable" : "non-null")
+                            + ", the journal recorded it " + (rc.get().nullable() ? "nullable" : "non-null"));
+                }
+            }
+            for (ColumnDef rc : r.columns()) {
+                if (t.column(rc.name()).isEmpty()) {
+                    out.add("table '" + t.name() + "': column '" + rc.name() + "' of the journal's catalog is missing");
+                }
+            }
+            List<String> order = t.columns().stream().map(ColumnDef::name).filter(n -> r.column(n).isPresent()).toList();
+            List<String> recorded = r.columns().stream().map(ColumnDef::name).filter(n -> t.column(n).isPresent()).toList();
+            if (!order.equals(recorded)) {
+                out.add("table '" + t.name() + "': columns are in the order " + order + ", the journal recorded " + recorded);
+            }
+        }
+        for (TableDef r : journaled.tables()) {
+            if (table(r.name()).isEmpty()) {
+                out.add("table '" + r.name() + "' of the journal's catalog is missing");
+            }
+        }
+        List<String> names = tables.stream().map(TableDef::name).filter(n -> journaled.table(n).isPresent()).toList();
+        List<String> recorded = journaled.tables().stream().map(TableDef::name).filter(n -> table(n).isPresent()).toList();
+        if (out.isEmpty() && !names.equals(recorded)) {
+            out.add("tables are in the order " + names + ", the journal recorded " + recorded);
+        }
+        return out;
+    }
+
+    /** A column type as the catalog file spells it: {@code int64}, {@code vector float32[8]}. */
+    private static String typeName(ColumnType type) {
+        return switch (type) {
+            case ColumnType.Scalar s -> s.name().toLowerCase(Locale.ROOT);
+            case ColumnType.Vector v -> "vector float32[" + v.dim() + "]";
+        };
+    }
+
     public String toJson() {
         ObjectNode root = JSON.createObjectNode();
         ArrayNode ts = root.putArray("tables");

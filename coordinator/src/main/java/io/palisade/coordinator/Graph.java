@@ -135,8 +135,8 @@ public final class Graph implements AutoCloseable {
 
     /**
      * Adds nullable columns to {@code table} (on main; existing rows read null). The primary key is
-     * untouched; the catalog is updated once the substrate commit is done (and reconciled at open if a
-     * crash fell in between).
+     * untouched; once the substrate commit is done the new catalog is journaled ({@code CatalogRecorded}) and then
+     * written to {@code catalog.json} (a crash in between is reconciled or rewritten at the next open).
      */
     public Receipt addColumns(String table, List<Catalog.ColumnDef> columns) {
         Catalog.TableDef def = catalog().require(table);

@@ -1,6 +1,7 @@
 package io.palisade.coordinator;
 
 import io.palisade.coordinator.internal.BinaryVersion;
+import io.palisade.coordinator.internal.CatalogRecords;
 import io.palisade.coordinator.internal.CrashPoints;
 import io.palisade.coordinator.internal.Engine;
 import io.palisade.coordinator.internal.GraphBuilder;
@@ -27,8 +28,9 @@ import java.util.Optional;
 
 /**
  * Entry point: create or open a graph. Opening takes the writer lease (one writer process per graph),
- * checks the format stamp, replays the journal into table heads, runs recovery (DESIGN §5) and checks
- * every keyed table's physical schema against the PK contract before any write is accepted.
+ * checks the format stamp, replays the journal into table heads, runs recovery (DESIGN §5), checks the stored
+ * catalog against the catalog the journal recorded ({@link StoredCatalog}) and every keyed table's physical schema
+ * against the PK contract before any write is accepted.
  */
 public final class Palisade {
     static {
@@ -220,7 +222,7 @@ public final class Palisade {
             throw new ValidationException("no graph at " + root + " (missing " + layout.catalogFile() + ")");
         }
         GraphFormat.checkForNormalOpen(root); // RFC-023 §7.1: the graph-wide stamp, before anything else is opened
-        Catalog catalog = Catalog.read(layout.catalogFile());
+        Catalog stored = Catalog.read(layout.catalogFile());
         TableLocation.of(root, wiring.storageOptions()).probe(); // an object store must honour conditional put
         Journal journal = Journal.open(layout.palisade(), GraphBuilder.journalOptions(options));
         TableStore store = null;
@@ -238,8 +240,11 @@ public final class Palisade {
             }
             RecoveryReport report = Recovery.run(journal, replay, store, adoptForeign);
             state = report.state();
-            catalog = OpenChecks.reconcile(layout, catalog, store, state);
+            // the stored catalog is the journal's (or one record behind it, or the journal has none yet)
+            StoredCatalog.Verdict verdict = StoredCatalog.check(layout.catalogFile(), stored, state);
+            Catalog catalog = OpenChecks.reconcile(verdict.catalog(), store, state);
             OpenChecks.everyTableHasItsHeadAndKey(root, catalog, store, state);
+            state = CatalogRecords.settle(layout, journal, options.durability(), state, verdict, catalog);
             allocator = new RootAllocator();
             return new Graph(new Engine(layout, catalog, options, journal, store, allocator, state, wiring.manualCommitter()),
                     report);

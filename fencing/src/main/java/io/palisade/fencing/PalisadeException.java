@@ -12,6 +12,8 @@ package io.palisade.fencing;
  *   <li>{@link JournalCorruptedException}: the journal failed verification.</li>
  *   <li>{@link TableCorruptedException}: a published table version's files are damaged (torn by a power cut, truncated);
  *       restore the table from a backup.</li>
+ *   <li>{@link CatalogCorruptedException}: the stored catalog is not the one the journal recorded (edited by hand);
+ *       undo the edit.</li>
  *   <li>{@link ForeignCommitException} (a {@link GraphRefusedException}): a Lance writer other than the graph's committer
  *       touched a table; the write was not acknowledged (its error says whether its keys are now duplicated); an
  *       operator inspects and adopts the versions before the table takes writes again.</li>

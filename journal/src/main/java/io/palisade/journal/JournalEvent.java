@@ -485,6 +485,47 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * The graph's catalog (its tables, kinds, columns and ack modes) as the graph uses it from this record on. The
+     * journal is the catalog's truth and {@code _palisade/catalog.json} its copy: a writer journals this record (synced)
+     * <em>before</em> it writes the file, at create, at every add-columns and when an open reconciles the catalog with
+     * the tables; an open refuses a file that is neither this catalog nor the one recorded before it (a file write cut
+     * short, which the writer's open rewrites from here).
+     *
+     * @param digest  SHA-256 (lowercase hex) of the UTF-8 bytes of {@code catalog}; checked at construction, so a
+     *                record whose digest does not match its catalog never decodes
+     * @param catalog the catalog in its canonical JSON form (the coordinator's {@code Catalog.toJson()}: the exact
+     *                bytes a writer puts in {@code catalog.json})
+     * @param reason  why it was recorded, for the person reading the journal
+     */
+    record CatalogRecorded(String digest, String catalog, String reason) implements JournalEvent {
+        public CatalogRecorded {
+            Objects.requireNonNull(digest, "digest");
+            Objects.requireNonNull(catalog, "catalog");
+            Objects.requireNonNull(reason, "reason");
+            String actual = sha256(catalog);
+            if (!actual.equals(digest)) {
+                throw new IllegalArgumentException("catalog digest " + digest + " is not the SHA-256 of its catalog ("
+                        + actual + ")");
+            }
+        }
+
+        /** The record of {@code catalog} (canonical JSON), its digest computed. */
+        public static CatalogRecorded of(String catalog, String reason) {
+            return new CatalogRecorded(sha256(catalog), catalog, reason);
+        }
+
+        /** SHA-256 (lowercase hex) of the UTF-8 bytes of {@code text}. */
+        public static String sha256(String text) {
+            try {
+                return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+            }
+        }
+    }
+
+    /**
      * Idempotency retention: the receipts issued at or before sequence {@code throughSequence} are forgotten, so their
      * idempotency keys no longer answer a repeat with the first receipt (a repeat of such a key is a new write). The
      * intents, their outcomes and their key filters stay in the journal; only the heads state's memory of the keys

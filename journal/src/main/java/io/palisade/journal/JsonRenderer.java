@@ -98,6 +98,7 @@ public final class JsonRenderer {
             case JournalEvent.FoldPlanned e -> "fold_planned";
             case JournalEvent.VersionsExpired e -> "versions_expired";
             case JournalEvent.ReceiptsExpired e -> "receipts_expired";
+            case JournalEvent.CatalogRecorded e -> "catalog_recorded";
         };
     }
 
@@ -311,6 +312,21 @@ public final class JsonRenderer {
             case JournalEvent.ReceiptsExpired e -> {
                 n.put("through_sequence", e.throughSequence());
                 n.put("rule", e.rule());
+            }
+            case JournalEvent.CatalogRecorded e -> {
+                n.put("digest", e.digest());
+                n.put("reason", e.reason());
+                com.fasterxml.jackson.databind.JsonNode catalog;
+                try {
+                    catalog = MAPPER.readTree(e.catalog());
+                } catch (IOException ex) {
+                    catalog = null;
+                }
+                if (catalog != null && catalog.isObject()) {
+                    n.set("catalog", catalog);
+                } else {
+                    n.put("catalog", e.catalog()); // not a JSON object: shown as it was recorded
+                }
             }
             case JournalEvent.DuplicatesRepaired e -> {
                 n.put("intent_id", e.intentId());

@@ -332,6 +332,11 @@ final class EventGens {
         return in -> new JournalEvent.ReceiptsExpired(s.generate(in), t.generate(in));
     }
 
+    static Gen<JournalEvent> catalogRecorded() {
+        Gen<String> t = text();
+        return in -> JournalEvent.CatalogRecorded.of(t.generate(in), t.generate(in));
+    }
+
     /** Every event type, equally likely. */
     static Gen<JournalEvent> anyEvent() {
         return oneOf(List.of(writerStarted(), intentRecorded(), tableCommitted(), headPublished(),
@@ -339,6 +344,6 @@ final class EventGens {
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
                 recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside(),
                 foreignCommitFound(), duplicatesRepaired(), rowsRecorded(), foldPlanned(), versionsExpired(),
-                receiptsExpired()));
+                receiptsExpired(), catalogRecorded()));
     }
 }

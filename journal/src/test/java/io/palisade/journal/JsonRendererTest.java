@@ -40,6 +40,26 @@ class JsonRendererTest {
     }
 
     @Test
+    void catalogRecordedRendersItsCatalogAsJson() {
+        JournalEvent e = JournalEvent.CatalogRecorded.of("{\"tables\": [{\"name\": \"person\", \"kind\": \"node\"}]}",
+                "graph created");
+        String digest = ((JournalEvent.CatalogRecorded) e).digest();
+        assertThat(digest).hasSize(64).matches("[0-9a-f]+");
+        assertThat(JsonRenderer.toJson(new JournalRecord(2, 1_700_000_000_000_000_000L, 1, e)))
+                .isEqualTo("{\"seq\":2,\"time\":\"2023-11-14T22:13:20Z\",\"epoch\":1,\"type\":\"catalog_recorded\","
+                        + "\"digest\":\"" + digest + "\",\"reason\":\"graph created\",\"catalog\":{\"tables\":"
+                        + "[{\"name\":\"person\",\"kind\":\"node\"}]}}");
+    }
+
+    @Test
+    void aCatalogRecordWhoseDigestIsNotItsCatalogsIsRefused() {
+        JournalEvent.CatalogRecorded e = JournalEvent.CatalogRecorded.of("{\"tables\": []}", "graph created");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new JournalEvent.CatalogRecorded(e.digest(),
+                "{\"tables\": [ ]}", e.reason())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is not the SHA-256 of its catalog");
+    }
+
+    @Test
     void jsonlHasOneRecordPerLine() {
         StringWriter out = new StringWriter();
         JsonRenderer.writeJsonl(List.of(

@@ -59,6 +59,14 @@ final class CheckpointCodec {
     }
 
     /**
+     * {@link #encode(HeadsState)} in format 5, which has no recorded catalog: the writer of the previous format, kept so
+     * that tests read what older writers left.
+     */
+    static byte[] encodeFormat5(HeadsState s) {
+        return encode(s, null, null, CheckpointDescriptor.FORMAT_VERSION_5);
+    }
+
+    /**
      * The file image of {@code s} as a delta over {@code parent}, a checkpoint already written: the live parts of the
      * state (branches, pins, open intents, migrations, fold marks and plans — bounded by what is in flight, not by
      * history) in full, and of the completed intents and receipts only those gained after {@code parent}, in
@@ -198,6 +206,14 @@ final class CheckpointCodec {
             w.putString(e.getKey()).putLong(f.foldedThrough()).putLong(f.unfolded()).putLong(f.oldestSequence())
                     .putLong(f.oldestNanos()).putLong(f.newestSequence());
         }
+        if (version >= FORMAT_VERSION) { // format 6: the catalog last recorded, in full and in deltas alike
+            JournaledCatalog c = s.catalog;
+            w.putBoolean(c != null);
+            if (c != null) {
+                w.putLong(c.sequence()).putString(c.digest()).putString(c.catalog()).putString(c.reason())
+                        .putString(c.previousDigest());
+            }
+        }
 
         int bodyLength = w.position() - HEADER_LENGTH;
         buf.putInt(MAGIC_OFFSET, MAGIC, LE);
@@ -227,7 +243,7 @@ final class CheckpointCodec {
         w.putString(key).putString(r.intentId()).putLong(r.completionSequence()).putString(r.graphBranch())
                 .putString(r.table()).putString(r.tableBranch()).putLong(r.version()).putShort(r.outcome().code())
                 .putLong(r.rows());
-        if (version >= FORMAT_VERSION) {
+        if (version >= CheckpointDescriptor.FORMAT_VERSION_5) {
             w.putString(r.requestDigest());
         }
     }
@@ -277,8 +293,8 @@ final class CheckpointCodec {
         UnsafeBuffer buf = new UnsafeBuffer(head);
         int version = buf.getInt(VERSION_OFFSET, LE);
         if (buf.getInt(MAGIC_OFFSET, LE) != MAGIC
-                || (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_4
-                    && version != CheckpointDescriptor.FORMAT_VERSION_3)
+                || (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_5
+                    && version != CheckpointDescriptor.FORMAT_VERSION_4 && version != CheckpointDescriptor.FORMAT_VERSION_3)
                 || buf.getByte(HEADER_LENGTH) != DELTA) {
             return -1;
         }
@@ -299,8 +315,8 @@ final class CheckpointCodec {
             throw new CheckpointDamagedException(file, "bad magic");
         }
         int version = buf.getInt(VERSION_OFFSET, LE);
-        if (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_4
-                && version != CheckpointDescriptor.FORMAT_VERSION_3 && version != CheckpointDescriptor.FORMAT_VERSION_2 && version != CheckpointDescriptor.FORMAT_VERSION_1) {
+        if (version != FORMAT_VERSION && version != CheckpointDescriptor.FORMAT_VERSION_5
+                && version != CheckpointDescriptor.FORMAT_VERSION_4 && version != CheckpointDescriptor.FORMAT_VERSION_3 && version != CheckpointDescriptor.FORMAT_VERSION_2 && version != CheckpointDescriptor.FORMAT_VERSION_1) {
             throw new CheckpointDamagedException(file, "unsupported format version " + version);
         }
         int bodyLength = buf.getInt(BODY_LENGTH_OFFSET, LE);
@@ -423,7 +439,7 @@ final class CheckpointCodec {
         for (int i = 0, n = r.getCount(); i < n; i++) {
             String key = r.getString();
             IntentReceipt rc = new IntentReceipt(r.getString(), r.getLong(), r.getString(), r.getString(), r.getString(), r.getLong(),
-                    outcome(r.getShort()), r.getLong(), version >= FORMAT_VERSION ? r.getNullableString() : null);
+                    outcome(r.getShort()), r.getLong(), version >= CheckpointDescriptor.FORMAT_VERSION_5 ? r.getNullableString() : null);
             if (parent != null && (rc.completionSequence() <= after || rc.completionSequence() > lastSequence)) {
                 throw new MalformedPayloadException("delta receipt for key " + key + " issued at "
                         + rc.completionSequence() + ", outside (" + after + ", " + lastSequence + "]");
@@ -496,8 +512,17 @@ final class CheckpointCodec {
                 }
             }
         }
+        JournaledCatalog catalog = null;
+        if (version >= FORMAT_VERSION && r.getBoolean()) {
+            catalog = new JournaledCatalog(r.getLong(), r.getString(), r.getString(), r.getString(),
+                    r.getNullableString());
+            if (catalog.sequence() < 0 || catalog.sequence() > lastSequence) {
+                throw new MalformedPayloadException("catalog recorded at sequence " + catalog.sequence()
+                        + ", outside [0, " + lastSequence + "]");
+            }
+        }
         return new HeadsState(lastSequence, writerEpoch, formatStamp, lastCheckpoint, receiptsExpiredThrough,
-                openRecovery, branches, pins, open, completed, receipts, migrations, folds, plans, later, null,
+                openRecovery, branches, pins, open, completed, receipts, migrations, folds, plans, later, catalog, null,
                 new Object());
     }
 

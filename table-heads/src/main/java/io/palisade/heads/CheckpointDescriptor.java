@@ -24,14 +24,19 @@ package io.palisade.heads;
  * </pre>
  * A file is valid only if it is exactly {@code HEADER_LENGTH + bodyLength + TRAILER_LENGTH} bytes, the
  * magic and version match, the CRC verifies, the covered sequence equals the one in the file name and
- * the body decodes exactly (no bytes left over). The body layout is {@code CheckpointCodec}'s. A format-3, -4 or -5 body
+ * the body decodes exactly (no bytes left over). The body layout is {@code CheckpointCodec}'s. A format-3, -4, -5 or -6 body
  * that is a delta names its parent checkpoint's covered sequence; it is valid only if that parent (and its own
  * chain) is too.
  */
 final class CheckpointDescriptor {
     static final int MAGIC = 0x4B434850; // "PHCK" read little-endian
-    /** Format 5: format 4 with each receipt's request digest (nullable) after its row count. */
-    static final int FORMAT_VERSION = 5;
+    /**
+     * Format 6: format 5 with the catalog the journal last recorded at the end of the body (a presence flag, then its
+     * sequence, digest, canonical catalog, reason and nullable previous digest).
+     */
+    static final int FORMAT_VERSION = 6;
+    /** Format 5: format 4 with each receipt's request digest (nullable) after its row count; still read (no catalog). */
+    static final int FORMAT_VERSION_5 = 5;
     /**
      * Format 4: format 3 with the receipts' expiry bound after the last checkpoint sequence (a delta's decoder forgets
      * what the state forgot; {@code CheckpointCodec}); still read (its receipts have no request digest).

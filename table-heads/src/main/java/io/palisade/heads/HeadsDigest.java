@@ -14,12 +14,13 @@ import java.util.Map;
 
 /**
  * The digest of a {@link HeadsState} ({@link HeadsState#digest()}): SHA-256 (hex) of a canonical rendering of the
- * live branches, every pin and the journal-ack fold marks, each sorted by name. Owns that rendering, which is part of
+ * live branches, every pin and the journal-ack fold marks, each sorted by name, and the digests of the catalog the
+ * journal last recorded and of the one before it. Owns that rendering, which is part of
  * the product's format: the journal's {@code CheckpointWritten} and {@code RecoveryFinished} records carry digests,
  * so a rendering that changed would make every recorded digest disagree.
  *
  * <p>Invariant: the digest is a function of the heads only (branches with parent and creation point, pins, fold
- * marks), not of the sequences at which things happened nor of intents, so equal heads give equal digests however
+ * marks, recorded catalog), not of the sequences at which things happened nor of intents, so equal heads give equal digests however
  * the state was reached (checkpoint + tail, full replay, a re-run recovery).
  */
 final class HeadsDigest {
@@ -67,6 +68,13 @@ final class HeadsDigest {
                         out.writeLong(t.getValue().unfolded());
                     }
                 }
+            }
+            // the catalog the journal last recorded, and the one before it (absent from states without one, so that
+            // their digest is unchanged): a checkpoint whose catalog was altered disagrees with its journaled digest
+            if (state.catalog != null) {
+                out.writeUTF("catalog");
+                out.writeUTF(state.catalog.digest());
+                writeNullable(out, state.catalog.previousDigest());
             }
             out.flush();
             return java.util.HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes.toByteArray()));

@@ -28,6 +28,7 @@ final class HeadsDraft {
     PMap<String, PMap<String, FoldMark>> folds;
     PMap<String, JournalEvent.FoldPlanned> foldPlans;
     PMap<String, FoldMark> foldLater;
+    JournaledCatalog catalog;
     HeadsState.Completion log;
     final Object lineage;
 
@@ -47,6 +48,7 @@ final class HeadsDraft {
         folds = s.folds;
         foldPlans = s.foldPlans;
         foldLater = s.foldLater;
+        catalog = s.catalog;
         log = s.log;
         lineage = s.lineage == null ? new Object() : s.lineage; // the empty state begins a new lineage
     }
@@ -54,7 +56,7 @@ final class HeadsDraft {
     /** The state after the record. */
     HeadsState result() {
         return new HeadsState(seq, writerEpoch, formatStamp, lastCheckpointSequence, receiptsExpiredThrough,
-                openRecovery, branches, pins, open, completed, receipts, migrations, folds, foldPlans, foldLater, log,
+                openRecovery, branches, pins, open, completed, receipts, migrations, folds, foldPlans, foldLater, catalog, log,
                 lineage);
     }
 

@@ -33,7 +33,7 @@ import java.util.Objects;
  * The reducer of {@link HeadsState}: applies one journal record to a state, giving its successor. It owns what every
  * journal event type does to the heads, in one exhaustive {@code switch} over the sealed {@link JournalEvent} (an event
  * type added to the journal does not compile until it has a case here). Head publication, graph branches, the writer
- * epoch, checkpoints and recoveries are applied here; intents and receipts in {@link IntentSteps}, journal-ack fold
+ * epoch, the recorded catalog, checkpoints and recoveries are applied here; intents and receipts in {@link IntentSteps}, journal-ack fold
  * marks and plans in {@link FoldMarkSteps}, PK migrations in {@link MigrationSteps}; all of them on one
  * {@link HeadsDraft} per record.
  *
@@ -96,6 +96,7 @@ final class HeadsReducer {
                 // is refused by the reader, which asks the table which versions it still keeps
             }
             case JournalEvent.ReceiptsExpired e -> IntentSteps.receiptsExpired(d, e);
+            case JournalEvent.CatalogRecorded e -> catalogRecorded(d, e);
         }
         return d.result();
     }
@@ -106,6 +107,16 @@ final class HeadsReducer {
         }
         d.writerEpoch = e.epoch();
         d.formatStamp = e.formatStamp();
+    }
+
+    /**
+     * The catalog from this record on; the one it replaces becomes the previous one (a catalog recorded again unchanged
+     * keeps the previous one it had).
+     */
+    private static void catalogRecorded(HeadsDraft d, JournalEvent.CatalogRecorded e) {
+        JournaledCatalog was = d.catalog;
+        String previous = was == null ? null : was.digest().equals(e.digest()) ? was.previousDigest() : was.digest();
+        d.catalog = new JournaledCatalog(d.seq, e.digest(), e.catalog(), e.reason(), previous);
     }
 
     private static void checkpointWritten(HeadsDraft d, CheckpointWritten e) {

@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * <p>Holds: per (graph branch, table) the published head as a {@link Pin} (owned or lazily inherited);
  * the live graph branches with their creation point; open intents with their Phase A payload and the
  * phase reached; completed intents' outcomes; idempotency keys → first {@link IntentReceipt}; PK migration
- * progress; the journal-ack tables' fold marks and open fold plans; the format stamp; the last sequence applied.
+ * progress; the journal-ack tables' fold marks and open fold plans; the catalog last recorded; the format stamp; the
+ * last sequence applied.
  *
  * <p><b>Bounded by what is in flight, not by history.</b> A completed intent is kept until a checkpoint covers it: a
  * {@code CheckpointWritten} forgets every intent completed at or before its covered sequence (the journal keeps its
@@ -60,7 +61,7 @@ public final class HeadsState {
     private static final HeadsState EMPTY = new HeadsState(-1, -1, -1, -1, -1, null,
             PMap.<String, GraphBranch>empty().put(MAIN, new GraphBranch(MAIN, null, -1, -1)),
             PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(), PMap.empty(),
-            null, null);
+            null, null, null);
 
     final long lastSequence;
     final long writerEpoch;
@@ -85,6 +86,8 @@ public final class HeadsState {
      * plan's watermark). Absent while no write followed the plan.
      */
     final PMap<String, FoldMark> foldLater;
+    /** Nullable: the catalog the last {@code CatalogRecorded} recorded (none in a journal older than the record). */
+    final JournaledCatalog catalog;
     /**
      * Nullable: the intents completed in this state's lineage since the last {@code CheckpointWritten} applied in it
      * (or since the lineage began: replayed from the empty state or decoded from a checkpoint), newest first, each
@@ -125,7 +128,7 @@ public final class HeadsState {
                PMap<String, OpenIntent> open, PMap<String, CompletedIntent> completed,
                PMap<String, IntentReceipt> receipts, PMap<String, MigrationProgress> migrations,
                PMap<String, PMap<String, FoldMark>> folds, PMap<String, JournalEvent.FoldPlanned> foldPlans,
-               PMap<String, FoldMark> foldLater, Completion log, Object lineage) {
+               PMap<String, FoldMark> foldLater, JournaledCatalog catalog, Completion log, Object lineage) {
         this.lastSequence = lastSequence;
         this.writerEpoch = writerEpoch;
         this.formatStamp = formatStamp;
@@ -141,6 +144,7 @@ public final class HeadsState {
         this.folds = folds;
         this.foldPlans = foldPlans;
         this.foldLater = foldLater;
+        this.catalog = catalog;
         this.log = log;
         this.lineage = lineage;
     }
@@ -198,6 +202,14 @@ public final class HeadsState {
     /** The plan of an open fold intent. */
     public Optional<JournalEvent.FoldPlanned> foldPlan(String intentId) {
         return Optional.ofNullable(foldPlans.get(intentId));
+    }
+
+    /**
+     * The catalog the journal last recorded; empty when the journal holds no {@code CatalogRecorded} (a graph created
+     * before the record existed, until its first writer open records its catalog).
+     */
+    public Optional<JournaledCatalog> catalog() {
+        return Optional.ofNullable(catalog);
     }
 
     /** The sequence of the last record applied (-1 for the empty state). */
@@ -322,9 +334,9 @@ public final class HeadsState {
     }
 
     /**
-     * SHA-256 (hex) of the canonical rendering of the live branches (name, parent, from sequence) and
+     * SHA-256 (hex) of the canonical rendering of the live branches (name, parent, from sequence),
      * every pin (branch, table, table branch, version, schema id, incarnation, inherited-from), sorted by
-     * name. Independent of sequences at which things happened and of intents, so that checkpoint + tail
+     * name, the fold marks and the digests of the recorded catalog and of the one before it ({@code HeadsDigest}). Independent of sequences at which things happened and of intents, so that checkpoint + tail
      * replay, full replay and a re-run recovery agree exactly when the heads agree.
      */
     public String digest() {
@@ -348,7 +360,7 @@ public final class HeadsState {
                 && Objects.equals(openRecovery, s.openRecovery) && branches.equals(s.branches)
                 && pins.equals(s.pins) && open.equals(s.open) && completed.equals(s.completed)
                 && receipts.equals(s.receipts) && migrations.equals(s.migrations) && folds.equals(s.folds)
-                && foldPlans.equals(s.foldPlans) && foldLater.equals(s.foldLater);
+                && foldPlans.equals(s.foldPlans) && foldLater.equals(s.foldLater) && Objects.equals(catalog, s.catalog);
     }
 
     @Override

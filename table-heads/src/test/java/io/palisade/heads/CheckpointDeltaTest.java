@@ -264,6 +264,36 @@ class CheckpointDeltaTest {
         assertThat(Checkpoints.loadNewestValid(dir).checkpoint().orElseThrow().sequence()).isEqualTo(log.state.lastSequence());
     }
 
+    @Test
+    void theRecordedCatalogIsCheckpointedInFullAndDeltaAndFormatFiveReadsWithoutIt() throws IOException {
+        Checkpoints cps = new Checkpoints(dir, 3);
+        assertThat(cps.write(log.state).delta()).isFalse();
+        long first = log.add(JournalEvent.CatalogRecorded.of("{\"tables\": []}", "graph created"));
+        acks(2);
+        long second = log.add(JournalEvent.CatalogRecorded.of("{\"tables\": [1]}", "columns added to table 'person'"));
+        JournaledCatalog c = log.state.catalog().orElseThrow();
+        assertThat(c.sequence()).isEqualTo(second);
+        assertThat(c.reason()).isEqualTo("columns added to table 'person'");
+        assertThat(c.previousDigest()).isEqualTo(JournalEvent.CatalogRecorded.sha256("{\"tables\": []}"));
+        assertThat(first).isLessThan(second);
+        // a delta carries the catalog whole: it is read back with the state
+        assertThat(cps.write(log.state).delta()).isTrue();
+        HeadsState read = cps.loadNewestValid().checkpoint().orElseThrow().state();
+        assertThat(read).isEqualTo(log.state);
+        assertThat(read.catalog()).contains(c);
+        // a catalog recorded again unchanged keeps the previous one it had
+        log.add(JournalEvent.CatalogRecorded.of("{\"tables\": [1]}", "recorded again"));
+        assertThat(log.state.catalog().orElseThrow().previousDigest()).isEqualTo(c.previousDigest());
+        // format 5 has no catalog: it reads back as the state without one
+        Path f5 = dir.resolve("heads-" + log.state.lastSequence() + ".ckpt");
+        Files.write(f5, CheckpointCodec.encodeFormat5(log.state));
+        HeadsState old = Checkpoints.read(f5);
+        assertThat(old.catalog()).isEmpty();
+        assertThat(old.lastSequence()).isEqualTo(log.state.lastSequence());
+        // the heads digest covers the catalog: a checkpoint whose catalog was altered disagrees with its journaled digest
+        assertThat(old.digest()).isNotEqualTo(log.state.digest());
+    }
+
     /** {@code image} rewritten as {@code version} without {@code length} body bytes at body offset {@code at}. */
     private static byte[] withoutBodyBytes(byte[] image, int version, int at, int length) {
         int header = CheckpointDescriptor.HEADER_LENGTH;

@@ -31,7 +31,8 @@ import java.util.function.Function;
 
 /**
  * Writes a new graph's files: the format stamp (born at the fencing format, RFC-023 §7.2), the catalog, the journal
- * (Chronicle, or the Kafka topic it records) and every table, each created as a journaled intent. It writes into the
+ * (Chronicle, or the Kafka topic it records; its first batch records the catalog) and every table, each created as a
+ * journaled intent. It writes into the
  * staging directory of a create, which is renamed into place only once everything is there (docs/crash-points.md
  * {@code create-*}).
  */
@@ -52,6 +53,7 @@ public final class GraphBuilder {
         TableStore store = stores.apply(layout.tables());
         try {
             List<JournalEvent> events = new ArrayList<>();
+            events.add(CatalogRecords.record(catalog, "graph created"));
             for (Catalog.TableDef t : catalog.tables()) {
                 String intent = "i-" + UUID.randomUUID();
                 TableHead to = new TableHead(TableRef.MAIN, 1, 0, 0);
@@ -64,7 +66,7 @@ public final class GraphBuilder {
             List<JournalEvent> done = new ArrayList<>();
             for (int i = 0; i < catalog.tables().size(); i++) {
                 Catalog.TableDef t = catalog.tables().get(i);
-                String intent = ((IntentRecorded) events.get(i)).intentId();
+                String intent = ((IntentRecorded) events.get(i + 1)).intentId(); // after the catalog's record
                 if (t.kind().keyed()) {
                     store.createKeyed(t.name(), t.kind() == Catalog.Kind.NODE ? TableKind.NODE : TableKind.EDGE, t.arrowSchema());
                     if (options.indexedMerge()) {

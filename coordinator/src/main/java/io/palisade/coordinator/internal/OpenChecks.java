@@ -46,11 +46,12 @@ public final class OpenChecks {
     }
 
     /**
-     * Columns added by a committed (or rolled-forward) add-columns write whose catalog update was cut
+     * Columns added by a committed (or rolled-forward) add-columns write whose catalog record was cut
      * short by a crash: the physical schema at main's head is the truth; nullable columns it has beyond
-     * the catalog are added to the catalog. Anything else that differs refuses the graph.
+     * the catalog are added to the catalog (which the open then journals and writes: {@link CatalogRecords#settle}).
+     * Anything else that differs refuses the graph.
      */
-    public static Catalog reconcile(GraphLayout layout, Catalog catalog, TableStore store, HeadsState state) {
+    public static Catalog reconcile(Catalog catalog, TableStore store, HeadsState state) {
         boolean changed = false;
         List<Catalog.TableDef> tables = new ArrayList<>();
         for (Catalog.TableDef t : catalog.tables()) {
@@ -81,9 +82,7 @@ public final class OpenChecks {
         if (!changed) {
             return catalog;
         }
-        Catalog next = new Catalog(tables);
-        layout.writeCatalog(next);
-        return next;
+        return new Catalog(tables);
     }
 
     /**

@@ -97,7 +97,7 @@ public final class PkMigrator {
         }
         boolean stampJournaled = peek.migrations().values().stream()
                 .anyMatch(m -> m.stampWritten() == FormatStamp.FENCING.number());
-        Catalog catalog = Catalog.read(layout.catalogFile());
+        Catalog catalog = io.palisade.coordinator.StoredCatalog.read(layout.catalogFile(), peek).catalog();
         Journal journal = Journal.open(layout.palisade(), JournalOptions.defaults()
                 .withDefaultDurability(options.durability()).withBinaryVersion(BinaryVersion.VERSION)
                 .withFormatStamp(stampJournaled ? FormatStamp.FENCING.number() : FormatStamp.PRE_FENCING.number()));

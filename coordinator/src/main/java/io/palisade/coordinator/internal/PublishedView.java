@@ -201,7 +201,11 @@ public final class PublishedView {
         return new JournalEvent.ReceiptsExpired(through, rule.describe());
     }
 
-    /** Adds columns to the catalog and writes it durably (committer thread only). */
+    /**
+     * Adds columns to the catalog: journals the new catalog (synced), then writes {@code catalog.json} durably, so a
+     * crash in between leaves a file one record behind, which the next open rewrites from the journal (committer
+     * thread only).
+     */
     void addToCatalog(String table, List<Catalog.ColumnDef> columns) {
         List<Catalog.TableDef> tables = new ArrayList<>();
         for (Catalog.TableDef t : catalog.tables()) {
@@ -214,6 +218,9 @@ public final class PublishedView {
             }
         }
         Catalog next = new Catalog(tables);
+        journal(List.of(CatalogRecords.record(next, "columns added to table '" + table + "': "
+                + String.join(", ", columns.stream().map(Catalog.ColumnDef::name).toList()))));
+        CrashPoints.hit("add-columns-after-catalog-journaled");
         layout.writeCatalog(next);
         catalog = next;
     }

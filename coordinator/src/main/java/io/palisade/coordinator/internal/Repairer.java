@@ -64,13 +64,13 @@ public final class Repairer {
         if (!layout.exists()) {
             throw new ValidationException("no graph at " + root + " (missing " + layout.catalogFile() + ")");
         }
-        Catalog catalog = Catalog.read(layout.catalogFile());
+        HeadsState peek = HeadsReplayer.of(layout.palisade()).replay().state();
+        Catalog catalog = io.palisade.coordinator.StoredCatalog.read(layout.catalogFile(), peek).catalog();
         Catalog.TableDef def = catalog.table(request.table()).orElseThrow(() -> new ValidationException("table '"
                 + request.table() + "' is not in the catalog of " + root));
         if (!def.kind().keyed()) {
             throw new ValidationException("table '" + request.table() + "' is append-only: it has no key to repair");
         }
-        HeadsState peek = HeadsReplayer.of(layout.palisade()).replay().state();
         int stamp = GraphFormat.read(root).orElse(peek.formatStamp() <= 0 ? FormatStamp.FENCING.number() : peek.formatStamp());
         boolean fencing = GraphFormat.check(root, stamp) == FormatStamp.FENCING;
         if (peek.migrations().values().stream().anyMatch(m -> !m.finished())) {

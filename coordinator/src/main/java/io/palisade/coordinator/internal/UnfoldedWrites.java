@@ -173,6 +173,8 @@ final class UnfoldedWrites {
             }
             case JournalEvent.ReceiptsExpired e -> {
             }
+            case JournalEvent.CatalogRecorded e -> {
+            }
             case JournalEvent.TableCommitted e -> {
             }
             case JournalEvent.HeadPublished e -> {

@@ -196,7 +196,7 @@ class CliEndToEndTest {
         assertThat(inProcess("replay", graph).code()).isEqualTo(2);
         Launcher.Result help = inProcess("--help");
         assertThat(help.code()).isZero();
-        assertThat(help.out()).contains("Exit codes").contains("7").contains("journal or table files corrupted");
+        assertThat(help.out()).contains("Exit codes").contains("7").contains("journal, table or catalog files corrupted");
     }
 
     @Test
@@ -457,5 +457,36 @@ class CliEndToEndTest {
         assertThat(out).contains("reading rows as JSON lines from the terminal; end the input with Ctrl-D")
                 .contains("no rows in the input");
         assertThat(p.exitValue()).as(out).isEqualTo(5);
+    }
+
+    @Test
+    @Order(13)
+    void aCatalogEditedByHandExitsSevenNamingTheDifferenceUntilTheEditIsUndone() throws Exception {
+        Path cat = tmp.resolve("graph-catalog.json");
+        Files.writeString(cat, """
+                {"tables": [{"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"}]},
+                 {"name": "works_at", "kind": "edge", "columns": [{"name": "id", "type": "string"},
+                  {"name": "src", "type": "string"}, {"name": "dst", "type": "string"},
+                  {"name": "since", "type": "int64", "nullable": true}]}]}""");
+        String g = tmp.resolve("cat").toString();
+        assertThat(inProcess("init", g, "--catalog", cat.toString()).code()).isZero();
+        Path stored = Path.of(g, "_palisade", "catalog.json");
+        String original = Files.readString(stored);
+        Files.writeString(stored, original.replace("\"kind\" : \"edge\"", "\"kind\" : \"node\"")
+                .replace("\"type\" : \"int64\"", "\"type\" : \"string\""));
+
+        Launcher.Result verify = run("audit", "verify", g);
+        assertThat(verify.code()).as(verify.toString()).isEqualTo(7);
+        assertThat(verify.err()).contains("palisade: catalog corrupted: journal verified, but catalog",
+                "table 'works_at': kind is node, the journal recorded edge",
+                "table 'works_at': column 'since' is string, the journal recorded int64").doesNotContain("\tat ");
+        Launcher.Result write = withInput("{\"id\":\"p1\"}\n", "write", g, "--table", "person");
+        assertThat(write.code()).as(write.toString()).isEqualTo(7);
+        assertThat(write.err()).contains("catalog corrupted", "kind is node, the journal recorded edge");
+
+        Files.writeString(stored, original);
+        assertThat(run("audit", "verify", g).code()).isZero();
+        Launcher.Result ok = withInput("{\"id\":\"p1\"}\n", "write", g, "--table", "person");
+        assertThat(ok.code()).as(ok.toString()).isZero();
     }
 }

@@ -57,6 +57,7 @@ public final class EventCodec {
     public static final short FOLD_PLANNED = 12;
     public static final short VERSIONS_EXPIRED = 13;
     public static final short RECEIPTS_EXPIRED = 14;
+    public static final short CATALOG_RECORDED = 15;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -104,6 +105,7 @@ public final class EventCodec {
             case JournalEvent.FoldPlanned e -> FOLD_PLANNED;
             case JournalEvent.VersionsExpired e -> VERSIONS_EXPIRED;
             case JournalEvent.ReceiptsExpired e -> RECEIPTS_EXPIRED;
+            case JournalEvent.CatalogRecorded e -> CATALOG_RECORDED;
         };
     }
 
@@ -204,6 +206,7 @@ public final class EventCodec {
             case JournalEvent.VersionsExpired e -> w.putString(e.table()).putString(e.tableBranch())
                     .putLong(e.beforeVersion()).putString(e.rule());
             case JournalEvent.ReceiptsExpired e -> w.putLong(e.throughSequence()).putString(e.rule());
+            case JournalEvent.CatalogRecorded e -> w.putString(e.digest()).putString(e.catalog()).putString(e.reason());
             case JournalEvent.DuplicatesRepaired e -> {
                 w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch())
                         .putLong(e.imageVersion()).putInt(e.adoptedVersions().size());
@@ -361,6 +364,15 @@ public final class EventCodec {
                     throw new MalformedPayloadException("receipts_expired: missing rule or a sequence below 0");
                 }
                 yield new JournalEvent.ReceiptsExpired(through, rule);
+            }
+            case CATALOG_RECORDED -> {
+                String digest = r.getString();
+                String catalog = r.getString();
+                String reason = r.getString();
+                if (digest == null || catalog == null || reason == null) {
+                    throw new MalformedPayloadException("catalog_recorded: missing field");
+                }
+                yield new JournalEvent.CatalogRecorded(digest, catalog, reason);
             }
             case FOREIGN_COMMIT_FOUND -> {
                 List<String> intents = getStrings(r);
