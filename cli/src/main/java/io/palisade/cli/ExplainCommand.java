@@ -227,16 +227,23 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
                 out.put(t, null);
                 continue;
             }
-            Map<String, Object> row = null;
-            for (Map<String, Object> r : ScanCommand.rows(graph, catalog, def, state, readBranch, head)) {
-                if (key.equals(String.valueOf(r.get("id")))) {
-                    row = new LinkedHashMap<>();
-                    for (Map.Entry<String, Object> e : r.entrySet()) {
-                        row.put(e.getKey(), Cli.plain(e.getValue()));
-                    }
-                }
+            io.palisade.fencing.KeyFilter lookup;
+            try {
+                lookup = def.keyFilter(List.of(key));
+            } catch (io.palisade.fencing.ValidationException e) {
+                out.put(t, null); // not a key this table's id can hold: no row
+                continue;
             }
-            out.put(t, row);
+            Map<String, Object> row = new LinkedHashMap<>();
+            ScanCommand.rows(graph, catalog, def, state, readBranch, head,
+                    io.palisade.substrate.ScanSpec.all().withKeys(lookup), r -> {
+                        if (key.equals(String.valueOf(r.get("id")))) {
+                            row.clear();
+                            r.forEach((k, v) -> row.put(k, Cli.plain(v)));
+                        }
+                        return true;
+                    });
+            out.put(t, row.isEmpty() ? null : row);
         }
         return out;
     }

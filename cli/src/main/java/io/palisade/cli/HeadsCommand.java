@@ -58,17 +58,11 @@ final class HeadsCommand implements Callable<Integer>, ReadOnly {
         List<Map<String, Object>> out = heads(s, branch);
         // journal-ack tables (docs/journal-ack.md): how far the Lance table lags behind what was acknowledged
         io.palisade.coordinator.Catalog catalog = Cli.catalog(graph);
-        long now = System.currentTimeMillis();
+        Long now = point == null ? System.currentTimeMillis() : null;
         for (Map<String, Object> m : out) {
             String t = (String) m.get("table");
-            io.palisade.heads.FoldMark fm = s.foldMark((String) m.get("branch"), t);
             m.put("ack", catalog.table(t).map(d -> d.ack().json()).orElse("table"));
-            m.put("unfolded", fm.unfolded());
-            m.put("folded_through", fm.foldedThrough());
-            // as of a past point the lag is not known (null); never unbox it
-            Long lag = fm.unfolded() == 0 ? Long.valueOf(0)
-                    : point == null ? Long.valueOf(Math.max(0, now - fm.oldestNanos() / 1_000_000L)) : null;
-            m.put("fold_lag_ms", lag);
+            putFold(m, s, (String) m.get("branch"), t, now);
         }
         if (point == null) { // the heads now: say which tables hold versions no journaled write explains
             List<io.palisade.recovery.ForeignVersions.Pending> pending = Cli.warnForeign(graph);
@@ -108,6 +102,22 @@ final class HeadsCommand implements Callable<Integer>, ReadOnly {
             }
         }
         return Main.OK;
+    }
+
+    /**
+     * Where the fold of (branch, table) stands in {@code s}: {@code unfolded} (acknowledged writes not yet folded),
+     * {@code folded_through} (the watermark, -1 before the first fold) and {@code fold_lag_ms} (the age of the oldest
+     * unfolded write on the wall clock {@code nowMillis}, 0 when none; null when {@code nowMillis} is null, as of a past
+     * point, where the lag is not known). {@code status} shows the same figures.
+     */
+    static void putFold(Map<String, Object> m, HeadsState s, String branch, String table, Long nowMillis) {
+        io.palisade.heads.FoldMark fm = s.foldMark(branch, table);
+        m.put("unfolded", fm.unfolded());
+        m.put("folded_through", fm.foldedThrough());
+        // never unbox a null lag
+        Long lag = fm.unfolded() == 0 ? Long.valueOf(0)
+                : nowMillis != null ? Long.valueOf(Math.max(0, nowMillis - fm.oldestNanos() / 1_000_000L)) : null;
+        m.put("fold_lag_ms", lag);
     }
 
     static List<Map<String, Object>> heads(HeadsState s, String branch) {

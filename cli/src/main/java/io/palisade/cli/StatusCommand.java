@@ -43,8 +43,9 @@ import java.util.stream.Stream;
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Print what a graph's history costs now: per table head its fragments, deleted rows, versions "
                 + "kept, bytes on disk and live rows, whether compaction is due under the default triggers, and the "
-                + "last compaction and version removal since the last checkpoint; for the graph, the journal's bytes "
-                + "and the heads state's size. Read-only.",
+                + "last compaction and version removal since the last checkpoint; for a journal-ack table, its "
+                + "unfolded writes, the rows they recorded and the fold lag (the age of the oldest, in ms; '-' or null "
+                + "for a table-ack table); for the graph, the journal's bytes and the heads state's size. Read-only.",
                 "The default format is table; json prints one object {tables: [...], journal_bytes, palisade_bytes, "
                         + "last_sequence, last_checkpoint_seq, open_intents, completed_intents}."},
         footer = {"%nExample:%n  palisade status GRAPH --format json"})
@@ -68,6 +69,11 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
         Compaction triggers = Compaction.DEFAULTS;
         CompactionTarget target = new CompactionTarget(triggers.rowsPerFragment(), triggers.materializeDeletions());
         List<Map<String, Object>> tables = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        // the rows of the unfolded writes: one read of the journal from the oldest unfolded write, when there is one
+        boolean anyUnfolded = s.branches().keySet().stream().anyMatch(b -> !s.unfoldedTables(b).isEmpty());
+        Map<String, Map<String, Long>> unfoldedRows = anyUnfolded
+                ? io.palisade.coordinator.UnfoldedReads.unfoldedRows(Cli.palisadeDir(graph), catalog, s) : Map.of();
         try (TableStore store = Cli.tables(graph).open(false)) {
             for (String b : s.branches().keySet()) {
                 for (Map.Entry<String, Pin> e : s.pins(b).entrySet()) {
@@ -96,6 +102,17 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
                     m.put("table_bytes", bytes(graph.resolve("tables").resolve(table + ".lance")));
                     m.put("last_compaction_seq", lastCompaction.get(b + "/" + table));
                     m.put("last_version_removal_seq", lastExpiry.get(table + "/" + ref.branch()));
+                    // journal-ack tables: what the journal holds that the table does not yet (heads' figures)
+                    m.put("ack", def.ack().json());
+                    if (def.journalAck()) {
+                        HeadsCommand.putFold(m, s, b, table, now);
+                        m.put("unfolded_rows", unfoldedRows.getOrDefault(b, Map.of()).getOrDefault(table, 0L));
+                    } else {
+                        m.put("unfolded", null);
+                        m.put("unfolded_rows", null);
+                        m.put("folded_through", null);
+                        m.put("fold_lag_ms", null);
+                    }
                     tables.add(m);
                 }
             }
@@ -129,7 +146,7 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
             case table -> {
                 List<String> header = List.of("branch", "table", "version", "fragments", "live_rows", "deleted_rows",
                         "versions_kept", "table_bytes", "compaction_due", "last_compaction_seq",
-                        "last_version_removal_seq");
+                        "last_version_removal_seq", "unfolded", "unfolded_rows", "fold_lag_ms");
                 List<List<String>> rows = new ArrayList<>();
                 for (Map<String, Object> m : tables) {
                     List<String> row = new ArrayList<>();

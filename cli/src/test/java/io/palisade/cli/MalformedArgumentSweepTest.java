@@ -252,6 +252,32 @@ class MalformedArgumentSweepTest {
         assertThat(cases).as("cases run").isGreaterThan(60);
     }
 
+    @Test
+    void scanRefusesAFilterExpressionItCannotEvaluateAndALimitThatIsNotAPositiveNumber() {
+        List<CommandSpec> scan = commands().stream()
+                .filter(c -> c.get(c.size() - 1).qualifiedName().equals("palisade scan")).findFirst().orElseThrow();
+        List<String> base = List.of("scan", graph, "--table", "person");
+        String[][] cases = {
+                {"--where", "age >", "--where: the filter 'age >'", "does not parse"},
+                {"--where", "nosuch = 1", "'nosuch = 1'", "no column nosuch (its columns are id, age)"},
+                {"--where", "age = 'x'", "'age = 'x''", "cannot be compared"},
+                {"--where", "", "--where: give a filter expression"},
+                {"--where", "   ", "--where: give a filter expression"},
+                {"--limit", "0", "--limit: give a number of rows, at least 1, not 0"},
+                {"--limit", "-3", "--limit", "-3"},
+                {"--limit", "ten", "--limit", "ten"},
+                {"--limit", "1.5", "--limit", "1.5"},
+                {"--limit", "99999999999999999999", "--limit", "99999999999999999999"},
+        };
+        for (String[] c : cases) {
+            List<String> a = new ArrayList<>(base);
+            a.add(c[0]);
+            a.add(c[1]);
+            CliRun.Result r = check(scan, a, true, java.util.Arrays.copyOfRange(c, 2, c.length));
+            assertThat(r.out()).as(r.toString()).isEmpty();
+        }
+    }
+
     /** A usage error: exit 2, the message line, then the hint naming the command's help; nothing on stdout. */
     private static void usage(CliRun.Result r, String message, String command) {
         assertThat(r.code()).as(r.toString()).isEqualTo(2);

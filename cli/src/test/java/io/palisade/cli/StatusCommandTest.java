@@ -78,6 +78,73 @@ class StatusCommandTest {
     }
 
     @Test
+    void statusShowsAJournalAckTablesUnfoldedWritesTheirRowsAndTheFoldLagAndNoneForATableAckTable() throws Exception {
+        Path catalog = tmp.resolve("catalog.json");
+        Files.writeString(catalog, """
+                {"tables": [{"name": "person", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
+                  {"name": "age", "type": "int64", "nullable": true}]},
+                  {"name": "city", "kind": "node", "columns": [{"name": "id", "type": "string"}]}]}
+                """);
+        String graph = tmp.resolve("ack").toString();
+        assertThat(CliRun.run("init", graph, "--catalog", catalog.toString()).code()).isZero();
+        io.palisade.coordinator.Options noFold = io.palisade.coordinator.Options.defaults()
+                .withFolding(3_600_000L, 1_000_000, 1L << 30);
+        long before = System.currentTimeMillis();
+        try (io.palisade.coordinator.Graph g = io.palisade.coordinator.Palisade.open(Path.of(graph), noFold)) {
+            g.upsert("main", "person", java.util.List.of(io.palisade.coordinator.Row.of("id", "a", "age", 1L),
+                    io.palisade.coordinator.Row.of("id", "b", "age", 2L)));
+            g.delete("main", "person", java.util.List.of("b"));
+            g.upsert("main", "city", java.util.List.of(io.palisade.coordinator.Row.of("id", "paris")));
+
+            JsonNode out = JSON.readTree(CliRun.run("status", graph, "--format", "json").out());
+            long elapsed = System.currentTimeMillis() - before;
+            JsonNode person = null;
+            JsonNode city = null;
+            for (JsonNode t : out.get("tables")) {
+                if (t.get("table").asText().equals("person")) {
+                    person = t;
+                } else {
+                    city = t;
+                }
+            }
+            assertThat(person.get("ack").asText()).isEqualTo("journal");
+            assertThat(person.get("unfolded").asLong()).isEqualTo(2);
+            assertThat(person.get("unfolded_rows").asLong()).as("two rows upserted, one key deleted").isEqualTo(3);
+            assertThat(person.get("folded_through").asLong()).isEqualTo(-1); // never folded yet
+            // the age of the oldest unfolded write: written after `before`, so no older than the time since
+            assertThat(person.get("fold_lag_ms").isNumber()).isTrue();
+            assertThat(person.get("fold_lag_ms").asLong()).isBetween(0L, elapsed);
+            // the same figures as heads
+            JsonNode heads = JSON.readTree(CliRun.run("heads", graph, "--json").out());
+            for (JsonNode h : heads) {
+                if (h.get("table").asText().equals("person")) {
+                    assertThat(h.get("unfolded").asLong()).isEqualTo(person.get("unfolded").asLong());
+                    assertThat(h.get("folded_through").asLong()).isEqualTo(person.get("folded_through").asLong());
+                }
+            }
+            assertThat(city.get("ack").asText()).isEqualTo("table");
+            for (String f : new String[] {"unfolded", "unfolded_rows", "folded_through", "fold_lag_ms"}) {
+                assertThat(city.get(f).isNull()).as(f).isTrue();
+            }
+
+            CliRun.Result table = CliRun.run("status", graph);
+            assertThat(table.code()).as(table.toString()).isZero();
+            java.util.List<String> lines = table.out().lines().toList();
+            java.util.List<String> header = java.util.Arrays.asList(lines.get(1).trim().split("\\s+"));
+            assertThat(header).contains("unfolded", "unfolded_rows", "fold_lag_ms");
+            String personLine = lines.stream().filter(l -> l.startsWith("main") && l.contains(" person ")).findFirst()
+                    .orElseThrow();
+            String cityLine = lines.stream().filter(l -> l.startsWith("main") && l.contains(" city ")).findFirst()
+                    .orElseThrow();
+            java.util.List<String> p = java.util.Arrays.asList(personLine.trim().split("\\s{2,}"));
+            java.util.List<String> c = java.util.Arrays.asList(cityLine.trim().split("\\s{2,}"));
+            assertThat(p.subList(p.size() - 3, p.size() - 1)).containsExactly("2", "3");
+            assertThat(Long.parseLong(p.get(p.size() - 1))).isBetween(0L, System.currentTimeMillis() - before);
+            assertThat(c.subList(c.size() - 3, c.size())).containsExactly("-", "-", "-");
+        }
+    }
+
+    @Test
     void aScanOfAPointWhoseVersionRetentionRemovedIsAUsageErrorNamingTheOldestVersionKept() throws Exception {
         Path graph = tmp.resolve("retained");
         io.palisade.coordinator.Options tight = io.palisade.coordinator.Options.defaults()

@@ -35,8 +35,56 @@ public interface TableSnapshot extends AutoCloseable {
 
     long countRows();
 
-    /** Every row, in storage order (see {@link ArrowRows} for value types). For tests and small tables. */
+    /**
+     * Every row, in storage order (see {@link ArrowRows} for value types), held in memory at once: for tests and small
+     * tables; a read of a table of any size streams ({@link #scan(ScanSpec, RowSink)}).
+     */
     List<Map<String, Object>> scan();
+
+    /**
+     * Streams the rows {@code spec} selects to {@code sink}, in storage order, reading {@code spec.batchRows()} rows at
+     * a time and holding no more than one batch, so that a read of any table runs in bounded memory; the read ends when
+     * {@code spec.limit()} rows were delivered or the sink returns false. A filter the store cannot evaluate is an
+     * {@link InvalidFilterException}, thrown before any row is delivered. This default reads {@link #scan()} (or
+     * {@link #rowsWithKeys}) whole and evaluates no filter; a store that can stream and filter (Lance) overrides it.
+     */
+    default void scan(ScanSpec spec, RowSink sink) {
+        if (spec.filter() != null) {
+            throw new InvalidFilterException(name(), spec.filter(), "this store cannot evaluate filter expressions");
+        }
+        deliver(spec.keys() == null ? scan() : rowsWithKeys(spec.keys()), spec, sink);
+    }
+
+    /**
+     * Streams the rows of {@code rows}, a batch shaped like this table's rows but not stored in it, that {@code spec}
+     * selects to {@code sink}, in the batch's order, evaluating {@code spec.filter()} exactly as
+     * {@link #scan(ScanSpec, RowSink)} does on the table (the same engine, so a filter means the same on both). The
+     * caller keeps ownership of {@code rows}. This default evaluates no filter; a store that can overrides it.
+     */
+    default void scanRows(org.apache.arrow.vector.VectorSchemaRoot rows, ScanSpec spec, RowSink sink) {
+        if (spec.filter() != null) {
+            throw new InvalidFilterException(name(), spec.filter(), "this store cannot evaluate filter expressions");
+        }
+        deliver(ArrowRows.rows(rows), spec, sink);
+    }
+
+    /** Delivers those of {@code rows} whose key {@code spec} selects (every row without keys), up to its limit. */
+    static void deliver(List<Map<String, Object>> rows, ScanSpec spec, RowSink sink) {
+        java.util.Set<String> wanted = spec.keys() == null ? null : new java.util.HashSet<>(spec.keys().keys());
+        long n = 0;
+        for (Map<String, Object> r : rows) {
+            if (n >= spec.limit()) {
+                return;
+            }
+            if (wanted != null && !wanted.contains(String.valueOf(r.get(KeyedSchemas.ID)))) {
+                continue;
+            }
+            n++;
+            if (!sink.accept(r)) {
+                return;
+            }
+        }
+    }
 
     /**
      * Calls {@code action} with the {@code id} of every row (a keyed table), as a string, in storage order, reading

@@ -173,6 +173,42 @@ public abstract class TableStoreConformance {
         assertThatThrownBy(() -> store.latest("t", "nobranch")).isInstanceOf(ValidationException.class);
     }
 
+    // ------------------------------------------------------------------ streaming reads
+
+    @Test
+    void aStreamingScanDeliversEveryRowOrTheKeysAskedForAndStopsAtItsLimitOrWhenTheSinkSaysSo() {
+        KeyedTable t = keyed("t");
+        KeyedTable at = open("t", t.insert(nodes("a", "b", "c", "d", "e"), MergePath.V2_FENCED).ref());
+        List<String> all = new ArrayList<>();
+        at.scan(ScanSpec.all().withBatchRows(2), r -> all.add((String) r.get("id")));
+        assertThat(all).containsExactlyInAnyOrder("a", "b", "c", "d", "e");
+        assertThat(all).isEqualTo(at.scan().stream().map(r -> (String) r.get("id")).toList()); // storage order
+
+        List<String> some = new ArrayList<>();
+        at.scan(ScanSpec.all().withKeys(keys(at, "b", "e", "zz")), r -> some.add((String) r.get("id")));
+        assertThat(some).containsExactlyInAnyOrder("b", "e");
+
+        List<String> limited = new ArrayList<>();
+        at.scan(ScanSpec.all().withLimit(3).withBatchRows(2), r -> limited.add((String) r.get("id")));
+        assertThat(limited).hasSize(3).isSubsetOf(all);
+
+        List<String> stopped = new ArrayList<>();
+        at.scan(ScanSpec.all().withBatchRows(1), r -> stopped.add((String) r.get("id")) && stopped.size() < 2);
+        assertThat(stopped).hasSize(2);
+
+        List<String> none = new ArrayList<>();
+        at.scan(ScanSpec.all().withLimit(0), r -> none.add((String) r.get("id")));
+        assertThat(none).isEmpty();
+    }
+
+    @Test
+    void rowsNotInTheTableAreDeliveredAsGivenWithoutAFilter() {
+        KeyedTable t = keyed("t");
+        List<String> got = new ArrayList<>();
+        t.scanRows(nodes("x", "y", "z"), ScanSpec.all().withLimit(2), r -> got.add((String) r.get("id")));
+        assertThat(got).containsExactly("x", "y");
+    }
+
     // ------------------------------------------------------------------ keyed writes
 
     @Test

@@ -198,17 +198,6 @@ public final class Reads {
         return out;
     }
 
-    /**
-     * {@code folded} with the unfolded writes of (branch, table) as of {@code through} laid over it, for tools that
-     * do not open the graph (the caller skips it for a table with none).
-     */
-    public static List<Map<String, Object>> overlay(Path palisadeDir, Catalog catalog, HeadsState at, long through,
-                                                    String branch, String table, List<Map<String, Object>> folded,
-                                                    BufferAllocator allocator) {
-        UnfoldedWrites tail = rebuildUnfolded(palisadeDir, catalog, at, through);
-        return UnfoldedWrites.overlay(folded, tail.newest(branch, table), allocator);
-    }
-
     /** The oldest sequence any table's unfolded writes start at in {@code at}, or {@link Long#MAX_VALUE}. */
     private static long oldestUnfolded(HeadsState at) {
         long from = Long.MAX_VALUE;

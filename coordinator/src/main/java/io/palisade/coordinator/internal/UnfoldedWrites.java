@@ -248,6 +248,18 @@ final class UnfoldedWrites {
         return out;
     }
 
+    /** Per graph branch and table with unfolded writes, the rows they wrote (a delete: the keys it named). */
+    Map<String, Map<String, Long>> rowCounts() {
+        Map<String, Map<String, Long>> out = new java.util.TreeMap<>();
+        tails.forEach((b, byTable) -> byTable.forEach((t, tail) -> {
+            if (!tail.entries.isEmpty()) {
+                out.computeIfAbsent(b, x -> new java.util.TreeMap<>()).put(t,
+                        tail.entries.stream().mapToLong(e -> e.keys.size()).sum());
+            }
+        }));
+        return out;
+    }
+
     /** Total payload bytes held (for the memory bound). */
     long bytes() {
         long n = 0;

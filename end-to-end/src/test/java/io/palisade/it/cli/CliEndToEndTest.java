@@ -93,6 +93,7 @@ class CliEndToEndTest {
         return inProcessWithInput(null, args);
     }
 
+    /** The person rows, sorted by id here: scan prints them in storage order, which it does not promise to be by id. */
     private List<JsonNode> scan() throws Exception {
         Launcher.Result r = inProcess("scan", graph, "--table", "person");
         assertThat(r.code()).as(r.toString()).isZero();
@@ -102,6 +103,7 @@ class CliEndToEndTest {
                 rows.add(JSON.readTree(l));
             }
         }
+        rows.sort(java.util.Comparator.comparing(n -> n.get("id").asText()));
         return rows;
     }
 

@@ -107,6 +107,54 @@ final class LanceErrors {
         return readFailure(table, what, e);
     }
 
+    private static final Pattern SOURCE_LOCATION = Pattern.compile(",?\\s*/[^\\s,]+\\.rs:\\d+:\\d+");
+    private static final Pattern NO_FIELD = Pattern.compile("No field named ([^ ]+?)\\.? Valid fields are");
+    private static final Pattern PARSE = Pattern.compile("sql parser error: ([^)]*)\\)?");
+    private static final Pattern LITERAL = Pattern.compile("Received literal \\w+\\((.*?)\\) and could not convert to "
+            + "literal of type '(\\w+)'");
+
+    /**
+     * Whether {@code e}, thrown by a scan given a filter expression, is the filter's fault: Lance refuses a filter it
+     * cannot plan as invalid user input ({@code IllegalArgumentException}) when the scan starts, and fails a batch
+     * whose rows the filter cannot be applied to ("Error applying filter expression to batch").
+     */
+    static boolean isFilterError(Throwable e) {
+        return isUserInput(e) || lower(e).contains("error applying filter expression");
+    }
+
+    /**
+     * The error of a filter expression Lance refused ({@link #isFilterError}), with Lance's reason in plain words: its
+     * source locations, error-kind prefixes and the query it wrapped the expression in left out; a missing column
+     * names the table's columns ({@code columns}), not Lance's hidden row columns.
+     */
+    static io.palisade.substrate.InvalidFilterException invalidFilter(String table, String expression,
+                                                                     List<String> columns, Throwable e) {
+        String m = SOURCE_LOCATION.matcher(String.valueOf(e.getMessage())).replaceAll("");
+        m = m.replaceAll("\\s+", " ").strip();
+        String reason;
+        Matcher field = NO_FIELD.matcher(m);
+        Matcher parse = PARSE.matcher(m);
+        Matcher literal = LITERAL.matcher(m);
+        if (field.find()) {
+            reason = "the table has no column " + field.group(1).replace("\"", "") + " (its columns are "
+                    + String.join(", ", columns) + ")";
+        } else if (parse.find()) {
+            reason = "it does not parse (" + parse.group(1).strip() + ")";
+        } else if (literal.find()) {
+            reason = "the value " + literal.group(1) + " cannot be compared with a column of type " + literal.group(2);
+        } else if (m.contains("does not return a boolean")) {
+            reason = "it is not a condition: it does not evaluate to true or false";
+        } else if (m.contains("Error applying filter expression to batch: ")) {
+            reason = "it failed on the table's rows: " + m.substring(m.indexOf("Error applying filter expression to batch: ")
+                    + "Error applying filter expression to batch: ".length()).replaceFirst("[}]+$", "");
+        } else {
+            reason = m.replace("Invalid user input: ", "").replace("Error during planning: ", "")
+                    .replace("Error resolving filter expression " + expression + ": ", "")
+                    .replace("Error optimizing sql filter: " + expression + " ", "");
+        }
+        return new io.palisade.substrate.InvalidFilterException(table, expression, reason.strip());
+    }
+
     /** A torn manifest found before Lance was given it. */
     static TableCorruptedException damaged(String table, TableRef ref, String file) {
         return new TableCorruptedException(table, null, ref.branch(), ref.version(), List.of(file), List.of(),

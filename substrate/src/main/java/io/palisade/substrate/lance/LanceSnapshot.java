@@ -11,6 +11,8 @@ import io.palisade.substrate.FragmentStats;
 import io.palisade.substrate.KeyedTable;
 import io.palisade.substrate.MaintenancePlan;
 import io.palisade.substrate.MergePath;
+import io.palisade.substrate.RowSink;
+import io.palisade.substrate.ScanSpec;
 import io.palisade.substrate.TableKind;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableSnapshot;
@@ -182,6 +184,144 @@ abstract class LanceSnapshot implements TableSnapshot {
             closeScanner(scanner);
         }
         return rows;
+    }
+
+    /**
+     * Lance streams: one scanner per {@code id IN (...)} predicate of at most {@value #KEYS_PER_PREDICATE} keys (every
+     * row without keys), the filter and the remaining limit handed to Lance, whose reader hands over one batch of
+     * {@code batchRows} rows at a time.
+     */
+    @Override
+    public void scan(ScanSpec spec, RowSink sink) {
+        scan(dataset, spec, sink, name, ref, columns());
+    }
+
+    /**
+     * Writes {@code rows} to a temporary dataset in a new directory of the local temporary directory and scans it with
+     * the same engine and filter as the table (without a filter, the rows are delivered as they are); the directory is
+     * removed before this returns.
+     */
+    @Override
+    public void scanRows(VectorSchemaRoot rows, ScanSpec spec, RowSink sink) {
+        if (spec.filter() == null || rows.getRowCount() == 0) {
+            TableSnapshot.deliver(spec.filter() == null ? ArrowRows.rows(rows) : List.of(), spec, sink);
+            return;
+        }
+        java.nio.file.Path dir;
+        try {
+            dir = java.nio.file.Files.createTempDirectory("palisade-rows-");
+        } catch (java.io.IOException e) {
+            throw new ValidationException("the rows of table '" + name + "' to filter could not be staged in the "
+                    + "temporary directory: " + e.getMessage(), e);
+        }
+        try {
+            String uri = dir.resolve(name + ".lance").toUri().toString();
+            Dataset staged;
+            try (ArrowArrayStream s = ArrowStreams.export(store.allocator(), rows.getSchema(), rows)) {
+                staged = Dataset.write().allocator(store.allocator()).uri(uri).stream(s)
+                        .mode(org.lance.WriteParams.WriteMode.CREATE).execute();
+            } catch (Exception e) {
+                throw LanceErrors.readFailure(name, "stage rows to filter", e);
+            }
+            try (staged) {
+                scan(staged, spec, sink, name, ref, columns());
+            }
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    private List<String> columns() {
+        return schema.getFields().stream().map(org.apache.arrow.vector.types.pojo.Field::getName).toList();
+    }
+
+    private static void deleteTree(java.nio.file.Path dir) {
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            // a temporary directory left behind is the system's to clean
+        }
+    }
+
+    /** {@link #scan(ScanSpec, RowSink)} of {@code ds}; {@code columns}: the table's, for a filter's error. */
+    static void scan(Dataset ds, ScanSpec spec, RowSink sink, String name, TableRef ref, List<String> columns) {
+        if (spec.limit() == 0) {
+            return;
+        }
+        long[] left = {spec.limit()};
+        RowSink counted = row -> {
+            left[0]--;
+            return sink.accept(row) && left[0] > 0;
+        };
+        if (spec.keys() == null) {
+            stream(ds, spec.filter(), spec, left[0], counted, name, ref, columns);
+            return;
+        }
+        for (int from = 0; from < spec.keys().size(); from += KEYS_PER_PREDICATE) {
+            String keys = inPredicate(spec.keys(), from, Math.min(spec.keys().size(), from + KEYS_PER_PREDICATE));
+            String filter = spec.filter() == null ? keys : keys + " AND (" + spec.filter() + ")";
+            if (!stream(ds, filter, spec, left[0], counted, name, ref, columns)) {
+                return;
+            }
+        }
+    }
+
+    /** One Lance scan of {@code ds} with {@code filter}; whether {@code sink} took every row (the read may go on). */
+    private static boolean stream(Dataset ds, String filter, ScanSpec spec, long limit, RowSink sink, String name,
+                                  TableRef ref, List<String> columns) {
+        ScanOptions.Builder b = new ScanOptions.Builder().batchSize(spec.batchRows());
+        if (filter != null) {
+            b.filter(filter);
+        }
+        if (limit != ScanSpec.NO_LIMIT) {
+            b.limit(limit);
+        }
+        LanceScanner scanner = null;
+        ArrowReader reader = null;
+        try {
+            try {
+                scanner = ds.newScan(b.build());
+                reader = scanner.scanBatches();
+            } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
+                throw scanFailure(spec, name, ref, columns, e);
+            }
+            while (true) {
+                List<Map<String, Object>> batch;
+                try {
+                    if (!reader.loadNextBatch()) {
+                        return true;
+                    }
+                    batch = ArrowRows.rows(reader.getVectorSchemaRoot());
+                } catch (Exception e) {
+                    throw scanFailure(spec, name, ref, columns, e);
+                }
+                for (Map<String, Object> row : batch) { // the sink's own failures pass through unchanged
+                    if (!sink.accept(row)) {
+                        return false;
+                    }
+                }
+            }
+        } finally {
+            if (reader != null) {
+                try {
+                    reader.close();
+                } catch (Exception e) {
+                    // the rows read are complete; a failure to release the native reader is not the caller's
+                }
+            }
+            if (scanner != null) {
+                closeScanner(scanner);
+            }
+        }
+    }
+
+    private static PalisadeException scanFailure(ScanSpec spec, String name, TableRef ref, List<String> columns,
+                                                 Exception e) {
+        if (spec.filter() != null && !(e instanceof PalisadeException) && !LanceErrors.isFileDamage(e)
+                && LanceErrors.isFilterError(e)) {
+            return LanceErrors.invalidFilter(name, spec.filter(), columns, e);
+        }
+        return LanceErrors.readFailure(name, ref, "scan at " + ref, e);
     }
 
     @Override
