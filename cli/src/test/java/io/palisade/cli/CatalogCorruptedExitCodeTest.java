@@ -5,9 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -28,36 +25,16 @@ class CatalogCorruptedExitCodeTest {
     @TempDir
     Path tmp;
 
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        int code;
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            code = Main.run(args);
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-        return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-    }
-
     @Test
     void anEdgeTableEditedIntoANodeTableExitsSevenNamingTheDifference() throws Exception {
         Path cat = tmp.resolve("catalog.json");
         Files.writeString(cat, CATALOG);
         String graph = tmp.resolve("g").toString();
-        assertThat(run("init", graph, "--catalog", cat.toString()).code()).isZero();
-        Run ok = run("audit", "verify", graph);
+        assertThat(CliRun.run("init", graph, "--catalog", cat.toString()).code()).isZero();
+        CliRun.Result ok = CliRun.run("audit", "verify", graph);
         assertThat(ok.code()).as(ok.err()).isZero();
         assertThat(ok.out()).contains("catalog verified: catalog.json is the catalog the journal recorded at seq 1");
-        Run audit = run("audit", graph, "--type", "catalog_recorded", "--format", "table");
+        CliRun.Result audit = CliRun.run("audit", graph, "--type", "catalog_recorded", "--format", "table");
         assertThat(audit.code()).as(audit.err()).isZero();
         assertThat(audit.out()).contains("catalog_recorded", "reason=graph created",
                 "tables=person:node(2 columns),works_at:edge(3 columns)");
@@ -66,12 +43,12 @@ class CatalogCorruptedExitCodeTest {
         String text = Files.readString(stored);
         Files.writeString(stored, text.replace("\"kind\" : \"edge\"", "\"kind\" : \"node\""));
 
-        Run verify = run("audit", "verify", graph);
+        CliRun.Result verify = CliRun.run("audit", "verify", graph);
         assertThat(verify.code()).as(verify.err()).isEqualTo(7);
         assertThat(verify.err()).startsWith("palisade: catalog corrupted: journal verified, but catalog ")
                 .contains("table 'works_at': kind is node, the journal recorded edge", "at sequence 1")
                 .doesNotContain("\tat ", "Exception");
-        Run verifyJson = run("audit", "verify", graph, "--json");
+        CliRun.Result verifyJson = CliRun.run("audit", "verify", graph, "--json");
         assertThat(verifyJson.code()).isEqualTo(7);
         JsonNode v = JSON.readTree(verifyJson.out().strip().split("\n")[0]);
         assertThat(v.get("ok").asBoolean()).isTrue();
@@ -80,13 +57,13 @@ class CatalogCorruptedExitCodeTest {
         assertThat(v.get("catalog_differences").get(0).asText())
                 .isEqualTo("table 'works_at': kind is node, the journal recorded edge");
 
-        Run scan = run("scan", graph, "--table", "person");
+        CliRun.Result scan = CliRun.run("scan", graph, "--table", "person");
         assertThat(scan.code()).as(scan.err()).isEqualTo(7);
         assertThat(scan.err()).contains("palisade: catalog corrupted: ", "table 'works_at': kind is node");
 
         Path rows = tmp.resolve("rows.jsonl");
         Files.writeString(rows, "{\"id\":\"alice\",\"age\":30}\n");
-        Run write = run("write", graph, "--table", "person", "--mode", "insert", rows.toString(), "--json");
+        CliRun.Result write = CliRun.run("write", graph, "--table", "person", "--mode", "insert", rows.toString(), "--json");
         assertThat(write.code()).as(write.err()).isEqualTo(7);
         JsonNode error = JSON.readTree(write.out().strip()).get("error");
         assertThat(error.get("kind").asText()).isEqualTo("catalog_corrupted");
@@ -95,8 +72,8 @@ class CatalogCorruptedExitCodeTest {
                 .isEqualTo("table 'works_at': kind is node, the journal recorded edge");
 
         Files.writeString(stored, text); // the edit undone
-        assertThat(run("audit", "verify", graph).code()).isZero();
-        assertThat(run("write", graph, "--table", "person", "--mode", "insert", rows.toString()).code()).isZero();
+        assertThat(CliRun.run("audit", "verify", graph).code()).isZero();
+        assertThat(CliRun.run("write", graph, "--table", "person", "--mode", "insert", rows.toString()).code()).isZero();
     }
 
     @Test
@@ -104,19 +81,19 @@ class CatalogCorruptedExitCodeTest {
         Path cat = tmp.resolve("catalog.json");
         Files.writeString(cat, CATALOG);
         Path graph = tmp.resolve("g");
-        assertThat(run("init", graph.toString(), "--catalog", cat.toString()).code()).isZero();
+        assertThat(CliRun.run("init", graph.toString(), "--catalog", cat.toString()).code()).isZero();
         String intent;
         try (io.palisade.coordinator.Graph g = io.palisade.coordinator.Palisade.open(graph,
                 io.palisade.coordinator.Options.defaults())) {
             intent = g.addColumns("person", java.util.List.of(new io.palisade.coordinator.Catalog.ColumnDef("email",
                     io.palisade.coordinator.Catalog.ColumnType.Scalar.STRING, true))).intent();
         }
-        Run explain = run("explain", graph.toString(), intent);
+        CliRun.Result explain = CliRun.run("explain", graph.toString(), intent);
         assertThat(explain.code()).as(explain.err()).isZero();
         assertThat(explain.out()).contains("catalog recorded: columns added to table 'person': email (SHA-256 ");
-        Run verify = run("audit", "verify", graph.toString());
+        CliRun.Result verify = CliRun.run("audit", "verify", graph.toString());
         assertThat(verify.code()).as(verify.err()).isZero();
-        Run scan = run("scan", graph.toString(), "--table", "person");
+        CliRun.Result scan = CliRun.run("scan", graph.toString(), "--table", "person");
         assertThat(scan.code()).as(scan.err()).isZero();
     }
 }

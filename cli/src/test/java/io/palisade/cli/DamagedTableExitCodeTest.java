@@ -5,9 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -27,54 +24,34 @@ class DamagedTableExitCodeTest {
     @TempDir
     Path tmp;
 
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        int code;
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            code = Main.run(args);
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-        return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-    }
-
     @Test
     void aZeroLengthPublishedManifestExitsSevenNamingTheFileTheVersionAndTheIntent() throws Exception {
         Path cat = tmp.resolve("catalog.json");
         Files.writeString(cat, CATALOG);
         String graph = tmp.resolve("g").toString();
-        assertThat(run("init", graph, "--catalog", cat.toString()).code()).isZero();
+        assertThat(CliRun.run("init", graph, "--catalog", cat.toString()).code()).isZero();
         Path rows = tmp.resolve("rows.jsonl");
         Files.writeString(rows, "{\"id\":\"alice\",\"age\":30}\n");
-        Run write = run("write", graph, "--table", "person", "--mode", "insert", rows.toString());
+        CliRun.Result write = CliRun.run("write", graph, "--table", "person", "--mode", "insert", rows.toString());
         assertThat(write.code()).as(write.err()).isZero();
         JsonNode receipt = JSON.readTree(write.out().strip());
         String intent = receipt.get("intent").asText();
         long version = receipt.get("version").asLong();
         Path manifest = tmp.resolve("g/tables/person.lance/_versions").resolve(Long.toUnsignedString(~version) + ".manifest");
         assertThat(manifest).exists();
-        assertThat(run("audit", "verify", graph).code()).isZero();
+        assertThat(CliRun.run("audit", "verify", graph).code()).isZero();
 
         Files.write(manifest, new byte[0]); // the power cut
 
-        Run scan = run("scan", graph, "--table", "person");
+        CliRun.Result scan = CliRun.run("scan", graph, "--table", "person");
         assertThat(scan.code()).as(scan.err()).isEqualTo(7);
         assertThat(scan.err()).contains("palisade: table corrupted: ", "person", "version " + version, manifest.toString(),
                 intent).doesNotContain("invalid input");
 
-        Run verify = run("audit", "verify", graph);
+        CliRun.Result verify = CliRun.run("audit", "verify", graph);
         assertThat(verify.code()).as(verify.err()).isEqualTo(7);
         assertThat(verify.err()).contains("palisade: table corrupted: journal verified", manifest.toString(), "zero-length", intent);
-        Run verifyJson = run("audit", "verify", graph, "--json");
+        CliRun.Result verifyJson = CliRun.run("audit", "verify", graph, "--json");
         assertThat(verifyJson.code()).isEqualTo(7);
         JsonNode v = JSON.readTree(verifyJson.out().strip());
         assertThat(v.get("ok").asBoolean()).isTrue();
@@ -82,7 +59,7 @@ class DamagedTableExitCodeTest {
         assertThat(v.get("damaged_tables").get(0).get("version").asLong()).isEqualTo(version);
         assertThat(v.get("damaged_tables").get(0).get("intents").get(0).asText()).isEqualTo(intent);
 
-        Run recover = run("recover", graph, "--json");
+        CliRun.Result recover = CliRun.run("recover", graph, "--json");
         assertThat(recover.code()).as(recover.err()).isEqualTo(7);
         JsonNode error = JSON.readTree(recover.out().strip()).get("error");
         assertThat(error.get("code").asInt()).isEqualTo(7);
@@ -94,7 +71,7 @@ class DamagedTableExitCodeTest {
         assertThat(error.get("files").get(0).asText()).startsWith(manifest.toString());
         assertThat(error.get("intents").get(0).asText()).isEqualTo(intent);
 
-        Run write2 = run("write", graph, "--table", "person", "--mode", "upsert", rows.toString());
+        CliRun.Result write2 = CliRun.run("write", graph, "--table", "person", "--mode", "upsert", rows.toString());
         assertThat(write2.code()).as(write2.err()).isEqualTo(7);
         try (Stream<Path> s = Files.list(manifest.getParent())) {
             assertThat(s.filter(p -> p.toString().endsWith(".manifest")).count()).isEqualTo(version); // nothing written
