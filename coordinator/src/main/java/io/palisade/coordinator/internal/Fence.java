@@ -43,7 +43,11 @@ import java.util.UUID;
  * the winner check against the commits published since its base ({@link #keyCollision}).
  *
  * <p>It holds the memory of recent published commits: the last {@value #RECENT_COMMITS} per graph branch and table,
- * each with its intents' key-adding actions and, described from the substrate on first use, what its versions did.
+ * and no more than hold {@value #RECENT_KEYS} keys between them (the newest commit is always kept), each with its
+ * intents' key-adding actions and, described from the substrate on first use, what its versions did. The key bound
+ * keeps the memory of a journal-ack table's folds, each of which touches thousands of keys, in a few MiB. Forgetting a
+ * commit only costs the check that names its winner: every write is committed on the table's head, where Lance finds
+ * a key a forgotten commit inserted, and every maintenance plan is made on the head.
  * Every commit the committer publishes is {@linkplain #remember remembered}, and so is a bulk load's
  * ({@link #rememberCommit}).
  *
@@ -63,6 +67,8 @@ import java.util.UUID;
 final class Fence {
     private static final Logger LOG = LoggerFactory.getLogger(Fence.class);
     static final int RECENT_COMMITS = 4096;
+    /** At most this many keys in the remembered commits of one graph branch and table (the newest is always kept). */
+    static final long RECENT_KEYS = 262_144;
 
     /**
      * What the fence made of a group: the ops for Phase A, in queue order; the ops deferred to the next group, in
@@ -126,6 +132,11 @@ final class Fence {
             this.described = described == null ? null : List.copyOf(described);
         }
 
+        /** The keys the commit holds: its union filter's (key-adding intents' filters are parts of it). */
+        long keyCount() {
+            return keys.map(KeyFilter::size).orElse(0);
+        }
+
         /** The commit as the resolver's winner, with the actions its versions did. */
         CommittedTransaction committed() {
             if (described == null) {
@@ -138,6 +149,8 @@ final class Fence {
     private final Context ctx;
     private final JournalPhases journal;
     private final Map<String, ArrayDeque<Recent>> recent = new HashMap<>();
+    /** The keys the remembered commits of each graph branch and table hold between them. */
+    private final Map<String, Long> recentKeys = new HashMap<>();
 
     Fence(Context ctx, JournalPhases journal) {
         this.ctx = ctx;
@@ -415,8 +428,16 @@ final class Fence {
     private void remember(String where, Recent commit) {
         ArrayDeque<Recent> q = recent.computeIfAbsent(where, k -> new ArrayDeque<>());
         q.addLast(commit);
-        while (q.size() > RECENT_COMMITS) {
-            q.pollFirst();
+        long keys = recentKeys.getOrDefault(where, 0L) + commit.keyCount();
+        while (q.size() > RECENT_COMMITS || (keys > RECENT_KEYS && q.size() > 1)) {
+            keys -= q.pollFirst().keyCount();
         }
+        recentKeys.put(where, keys);
+    }
+
+    /** How many commits and keys the fence remembers of {@code where} (for the memory bound's test). */
+    long[] remembered(String where) {
+        ArrayDeque<Recent> q = recent.get(where);
+        return new long[]{q == null ? 0 : q.size(), recentKeys.getOrDefault(where, 0L)};
     }
 }

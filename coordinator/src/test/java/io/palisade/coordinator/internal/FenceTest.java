@@ -187,6 +187,35 @@ class FenceTest {
         assertThat(fence.keyCollision("dev/person", "i-probe", probeKeys, head)).isEmpty();
     }
 
+    /**
+     * The fence's memory of published commits is bounded by the keys they hold, not only by their number: a
+     * journal-ack table's folds touch thousands of keys each, and 4,096 of them held hundreds of MiB (the 30-minute
+     * journal-ack soak's heap grew with its folds). The newest commit is kept whatever its size.
+     */
+    @Test
+    void theMemoryOfCommitsIsBoundedByTheKeysTheyHold() {
+        int perCommit = 50_000;
+        for (int c = 0; c < 8; c++) {
+            remember(deleteOf("c" + c + "-", perCommit), "i-" + c);
+            assertThat(fence.remembered("main/person")[1]).isLessThanOrEqualTo(Fence.RECENT_KEYS);
+        }
+        long kept = Fence.RECENT_KEYS / perCommit;
+        assertThat(fence.remembered("main/person")).containsExactly(kept, kept * perCommit);
+        remember(deleteOf("big-", (int) Fence.RECENT_KEYS + 1), "i-big");
+        assertThat(fence.remembered("main/person")).containsExactly(1L, Fence.RECENT_KEYS + 1);
+        remember(deleteOf("small-", 10), "i-small");
+        assertThat(fence.remembered("main/person")).containsExactly(1L, 10L);
+    }
+
+    private WriteOp deleteOf(String prefix, int n) {
+        List<String> keys = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            keys.add(prefix + i);
+        }
+        return new WriteOp.Delete(WriteOp.Submission.of("main", "person", head, Optional.empty()),
+                KeyFilter.ofStrings(g.catalog().require("person").idFieldId(), keys));
+    }
+
     @Test
     void aRememberedDeleteIsNoWinnerOfTheStrictInsertCheck() {
         WriteOp delete = new WriteOp.Delete(WriteOp.Submission.of("main", "person", head, Optional.empty()),
