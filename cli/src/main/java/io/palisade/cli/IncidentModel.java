@@ -390,6 +390,12 @@ final class IncidentModel {
                     i.steps.add(new StepAt(Step.A, seq, r.time(), e));
                 }
             }
+            case JournalEvent.RowsReleased e -> {
+                Intent i = intents.get(e.intentId());
+                if (i != null) {
+                    i.steps.add(new StepAt(Step.A, seq, r.time(), e));
+                }
+            }
             case JournalEvent.FoldPlanned e -> {
                 List<Intent> covered = new ArrayList<>();
                 List<Intent> waiting = unfolded.getOrDefault(where(e.graphBranch(), e.table()), List.of());

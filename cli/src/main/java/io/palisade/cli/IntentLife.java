@@ -156,6 +156,8 @@ final class IntentLife {
                     + (x.idempotencyKey() == null ? "" : ", idempotency key '" + x.idempotencyKey() + "'");
             case JournalEvent.RowsRecorded x -> "rows journaled: " + x.rowCount() + " row(s), " + x.rows().length
                     + " bytes (a journal-ack table: the journal holds the write until a fold commits it to the table)";
+            case JournalEvent.RowsReleased x -> "rows journaled: " + x.rowCount() + " row(s), " + x.rowsBytes()
+                    + " bytes, since released from the journal once a fold had committed them to the table";
             case JournalEvent.DuplicatesRepaired x -> "repair of " + x.graphBranch() + "/" + x.table() + " at "
                     + x.tableBranch() + "@" + x.imageVersion() + (x.adoptedVersions().isEmpty() ? ""
                     : ", adopting foreign version(s) " + x.adoptedVersions()) + ": removes " + x.rows().size()

@@ -194,6 +194,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                 case JournalEvent.DuplicatesRepaired e -> { }
                 case JournalEvent.ForeignCommitFound e -> { }
                 case JournalEvent.RowsRecorded e -> { }
+                case JournalEvent.RowsReleased e -> { }
                 case JournalEvent.FoldPlanned e -> { }
                 case JournalEvent.VersionsExpired e -> { }
                 case JournalEvent.ReceiptsExpired e -> { }

@@ -177,6 +177,24 @@ public final class Metrics implements MeterBinder {
         return count(m.intentsForgotten);
     }
 
+    /**
+     * Journal-ack writes whose rows the journal's row release replaced once a checkpoint covered their fold
+     * (docs/journal.md "Row release"); their intents, completions and folds stay in the journal.
+     */
+    public long journalRowsReleased() {
+        return count(m.journalRowsReleased);
+    }
+
+    /** Record bytes the journal's row release gave back. */
+    public long journalRowBytesReleased() {
+        return count(m.journalRowBytesReleased);
+    }
+
+    /** Runs of the journal's row release that failed (logged; the rows stay, the next checkpoint's run retries). */
+    public long journalReleaseFailures() {
+        return count(m.journalReleaseFailures);
+    }
+
     /** Removals of old versions that failed (logged; the next removal of the table branch retries). */
     public long expiryFailures() {
         return count(m.versionCleanupFailures);

@@ -17,10 +17,12 @@ import java.time.Duration;
  * Under steady load the count bound is reached first, so table bytes level off within minutes; at one commit a
  * minute a table keeps its last 10 minutes, but never fewer than 16 versions.
  *
- * @param auto        whether old versions are removed at all
+ * @param auto        whether old versions are removed at all (and journal rows released)
  * @param minVersions the newest versions always kept (at least 1: the newest version is never removed)
  * @param maxVersions the most versions kept, whatever their age
- * @param window      versions younger than this are kept (up to {@code maxVersions})
+ * @param window      versions younger than this are kept (up to {@code maxVersions}); so are the rows the journal holds
+ *                    for folded journal-ack writes (docs/journal.md "Row release": older ones are released once a
+ *                    checkpoint covers their fold)
  * @param expireEvery remove old versions after this many commits to a table branch
  */
 public record Retention(boolean auto, int minVersions, int maxVersions, Duration window, int expireEvery) {

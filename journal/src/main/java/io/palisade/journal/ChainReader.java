@@ -239,7 +239,12 @@ final class ChainReader implements RecordStream {
         if (previousHash == null) {
             previousHash = new byte[RecordDescriptor.HASH_LENGTH];
         }
-        codec.hash(b, 0, n, previousHash);
+        if (rec.event() instanceof JournalEvent.RowsReleased released) {
+            // the chain links to the record the row release replaced (docs/journal.md "Row release")
+            System.arraycopy(released.recordHash(), 0, previousHash, 0, RecordDescriptor.HASH_LENGTH);
+        } else {
+            codec.hash(b, 0, n, previousHash);
+        }
         expectedSequence = seq + 1;
         lastEpoch = epoch;
         lastTimestamp = ts;

@@ -1,6 +1,7 @@
 package io.palisade.journal;
 
 import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.journal.codec.RecordCodec;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The embedded journal storage: {@code <graph>/_palisade/journal/}, one Chronicle queue per writer session
@@ -35,7 +37,18 @@ final class ChronicleStorage implements JournalStorage {
     /** The cycle whose file and queue metadata were last synced with the segment directory. */
     private int metadataSyncedForCycle = Integer.MIN_VALUE;
 
-    private ChronicleStorage(Path journalDir, WriterLease lease, SingleChronicleQueue queue, ChainState scan) {
+    /**
+     * The time Chronicle rolls by: the timestamp (epoch milliseconds) of the record being appended, never going back;
+     * the lease's start before the first.
+     */
+    private final AtomicLong recordMillis;
+    /** This writer's row release (its memory of finished segments); runs are serialised by {@link Journal}. */
+    private final RowRelease rowRelease;
+
+    private ChronicleStorage(Path journalDir, WriterLease lease, SingleChronicleQueue queue, ChainState scan,
+                             AtomicLong recordMillis) {
+        this.recordMillis = recordMillis;
+        this.rowRelease = new RowRelease(journalDir);
         this.journalDir = journalDir;
         this.lease = lease;
         this.queue = queue;
@@ -74,8 +87,9 @@ final class ChronicleStorage implements JournalStorage {
                 LOG.info("journal {}: removed {} unready segment(s) left by writers that died while opening",
                         journalDir, leftovers);
             }
-            queue = ChronicleSupport.open(Segments.dir(journalDir, lease.owner().epoch()), false);
-            return new ChronicleStorage(journalDir, lease, queue, state);
+            AtomicLong recordMillis = new AtomicLong(lease.owner().since().toEpochMilli());
+            queue = ChronicleSupport.openForWriting(Segments.dir(journalDir, lease.owner().epoch()), recordMillis::get);
+            return new ChronicleStorage(journalDir, lease, queue, state, recordMillis);
         } catch (RuntimeException e) {
             if (queue != null) {
                 queue.close();
@@ -139,6 +153,11 @@ final class ChronicleStorage implements JournalStorage {
     }
 
     @Override
+    public RowReleaseReport releaseRows(long belowSequence, long olderThanNanos, RowRelease.Hook hook) {
+        return rowRelease.run(belowSequence, olderThanNanos, hook);
+    }
+
+    @Override
     public LeaseOwner owner() {
         return lease.owner();
     }
@@ -158,6 +177,8 @@ final class ChronicleStorage implements JournalStorage {
     public void write(byte[] bytes, int[] offsets, int n, long firstSequence, Durability durability) {
         try {
             for (int i = 0; i < n; i++) {
+                long millis = RecordCodec.timestamp(bytes, offsets[i]) / 1_000_000L;
+                recordMillis.accumulateAndGet(millis, Math::max);
                 try (DocumentContext dc = appender.writingDocument()) {
                     dc.wire().bytes().write(bytes, offsets[i], offsets[i + 1] - offsets[i]);
                 }

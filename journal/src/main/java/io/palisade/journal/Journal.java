@@ -47,6 +47,8 @@ public final class Journal implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Journal.class);
 
     /** The journal directory inside {@code _palisade/}. */
+    /** Held by a row release, and by {@link #close} so that it waits for one (taken before {@code this}). */
+    private final Object releaseLock = new Object();
     public static final String DIRECTORY = "journal";
 
     private final Path palisadeDir;
@@ -186,6 +188,10 @@ public final class Journal implements AutoCloseable {
         int pos = 0;
         try {
             for (int i = 0; i < n; i++) {
+                if (events.get(i) instanceof JournalEvent.RowsReleased) {
+                    throw new IllegalArgumentException("rows_released is written by the row release only, in place of "
+                            + "a rows_recorded record; it is never appended");
+                }
                 ts = Math.max(JournalRecord.nanos(options.clock().instant()), ts);
                 offsets[i] = pos;
                 int length = codec.encode(events.get(i), first + i, ts, epoch, hash, buffer, pos);
@@ -320,13 +326,58 @@ public final class Journal implements AutoCloseable {
         return palisadeDir;
     }
 
-    /** Syncs and closes the storage (releasing the lease on Chronicle). Idempotent. */
-    @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
+    /**
+     * The journal's row release (docs/journal.md "Row release"): replaces every {@code rows_recorded} record in the
+     * closed files whose records all lie before {@code belowSequence} by a {@code rows_released} record that keeps
+     * the original's hash, so the chain still verifies and the rows stop costing disk. The caller guarantees that no
+     * reader of the graph's state needs those rows again: every journal-ack write before {@code belowSequence} is
+     * folded into its table and a durable checkpoint covers it. Runs beside appends (it touches only files the writer
+     * has closed); one run at a time; {@link #close} waits for a run in progress.
+     *
+     * @throws IllegalStateException when the journal is closed, failed or fenced (this writer no longer owns it)
+     */
+    public RowReleaseReport releaseRows(long belowSequence) {
+        return releaseRows(belowSequence, java.time.Duration.ZERO, RowRelease.Hook.NONE);
+    }
+
+    /**
+     * {@link #releaseRows(long)}, keeping the rows of every file whose last record is younger than {@code keep} in the
+     * journal's own time (the newest record's timestamp): the window in which reads of the past still find them.
+     */
+    public RowReleaseReport releaseRows(long belowSequence, java.time.Duration keep) {
+        return releaseRows(belowSequence, keep, RowRelease.Hook.NONE);
+    }
+
+    RowReleaseReport releaseRows(long belowSequence, RowRelease.Hook hook) {
+        return releaseRows(belowSequence, java.time.Duration.ZERO, hook);
+    }
+
+    RowReleaseReport releaseRows(long belowSequence, java.time.Duration keep, RowRelease.Hook hook) {
+        long olderThanNanos;
+        synchronized (releaseLock) {
+            synchronized (this) {
+                if (closed || failed || fenced != null) {
+                    throw new IllegalStateException("journal " + storage.describe() + " is closed, failed or fenced: "
+                            + "only its live writer releases rows");
+                }
+                belowSequence = Math.min(belowSequence, nextSequence);
+                olderThanNanos = keep.isZero() ? Long.MAX_VALUE : lastTimestamp - keep.toNanos();
+            }
+            return storage.releaseRows(belowSequence, olderThanNanos, hook);
         }
-        closed = true;
-        storage.close(!failed);
+    }
+
+    /** Syncs and closes the storage (releasing the lease on Chronicle), after a row release in progress. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (releaseLock) {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                storage.close(!failed);
+            }
+        }
     }
 }

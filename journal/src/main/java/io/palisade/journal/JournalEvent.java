@@ -433,6 +433,54 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * A {@link RowsRecorded} whose rows the journal no longer holds: once every write before a sequence is folded into
+     * its table and a checkpoint covers it, the journal's row release rewrites each closed file of records before that
+     * sequence, replacing each {@code RowsRecorded} by this record at the same sequence (docs/journal.md "Row
+     * release"). Everything else of the write stays: its intent (key filter, request digest), its completion and its
+     * fold. The record keeps the SHA-256 of the record it replaced, which is what the next record's previous-hash field
+     * links to, so the chain still verifies end to end; this record's own fields are not covered by that hash.
+     *
+     * @param intentId    the write's intent
+     * @param graphBranch the graph branch written
+     * @param table       the table written
+     * @param rowCount    rows the released record held
+     * @param rowsBytes   bytes of the Arrow IPC stream that was released
+     * @param recordHash  SHA-256 of the replaced {@code RowsRecorded} record, 32 bytes
+     */
+    record RowsReleased(String intentId, String graphBranch, String table, int rowCount, long rowsBytes,
+                        byte[] recordHash) implements JournalEvent {
+        public RowsReleased {
+            Objects.requireNonNull(intentId, "intentId");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(recordHash, "recordHash");
+            if (rowCount < 0 || rowsBytes < 0 || recordHash.length != 32) {
+                throw new IllegalArgumentException("rowCount " + rowCount + ", rowsBytes " + rowsBytes + ", hash of "
+                        + recordHash.length + " bytes");
+            }
+            recordHash = recordHash.clone();
+        }
+
+        /** The SHA-256 of the replaced record (a copy). */
+        @Override
+        public byte[] recordHash() {
+            return recordHash.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof RowsReleased r && intentId.equals(r.intentId) && graphBranch.equals(r.graphBranch)
+                    && table.equals(r.table) && rowCount == r.rowCount && rowsBytes == r.rowsBytes
+                    && java.util.Arrays.equals(recordHash, r.recordHash);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(intentId, graphBranch, table, rowCount, rowsBytes, java.util.Arrays.hashCode(recordHash));
+        }
+    }
+
+    /**
      * The plan of a fold (docs/journal-ack.md), journaled with the fold's {@link IntentRecorded} (operation
      * {@link LogicalOperation#FOLD}) before its table commit: the fold commits every journaled write of
      * (graph branch, table) acknowledged at or before {@code throughSequence} and not yet folded, as one merge-insert

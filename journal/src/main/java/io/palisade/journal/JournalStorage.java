@@ -52,6 +52,13 @@ sealed interface JournalStorage permits ChronicleStorage, KafkaStorage {
     default void anchor(long sequence, byte[] hash) {
     }
 
+    /**
+     * Releases the rows of the closed records before {@code belowSequence} whose files end before
+     * {@code olderThanNanos} ({@link RowRelease}). The Kafka storage releases none: a topic's bytes are bounded by its
+     * own retention.
+     */
+    RowReleaseReport releaseRows(long belowSequence, long olderThanNanos, RowRelease.Hook hook);
+
     /** Releases the storage (and the lease); {@code flush} when no write failed. */
     void close(boolean flush);
 }

@@ -95,6 +95,7 @@ public final class JsonRenderer {
             case ForeignCommitFound e -> "foreign_commit_found";
             case JournalEvent.DuplicatesRepaired e -> "duplicates_repaired";
             case JournalEvent.RowsRecorded e -> "rows_recorded";
+            case JournalEvent.RowsReleased e -> "rows_released";
             case JournalEvent.FoldPlanned e -> "fold_planned";
             case JournalEvent.VersionsExpired e -> "versions_expired";
             case JournalEvent.ReceiptsExpired e -> "receipts_expired";
@@ -290,6 +291,14 @@ public final class JsonRenderer {
                 n.put("row_count", e.rowCount());
                 n.put("rows_bytes", e.rows().length);
                 n.put("rows_base64", Base64.getEncoder().encodeToString(e.rows()));
+            }
+            case JournalEvent.RowsReleased e -> {
+                n.put("intent_id", e.intentId());
+                n.put("graph_branch", e.graphBranch());
+                n.put("table", e.table());
+                n.put("row_count", e.rowCount());
+                n.put("rows_bytes", e.rowsBytes());
+                n.put("released_record_sha256", java.util.HexFormat.of().formatHex(e.recordHash()));
             }
             case JournalEvent.FoldPlanned e -> {
                 n.put("intent_id", e.intentId());

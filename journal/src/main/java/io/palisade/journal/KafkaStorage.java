@@ -232,6 +232,12 @@ final class KafkaStorage implements JournalStorage {
     }
 
     @Override
+    public RowReleaseReport releaseRows(long belowSequence, long olderThanNanos, RowRelease.Hook hook) {
+        return new RowReleaseReport(belowSequence, 0, 0, 0, 0, 0, 0,
+                List.of("the journal is a Kafka topic: its bytes are bounded by the topic's retention, not released"));
+    }
+
+    @Override
     public LeaseOwner owner() {
         return owner;
     }

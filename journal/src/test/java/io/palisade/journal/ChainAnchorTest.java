@@ -32,7 +32,7 @@ class ChainAnchorTest {
     private Path journal(int sessions, int events, boolean anchor) {
         Path palisade = palisade();
         for (int s = 0; s < sessions; s++) {
-            try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+            try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
                 for (int i = 0; i < events; i++) {
                     j.append(i % 2 == 0 ? new GraphBranchCreated("b" + i, "main", i) : new GraphBranchDeleted("b" + i),
                             Durability.POWER_LOSS);
@@ -66,7 +66,7 @@ class ChainAnchorTest {
         long[] b = JournalFiles.recordBounds(file, 5);
         JournalFiles.flipBit(file, b[0] + RecordDescriptor.HEADER_LENGTH + 2, 3);
         // the open verifies from the anchor: it does not read record 5, and the writer goes on from the end
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
             assertThat(j.append(new GraphBranchDeleted("x"), Durability.POWER_LOSS)).isEqualTo(83); // 82 = WriterStarted
         }
         // the whole chain is still verified by verify(), which names the damaged record
@@ -77,7 +77,7 @@ class ChainAnchorTest {
         }
         // without the anchor the open verifies from sequence 0 and refuses
         deleteAnchor(dir);
-        assertThatThrownBy(() -> Journal.open(palisade, JournalOptions.defaults()))
+        assertThatThrownBy(() -> Journal.open(palisade, JournalFiles.ONE_CYCLE))
                 .isInstanceOf(JournalCorruptedException.class)
                 .satisfies(e -> assertThat(((JournalCorruptedException) e).sequence()).isEqualTo(5));
     }
@@ -85,7 +85,7 @@ class ChainAnchorTest {
     @Test
     void corruptionAfterTheAnchorStillRefusesTheOpen() {
         Path palisade = journal(1, 40, true);
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) { // a session after the anchor
+        try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) { // a session after the anchor
             for (int i = 0; i < 20; i++) {
                 j.append(new GraphBranchDeleted("y" + i), Durability.POWER_LOSS);
             }
@@ -93,7 +93,7 @@ class ChainAnchorTest {
         Path file = JournalFiles.cycleFile(palisade, 2);
         long[] b = JournalFiles.recordBounds(file, 45); // in the second segment (41 = its WriterStarted), after the anchor (40)
         JournalFiles.flipBit(file, b[0] + RecordDescriptor.HEADER_LENGTH + 2, 3);
-        assertThatThrownBy(() -> Journal.open(palisade, JournalOptions.defaults()))
+        assertThatThrownBy(() -> Journal.open(palisade, JournalFiles.ONE_CYCLE))
                 .isInstanceOf(JournalCorruptedException.class).hasMessageContaining("mid-log corruption");
     }
 
@@ -104,7 +104,7 @@ class ChainAnchorTest {
         List<Long> before = sequences(palisade);
         // names a record the journal does not hold (a power cut took it)
         new ChainAnchor(1_000, new byte[RecordDescriptor.HASH_LENGTH]).write(dir);
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
             assertThat(j.append(new GraphBranchDeleted("a"), Durability.POWER_LOSS)).isEqualTo(before.size() + 1);
             j.anchor();
         }
@@ -113,7 +113,7 @@ class ChainAnchorTest {
         byte[] other = real.hash().clone();
         other[0] ^= 1;
         new ChainAnchor(real.sequence(), other).write(dir);
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
             assertThat(j.append(new GraphBranchDeleted("b"), Durability.POWER_LOSS)).isEqualTo(real.sequence() + 2);
         }
         // a damaged file
@@ -121,7 +121,7 @@ class ChainAnchorTest {
         image[10] ^= 1;
         Files.write(dir.resolve(ChainAnchor.FILE), image);
         assertThat(ChainAnchor.read(dir)).isEmpty();
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
             assertThat(j.append(new GraphBranchDeleted("c"), Durability.POWER_LOSS)).isEqualTo(real.sequence() + 4);
         }
         assertThat(sequences(palisade)).as("dense, every record good").hasSize((int) real.sequence() + 5);

@@ -26,7 +26,7 @@ class CorruptionTest {
 
     private Path journalWith(int events) {
         Path palisade = tmp.resolve("_palisade");
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
             for (int i = 0; i < events; i++) {
                 j.append(i % 2 == 0 ? new GraphBranchCreated("b" + i, "main", i) : new GraphBranchDeleted("b" + i),
                         Durability.PROCESS_CRASH);
@@ -78,7 +78,7 @@ class CorruptionTest {
         JournalFiles.flipBit(file, b[0] + RecordDescriptor.HEADER_LENGTH + 2, 3);
 
         for (int attempt = 0; attempt < 2; attempt++) { // the lease is released after each refusal
-            assertThatThrownBy(() -> Journal.open(palisade, JournalOptions.defaults()))
+            assertThatThrownBy(() -> Journal.open(palisade, JournalFiles.ONE_CYCLE))
                     .isInstanceOf(JournalCorruptedException.class)
                     .hasMessageContaining("sequence 5")
                     .satisfies(e -> assertThat(((JournalCorruptedException) e).sequence()).isEqualTo(5));
@@ -106,7 +106,7 @@ class CorruptionTest {
         Path file = JournalFiles.cycleFile(palisade, 1);
         long[] b = JournalFiles.recordBounds(file, 5);
         JournalFiles.write(file, b[0] - 4, new byte[4]); // Chronicle's header of record 5: reading stops there
-        assertThatThrownBy(() -> Journal.open(palisade, JournalOptions.defaults()))
+        assertThatThrownBy(() -> Journal.open(palisade, JournalFiles.ONE_CYCLE))
                 .isInstanceOf(JournalCorruptedException.class)
                 .hasMessageContaining("hides good records")
                 .satisfies(e -> assertThat(((JournalCorruptedException) e).sequence()).isEqualTo(5));

@@ -337,7 +337,31 @@ final class EventGens {
         return in -> JournalEvent.CatalogRecorded.of(t.generate(in), t.generate(in));
     }
 
-    /** Every event type, equally likely. */
+    static Gen<JournalEvent> rowsReleased() {
+        Gen<String> t = text();
+        Gen<Integer> count = integers().between(0, 1000);
+        Gen<Long> bytes = longs().between(0, Integer.MAX_VALUE);
+        Gen<List<Integer>> hash = lists().of(integers().between(-128, 127)).ofSize(32);
+        return in -> {
+            List<Integer> h = hash.generate(in);
+            byte[] b = new byte[32];
+            for (int i = 0; i < 32; i++) {
+                b[i] = h.get(i).byteValue();
+            }
+            return new JournalEvent.RowsReleased(t.generate(in), t.generate(in), t.generate(in), count.generate(in),
+                    bytes.generate(in), b);
+        };
+    }
+
+    /** Every event type a record can hold, equally likely: the appendable ones and {@code rows_released}. */
+    static Gen<JournalEvent> anyRecordedEvent() {
+        return oneOf(List.of(anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(),
+                anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(),
+                anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(),
+                anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), rowsReleased()));
+    }
+
+    /** Every event type a writer appends, equally likely ({@code rows_released} is written by the row release only). */
     static Gen<JournalEvent> anyEvent() {
         return oneOf(List.of(writerStarted(), intentRecorded(), tableCommitted(), headPublished(),
                 intentCompleted(), branchCreated(), branchDeleted(), checkpoint(), migrationClaimed(), unitPlanned(),

@@ -21,6 +21,13 @@ import java.util.stream.Stream;
 final class JournalFiles {
     private static final int SCAN_LIMIT = 8 * 1024 * 1024;
 
+    /**
+     * Writer options whose clock stands still, so that each writer session's segment is one Chronicle cycle file
+     * ({@link #cycleFile}) however long the test runs.
+     */
+    static final JournalOptions ONE_CYCLE = JournalOptions.defaults()
+            .withClock(java.time.Clock.fixed(java.time.Instant.parse("2026-01-01T00:01:00Z"), java.time.ZoneOffset.UTC));
+
     private JournalFiles() {
     }
 

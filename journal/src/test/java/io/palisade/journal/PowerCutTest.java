@@ -24,7 +24,7 @@ class PowerCutTest {
     void recordsAfterTheLastSyncMayBeLostButTheJournalReopensWithEverySyncedRecord() {
         Path palisade = graph.resolve("_palisade");
         long lastSynced = -1;
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
             for (int i = 0; i < 10; i++) {
                 lastSynced = j.append(new GraphBranchCreated("synced-" + i, "main", i), Durability.POWER_LOSS);
             }
@@ -38,7 +38,7 @@ class PowerCutTest {
         long to = JournalFiles.recordBounds(file, 310)[1];
         JournalFiles.write(file, from, new byte[(int) (to - from)]); // the unsynced data pages are gone
 
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
             assertThat(j.tornTailCutAtOpen()).get().satisfies(t -> {
                 assertThat(t.lastGoodSequence()).isEqualTo(10);
                 assertThat(t.reason()).contains("data is lost");

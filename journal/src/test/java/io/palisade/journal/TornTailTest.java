@@ -35,7 +35,7 @@ class TornTailTest {
     @BeforeEach
     void writeAClosedJournal() {
         pristine = tmp.resolve("pristine/_palisade");
-        try (Journal j = Journal.open(pristine, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(pristine, JournalFiles.ONE_CYCLE)) {
             for (int i = 0; i < 4; i++) {
                 JournalEvent e = new GraphBranchCreated("branch-" + i, "main", i);
                 originals.add(e);
@@ -96,7 +96,7 @@ class TornTailTest {
         tail[2] = 0;
         tail[3] = 0;
         JournalFiles.write(JournalFiles.cycleFile(copy, 1), lastEnd, tail);
-        try (Journal j = Journal.open(copy, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(copy, JournalFiles.ONE_CYCLE)) {
             assertThat(j.tornTailCutAtOpen()).get().satisfies(t -> {
                 assertThat(t.lastGoodSequence()).isEqualTo(5);
                 assertThat(t.excerpts()).isGreaterThanOrEqualTo(1);
@@ -109,7 +109,7 @@ class TornTailTest {
     private boolean reopenAndCheck(Path palisade, String what, boolean reopenTwice) {
         boolean torn;
         long end;
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+        try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
             torn = j.tornTailCutAtOpen().isPresent();
             if (torn) {
                 assertThat(j.tornTailCutAtOpen().get().lastGoodSequence()).as(what).isBetween(4L, 5L);
@@ -118,7 +118,7 @@ class TornTailTest {
             end = j.endSequence();
         }
         if (reopenTwice) {
-            try (Journal j = Journal.open(palisade, JournalOptions.defaults())) {
+            try (Journal j = Journal.open(palisade, JournalFiles.ONE_CYCLE)) {
                 assertThat(j.endSequence()).as(what).isEqualTo(end + 1);
             }
         }

@@ -89,7 +89,8 @@ final class HeadsReducer {
             case JournalEvent.DuplicatesRepaired e -> {
                 // the rows a repair removes: evidence for explain; its intent's records move the head
             }
-            case JournalEvent.RowsRecorded e -> IntentSteps.rowsRecorded(d, e);
+            case JournalEvent.RowsRecorded e -> IntentSteps.rowsRecorded(d, e.intentId(), e.graphBranch(), e.table());
+            case JournalEvent.RowsReleased e -> IntentSteps.rowsRecorded(d, e.intentId(), e.graphBranch(), e.table());
             case JournalEvent.FoldPlanned e -> FoldMarkSteps.foldPlanned(d, e);
             case JournalEvent.VersionsExpired e -> {
                 // retention removes versions below every head and pin: no head changes; a read of an older point

@@ -97,15 +97,18 @@ final class IntentSteps {
         }
     }
 
-    /** A journal-ack write's rows: only for an open insert, upsert or delete intent still in phase A. */
-    static void rowsRecorded(HeadsDraft d, JournalEvent.RowsRecorded e) {
-        OpenIntent o = d.open.get(e.intentId());
+    /**
+     * A journal-ack write's rows ({@code RowsRecorded}, or the {@code RowsReleased} the journal's row release left in
+     * its place): only for an open insert, upsert or delete intent still in phase A.
+     */
+    static void rowsRecorded(HeadsDraft d, String intentId, String graphBranch, String table) {
+        OpenIntent o = d.open.get(intentId);
         if (o == null) {
-            throw d.fail(e.graphBranch(), e.table(), "rows recorded for intent " + e.intentId() + ", which is not open");
+            throw d.fail(graphBranch, table, "rows recorded for intent " + intentId + ", which is not open");
         }
-        if (!o.graphBranch().equals(e.graphBranch()) || !o.table().equals(e.table())
+        if (!o.graphBranch().equals(graphBranch) || !o.table().equals(table)
                 || o.phase() != IntentPhase.RECORDED || !journalable(o.recorded().operation())) {
-            throw d.fail(e.graphBranch(), e.table(), "rows recorded for intent " + e.intentId() + " ("
+            throw d.fail(graphBranch, table, "rows recorded for intent " + intentId + " ("
                     + o.recorded().operation() + " of " + o.graphBranch() + "/" + o.table() + ", " + o.phase()
                     + "), which is not an open journal-ack write of this table");
         }

@@ -55,7 +55,7 @@ public final class Engine implements AutoCloseable {
     public Engine(GraphLayout layout, Catalog catalog, Options options, Journal journal, TableStore store,
                   BufferAllocator allocator, HeadsState state, boolean manualCommitter) {
         Meters meters = new Meters(catalog);
-        PublishedView view = new PublishedView(layout, catalog, options, journal, state, meters);
+        PublishedView view = new PublishedView(layout, catalog, options, journal, state, meters, manualCommitter);
         meters.watch(view);
         this.ctx = new Context(layout, options, journal, store, allocator, view,
                 new Reads(view, store, allocator, layout), meters, new TableRefusals(), new TableBranches(store),
@@ -271,6 +271,7 @@ public final class Engine implements AutoCloseable {
             try {
                 committer.folder().close();
                 committer.maintenance().close();
+                ctx.view().closeRelease();
                 ctx.journal().close();
             } finally {
                 ctx.store().close();

@@ -82,6 +82,9 @@ public final class Meters implements AutoCloseable {
     public final Counter expiredBytes;
     public final Counter keysForgotten;
     public final Counter intentsForgotten;
+    public final Counter journalRowsReleased;
+    public final Counter journalRowBytesReleased;
+    public final Counter journalReleaseFailures;
 
     public final Latency intentPhase;
     public final Latency commitPhase;
@@ -141,6 +144,12 @@ public final class Meters implements AutoCloseable {
                 "Idempotency keys forgotten under the idempotency window");
         intentsForgotten = counter("palisade.intents.forgotten",
                 "Completed intents the heads state forgot because a checkpoint covered them");
+        journalRowsReleased = counter("palisade.journal.rows.released",
+                "Journal-ack writes whose rows the journal's row release replaced, once folded and checkpointed");
+        journalRowBytesReleased = bytes("palisade.journal.rows.released.bytes",
+                "Record bytes the journal's row release gave back");
+        journalReleaseFailures = counter("palisade.journal.rows.release.failures",
+                "Runs of the journal's row release that failed (logged; the rows stay)");
 
         String phases = "Committer time of a table-ack write group, by phase: intent (journaling its intents), commit"
                 + " (its table commit) and publish (journaling its completion and answering its writers)";

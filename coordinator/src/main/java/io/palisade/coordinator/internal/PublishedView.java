@@ -26,6 +26,8 @@ import java.util.function.LongSupplier;
  * checkpoints or changes the catalog, while any thread reads.
  */
 public final class PublishedView {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PublishedView.class);
+
     /** A table's unfolded writes at a glance (for the fold agent, {@code heads} and metrics). */
     public record TailSummary(String branch, String table, int writes, long oldestNanos, long bytes) {
     }
@@ -56,14 +58,23 @@ public final class PublishedView {
      * {@link Options#maxFoldLagMillis()}). Tests only may replace it (to age the unfolded writes without waiting).
      */
     private volatile LongSupplier clockMillis = System::currentTimeMillis;
+    /** Runs the journal's row release off the committer thread; null: inline (the deterministic simulation). */
+    private final java.util.concurrent.ExecutorService releaser;
+    private final java.util.concurrent.atomic.AtomicBoolean releasing = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** The graph's options. */
     Options options() {
         return options;
     }
 
+    /** @param inlineRelease run the journal's row release on the committer thread (the deterministic simulation) */
     PublishedView(GraphLayout layout, Catalog catalog, Options options, Journal journal, HeadsState state,
-                  Meters meters) {
+                  Meters meters, boolean inlineRelease) {
+        this.releaser = inlineRelease ? null : java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "palisade-journal-release");
+            t.setDaemon(true);
+            return t;
+        });
         this.meters = meters;
         this.layout = layout;
         this.catalog = catalog;
@@ -138,7 +149,8 @@ public final class PublishedView {
      * ({@link HeadsState#completedIntent}).
      */
     private void checkpoint() {
-        Checkpoints.Written w = checkpoints.write(state);
+        HeadsState written = state;
+        Checkpoints.Written w = checkpoints.write(written);
         recordsSinceCheckpoint = 0;
         List<JournalEvent> events = new ArrayList<>(2);
         events.add(new CheckpointWritten(w.sequence(), w.file().getFileName().toString(), w.headsDigest()));
@@ -146,8 +158,10 @@ public final class PublishedView {
         if (expired != null) {
             events.add(expired);
         }
+        long releaseBelow = Math.min(w.sequence() + 1, Reads.oldestUnfolded(written));
         long seq = journal.appendBatch(events, options.durability());
         journal.anchor(); // the next open verifies the journal's chain from here, not from sequence 0
+        releaseRows(releaseBelow);
         synchronized (lock) {
             HeadsState s = state;
             for (int i = 0; i < events.size(); i++) {
@@ -161,6 +175,67 @@ public final class PublishedView {
         if (expired != null) {
             while (!receiptTimes.isEmpty() && receiptTimes.peekFirst()[0] <= expired.throughSequence()) {
                 receiptTimes.pollFirst();
+            }
+        }
+    }
+
+    /**
+     * Asks the journal to release the rows of the journal-ack writes before {@code below} that are older than the
+     * retention window ({@link io.palisade.coordinator.Retention#window()}; none when retention is off) (docs/journal.md
+     * "Row release"): every write before it is folded into its table in the state this checkpoint holds, and the
+     * checkpoint is durable, so neither the graph's present, nor a replay from this checkpoint, nor one from sequence 0 (whose
+     * folds are journaled) needs them. Off the committer thread, one run at a time; a run asked for while one is in
+     * progress is folded into the next checkpoint's. A failure is logged and counted; the rows then stay.
+     */
+    private void releaseRows(long below) {
+        if (journal.onKafka() || below <= 0 || !options.retention().auto()) {
+            return;
+        }
+        if (releaser == null) {
+            runRelease(below);
+            return;
+        }
+        if (releasing.compareAndSet(false, true)) {
+            try {
+                releaser.execute(() -> {
+                    try {
+                        runRelease(below);
+                    } finally {
+                        releasing.set(false);
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                releasing.set(false); // closing
+            }
+        }
+    }
+
+    private void runRelease(long below) {
+        try {
+            io.palisade.journal.RowReleaseReport r = journal.releaseRows(below, options.retention().window());
+            meters.journalRowsReleased.increment(r.records());
+            meters.journalRowBytesReleased.increment(r.bytesFreed());
+            if (r.files() > 0) {
+                LOG.debug("journal row release below sequence {}: {} file(s), {} write(s), {} row bytes", below,
+                        r.files(), r.records(), r.rowBytes());
+            }
+        } catch (IllegalStateException e) {
+            // the journal closed or was fenced meanwhile: the next writer releases them
+        } catch (RuntimeException e) {
+            meters.journalReleaseFailures.increment();
+            LOG.warn("journal row release below sequence {} failed; the rows stay in the journal: {}", below,
+                    e.toString());
+        }
+    }
+
+    /** Stops the row release (waiting for a run in progress); the journal is closed after it. */
+    void closeRelease() {
+        if (releaser != null) {
+            releaser.shutdown();
+            try {
+                releaser.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -60,6 +60,14 @@ public final class Reads {
         TableHead head = at.head(branch, table).orElseThrow(
                 () -> new ValidationException("table '" + table + "' had no head on branch '" + branch + "' at sequence " + seq));
         UnfoldedWrites tail = rebuildUnfolded(layout.palisade(), view.catalog(), at, seq);
+        Optional<UnfoldedWrites.Entry> released = tail.firstReleased(branch, table);
+        if (released.isPresent()) {
+            throw new io.palisade.fencing.VersionExpiredException("table '" + table + "' on branch '" + branch
+                    + "' at sequence " + seq + " held journal-ack writes not folded yet (the oldest acknowledged at "
+                    + "sequence " + released.get().acknowledgedAt + "), and the journal has released their rows since "
+                    + "they were folded (docs/journal.md \"Row release\"); read a point after the fold that took them",
+                    -1);
+        }
         return UnfoldedWrites.overlay(scan(table, head), tail.newest(branch, table), allocator);
     }
 
@@ -199,7 +207,7 @@ public final class Reads {
     }
 
     /** The oldest sequence any table's unfolded writes start at in {@code at}, or {@link Long#MAX_VALUE}. */
-    private static long oldestUnfolded(HeadsState at) {
+    static long oldestUnfolded(HeadsState at) {
         long from = Long.MAX_VALUE;
         for (String b : at.branches().keySet()) {
             for (FoldMark m : at.unfoldedTables(b).values()) {

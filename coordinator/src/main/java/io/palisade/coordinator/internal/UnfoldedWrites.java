@@ -29,6 +29,12 @@ import java.util.Set;
  */
 final class UnfoldedWrites {
 
+    /**
+     * The rows of a write whose {@code RowsRecorded} the journal's row release replaced: only ever below every fold
+     * mark, so a tail rebuilt for the graph's present never keeps such a write; one rebuilt for an older point may.
+     */
+    private static final byte[] RELEASED = new byte[0];
+
     /** One acknowledged write. {@code rows} is its Arrow IPC payload (empty for a delete). */
     static final class Entry {
         final String intentId;
@@ -55,9 +61,18 @@ final class UnfoldedWrites {
             return operation == LogicalOperation.DELETE;
         }
 
+        /** Whether the journal no longer holds this write's rows (row release; folded since). */
+        boolean released() {
+            return rows == RELEASED;
+        }
+
         /** The rows of an insert or upsert by key (decoded once). */
         Map<String, Map<String, Object>> rows(BufferAllocator allocator) {
             Map<String, Map<String, Object>> m = byKey;
+            if (m == null && released()) {
+                throw new IllegalStateException("the rows of journal-ack write " + intentId + " (acknowledged at "
+                        + "sequence " + acknowledgedAt + ") were released from the journal, yet no fold covers it");
+            }
             if (m == null) {
                 m = new LinkedHashMap<>();
                 for (Map<String, Object> r : JournaledRows.decode(rows, allocator)) {
@@ -145,6 +160,12 @@ final class UnfoldedWrites {
                     staged.put(e.intentId(), new Staged(s.intent(), s.recordedAt(), e.rows()));
                 }
             }
+            case JournalEvent.RowsReleased e -> {
+                Staged s = staged.get(e.intentId());
+                if (s != null) {
+                    staged.put(e.intentId(), new Staged(s.intent(), s.recordedAt(), RELEASED));
+                }
+            }
             case JournalEvent.FoldPlanned e -> plans.put(e.intentId(), e);
             case JournalEvent.IntentCompleted e -> {
                 Staged s = staged.remove(e.intentId());
@@ -225,6 +246,11 @@ final class UnfoldedWrites {
         Map<String, Tail> b = tails.get(branch);
         Tail t = b == null ? null : b.get(table);
         return t == null || t.entries.isEmpty() ? Optional.empty() : Optional.of(t);
+    }
+
+    /** The oldest write of (branch, table)'s tail whose rows the journal released, if any. */
+    Optional<Entry> firstReleased(String branch, String table) {
+        return of(branch, table).flatMap(t -> t.entries.stream().filter(Entry::released).findFirst());
     }
 
     /** The newest unfolded write of each key, for the keys that have one (a copy, safe to use outside the lock). */

@@ -58,6 +58,7 @@ public final class EventCodec {
     public static final short VERSIONS_EXPIRED = 13;
     public static final short RECEIPTS_EXPIRED = 14;
     public static final short CATALOG_RECORDED = 15;
+    public static final short ROWS_RELEASED = 16;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -102,6 +103,7 @@ public final class EventCodec {
             case ForeignCommitFound e -> FOREIGN_COMMIT_FOUND;
             case JournalEvent.DuplicatesRepaired e -> DUPLICATES_REPAIRED;
             case JournalEvent.RowsRecorded e -> ROWS_RECORDED;
+            case JournalEvent.RowsReleased e -> ROWS_RELEASED;
             case JournalEvent.FoldPlanned e -> FOLD_PLANNED;
             case JournalEvent.VersionsExpired e -> VERSIONS_EXPIRED;
             case JournalEvent.ReceiptsExpired e -> RECEIPTS_EXPIRED;
@@ -200,6 +202,8 @@ public final class EventCodec {
             }
             case JournalEvent.RowsRecorded e -> w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table())
                     .putInt(e.rowCount()).putBytes(e.rows());
+            case JournalEvent.RowsReleased e -> w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table())
+                    .putInt(e.rowCount()).putLong(e.rowsBytes()).putBytes(e.recordHash());
             case JournalEvent.FoldPlanned e -> w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table())
                     .putLong(e.throughSequence()).putInt(e.writes())
                     .putBytes(e.deletedKeys() == null ? null : e.deletedKeys().encode());
@@ -333,6 +337,20 @@ public final class EventCodec {
                     throw new MalformedPayloadException("rows_recorded: missing field or negative row count");
                 }
                 yield new JournalEvent.RowsRecorded(intent, graphBranch, table, rowCount, rows);
+            }
+            case ROWS_RELEASED -> {
+                String intent = r.getString();
+                String graphBranch = r.getString();
+                String table = r.getString();
+                int rowCount = r.getInt();
+                long rowsBytes = r.getLong();
+                byte[] hash = r.getBytes();
+                if (intent == null || graphBranch == null || table == null || hash == null || hash.length != 32
+                        || rowCount < 0 || rowsBytes < 0) {
+                    throw new MalformedPayloadException("rows_released: missing field, negative count or a hash that is"
+                            + " not 32 bytes");
+                }
+                yield new JournalEvent.RowsReleased(intent, graphBranch, table, rowCount, rowsBytes, hash);
             }
             case FOLD_PLANNED -> {
                 String intent = r.getString();

@@ -1,0 +1,81 @@
+package io.palisade.journal;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The row release killed in a child JVM at each of its points, on each of the files it rewrites: the journal still
+ * verifies end to end, holds every record it held (each write's rows whole or released, never neither), and the next
+ * writer's release finishes the work and removes what the killed one left.
+ */
+class RowReleaseCrashTest {
+    @TempDir
+    Path tmp;
+
+    @ParameterizedTest(name = "killed at {0}:{1}")
+    @CsvSource({"before-replace, 1", "before-replace, 3", "after-replace, 1", "after-replace, 2"})
+    void aReleaseKilledAtAnyPointLosesNothingAndTheNextRunFinishesIt(String point, int nth) throws Exception {
+        Path palisade = tmp.resolve("_palisade");
+        List<String> cmd = ChildJava.command();
+        cmd.add("-Xmx256m");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(ReleaseChild.class.getName());
+        cmd.add(palisade.toString());
+        cmd.add(point);
+        cmd.add(Integer.toString(nth));
+        Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        List<String> out = new ArrayList<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                out.add(line);
+            }
+        }
+        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as("child output %s", out).isEqualTo(ReleaseChild.HALT_STATUS);
+        assertThat(out).doesNotContain("RELEASED");
+        long end = Long.parseLong(out.get(0).substring("WRITTEN ".length()));
+
+        int released = 0;
+        int recorded = 0;
+        try (JournalReader r = JournalReader.open(palisade)) {
+            VerificationReport v = r.verify();
+            assertThat(v.ok()).as("verify: %s", v.problem()).isTrue();
+            assertThat(v.records()).isEqualTo(end);
+            try (JournalCursor c = r.read(0)) {
+                for (JournalRecord rec = c.poll(); rec != null; rec = c.poll()) {
+                    if (rec.event() instanceof JournalEvent.RowsReleased) {
+                        released++;
+                    } else if (rec.event() instanceof JournalEvent.RowsRecorded) {
+                        recorded++;
+                    }
+                }
+            }
+        }
+        // every write is there, its rows whole or released; a file is released whole or not at all
+        assertThat(released + recorded).isEqualTo(12);
+        assertThat(released % 3).isZero();
+        int filesDone = point.equals("after-replace") ? nth : nth - 1;
+        assertThat(released).isEqualTo(3 * filesDone);
+
+        try (Journal j = Journal.open(palisade, JournalOptions.defaults().withClock(new RowReleaseTest.StepClock()))) {
+            RowReleaseReport report = j.releaseRows(j.endSequence());
+            // the killed writer's open file is closed now: everything is released
+            assertThat(report.records()).isEqualTo(12 - released);
+            assertThat(palisade.resolve(Journal.DIRECTORY).resolve(RowRelease.WORK_DIR)).doesNotExist();
+            VerificationReport v = j.reader().verify();
+            assertThat(v.ok()).as("verify: %s", v.problem()).isTrue();
+        }
+    }
+}
