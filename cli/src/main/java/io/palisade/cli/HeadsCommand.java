@@ -62,7 +62,13 @@ final class HeadsCommand implements Callable<Integer>, ReadOnly {
         for (Map<String, Object> m : out) {
             String t = (String) m.get("table");
             m.put("ack", catalog.table(t).map(d -> d.ack().json()).orElse("table"));
-            putFold(m, s, (String) m.get("branch"), t, now);
+            if (catalog.table(t).map(io.palisade.coordinator.Catalog.TableDef::journalAck).orElse(false)) {
+                putFold(m, s, (String) m.get("branch"), t, now);
+            } else { // as status: a table-ack table has no fold to report
+                m.put("unfolded", null);
+                m.put("folded_through", null);
+                m.put("fold_lag_ms", null);
+            }
         }
         if (point == null) { // the heads now: say which tables hold versions no journaled write explains
             List<io.palisade.recovery.ForeignVersions.Pending> pending = Cli.warnForeign(graph);

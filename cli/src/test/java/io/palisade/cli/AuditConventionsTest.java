@@ -172,6 +172,11 @@ class AuditConventionsTest {
         for (String column : t.out().split("\n")[0].trim().split("\\s+")) {
             assertThat(j.has(column)).as(column).isTrue();
         }
+        // a table-ack table has no fold: its fold fields are null, as in status
+        assertThat(j.get("ack").asText()).isEqualTo("table");
+        assertThat(j.get("unfolded").isNull()).isTrue();
+        assertThat(j.get("folded_through").isNull()).isTrue();
+        assertThat(j.get("fold_lag_ms").isNull()).isTrue();
         CliRun.Result jsonl = CliRun.run("heads", graph, "--format", "jsonl");
         assertThat(JSON.readTree(jsonl.out().strip())).isEqualTo(j);
         CliRun.Result alias = CliRun.run("heads", graph, "--json");
