@@ -3,9 +3,6 @@ package io.palisade.recovery;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.OpenIntent;
 import io.palisade.journal.TableHead;
-import io.palisade.substrate.CommitDescription;
-import io.palisade.substrate.OperationKind;
-import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;
 
 import java.util.ArrayList;
@@ -70,17 +67,10 @@ record OpenGroup(String key, List<OpenIntent> intents) {
      */
     long writeBase(TableStore store) {
         long base = base();
-        String tableBranch = tableBranch();
-        if (!forked() || !store.exists(table()) || !store.listBranches(table()).contains(tableBranch)
-                || store.latest(table(), tableBranch).version() <= base) {
+        if (!forked() || !store.exists(table())) {
             return base;
         }
-        try {
-            CommitDescription next = store.decompose(table(), new TableRef(tableBranch, base + 1));
-            return next.kind() == OperationKind.CREATE_INDEX ? base + 1 : base;
-        } catch (RuntimeException e) {
-            return base; // unreadable: judged as any version above the base
-        }
+        return store.forkWriteBase(table(), tableBranch(), base);
     }
 
     /** Whether every intent's head is published (only its completion is missing). */

@@ -141,6 +141,25 @@ public interface TableStore extends AutoCloseable {
     CommitDescription decompose(String table, TableRef ref);
 
     /**
+     * The version a write on {@code tableBranch}, forked at {@code pinVersion}, is made on: {@code pinVersion}, or one
+     * above it when the fork went through another branch and rebuilt the {@code id} index in one CreateIndex version
+     * of its own ({@link #forkBranch}). That version is the fork's, never a write's effect. The one rule the writer
+     * (reusing a fork an interrupted write left) and recovery (judging what a write did) both apply. An unreadable
+     * version above the pin is judged as any other: {@code pinVersion}.
+     */
+    default long forkWriteBase(String table, String tableBranch, long pinVersion) {
+        if (!listBranches(table).contains(tableBranch) || latest(table, tableBranch).version() <= pinVersion) {
+            return pinVersion;
+        }
+        try {
+            return decompose(table, new TableRef(tableBranch, pinVersion + 1)).kind() == OperationKind.CREATE_INDEX
+                    ? pinVersion + 1 : pinVersion;
+        } catch (RuntimeException e) {
+            return pinVersion;
+        }
+    }
+
+    /**
      * Restores the branch of {@code to} to the exact state {@code to}: one Restore commit whose content
      * is that version's, at a new newest version (which is returned). Versions in between stay in the
      * history. Used to roll back an unfinished bulk load (docs/bulk-load.md). A version whose primary key

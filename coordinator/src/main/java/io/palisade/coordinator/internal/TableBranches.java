@@ -2,7 +2,6 @@ package io.palisade.coordinator.internal;
 
 import io.palisade.fencing.GraphRefusedException;
 import io.palisade.heads.HeadsState;
-import io.palisade.substrate.OperationKind;
 import io.palisade.substrate.TableRef;
 import io.palisade.substrate.TableStore;
 
@@ -27,13 +26,9 @@ public final class TableBranches {
     TableRef forkForBranch(String table, TableRef from, String tableBranch) {
         if (store.listBranches(table).contains(tableBranch)) {
             TableRef existing = store.latest(table, tableBranch);
-            if (existing.version() == from.version() + 1
-                    && store.decompose(table, existing).kind() == OperationKind.CREATE_INDEX) {
-                // a fork through a branch rebuilds the id index on the new branch (one CreateIndex commit above the
-                // fork point, TableStore.forkBranch): the fork of an earlier write that then failed
-                return existing;
-            }
-            if (existing.version() != from.version()) {
+            // the fork of an earlier write that then failed: at the pin, or one CreateIndex version above it when the
+            // fork went through a branch (TableStore.forkWriteBase)
+            if (existing.version() != store.forkWriteBase(table, tableBranch, from.version())) {
                 throw new GraphRefusedException("table '" + table + "' already has a branch " + tableBranch + " at version "
                         + existing.version() + ", not at the pinned version " + from.version());
             }
