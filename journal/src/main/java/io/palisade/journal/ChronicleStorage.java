@@ -202,6 +202,11 @@ final class ChronicleStorage implements JournalStorage {
                 // initialised before falling back. It is synced (with the segment directory, which names a
                 // new cycle file) at the segment's first sync — before its ready marker — and on every roll.
                 Segments.syncQueueMetadata(segmentDir);
+                if (metadataSyncedForCycle != Integer.MIN_VALUE) {
+                    // the roll wrote Chronicle's end-of-file marker into the file before, which no msync of the
+                    // new file covers: without it a reader after a power cut would not move past that file
+                    Segments.syncCycleFileBefore(segmentDir, RowRelease.fileName(queue.rollCycle(), cycle));
+                }
                 metadataSyncedForCycle = cycle;
             }
         } catch (IOException | RuntimeException e) {

@@ -162,6 +162,24 @@ final class Segments {
         fsyncDirectory(segmentDir);
     }
 
+    /** Fsyncs the cycle file whose name comes last before {@code currentFile}'s (the one the writer rolled from). */
+    static void syncCycleFileBefore(Path segmentDir, String currentFile) throws IOException {
+        Path before = null;
+        try (Stream<Path> s = Files.list(segmentDir)) {
+            for (Path p : s.filter(f -> f.getFileName().toString().endsWith(ChronicleSupport.SUFFIX)).toList()) {
+                String n = p.getFileName().toString();
+                if (n.compareTo(currentFile) < 0 && (before == null || n.compareTo(before.getFileName().toString()) > 0)) {
+                    before = p;
+                }
+            }
+        }
+        if (before != null) {
+            try (FileChannel ch = FileChannel.open(before, StandardOpenOption.READ)) {
+                ch.force(true);
+            }
+        }
+    }
+
     static void fsyncDirectory(Path dir) throws IOException {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
