@@ -4,22 +4,18 @@ import io.palisade.fencing.VersionExpiredException;
 import io.palisade.heads.Checkpoints;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalReader;
+import io.palisade.journal.StepClock;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.VerificationReport;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,23 +34,13 @@ class JournalRowReleaseTest extends GraphTestSupport {
      * The journal writer's clock, moved by the test: its files roll every five minutes of it. It starts a minute ahead
      * of the wall clock, after every record the graph's create journaled (record times never go back).
      */
-    static final class StepClock extends Clock {
-        final AtomicLong millis = new AtomicLong(System.currentTimeMillis() + 60_000L);
+    private final StepClock clock = new StepClock(System.currentTimeMillis() + 60_000L);
+    private final Options options = JournalAckTest.noAutoFold().withCheckpointEvery(1_000_000);
 
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.get());
-        }
+    /** A new journal-ack graph at {@code root}, and the wiring that opens it with {@link #clock}. */
+    private Palisade.Wiring created(Path root, Options options) {
+        Palisade.create(root, Catalog.fromJson(CATALOG), options).close();
+        return Palisade.Wiring.standard(options).withJournalClock(clock);
     }
 
     private static Map<String, Object> ages(List<Map<String, Object>> rows) {
@@ -78,10 +64,7 @@ class JournalRowReleaseTest extends GraphTestSupport {
     @Test
     void foldedAndCheckpointedRowsLeaveTheJournalAndEveryReadOfTheGraphStaysTheSame() throws Exception {
         Path root = dir.resolve("g");
-        Options options = JournalAckTest.noAutoFold().withCheckpointEvery(1_000_000);
-        Palisade.create(root, Catalog.fromJson(CATALOG), options).close();
-        StepClock clock = new StepClock();
-        Palisade.Wiring wiring = Palisade.Wiring.standard(options).withJournalClock(clock);
+        Palisade.Wiring wiring = created(root, options);
         Map<String, Object> expected = new TreeMap<>();
         long unfoldedPoint;
         long foldedPoint;
@@ -91,7 +74,7 @@ class JournalRowReleaseTest extends GraphTestSupport {
                 expected.put("p" + i, (long) i);
             }
             unfoldedPoint = g.state().lastSequence();
-            clock.millis.addAndGet(FIVE_MINUTES);
+            clock.advance(FIVE_MINUTES);
             for (int i = 0; i < 12; i += 2) {
                 g.upsert("main", "person", List.of(Row.of("id", "p" + i, "age", 100L + i)));
                 expected.put("p" + i, 100L + i);
@@ -102,7 +85,7 @@ class JournalRowReleaseTest extends GraphTestSupport {
             g.awaitFold();
             foldedPoint = g.state().lastSequence();
             // past the retention window (10 minutes): the first two files are old enough to lose their rows
-            clock.millis.addAndGet(3 * FIVE_MINUTES);
+            clock.advance(3 * FIVE_MINUTES);
             g.upsert("main", "person", List.of(Row.of("id", "p1", "age", 201L)));
             expected.put("p1", 201L);
         } // close: folds, checkpoints, and the row release runs before the journal closes
@@ -120,7 +103,7 @@ class JournalRowReleaseTest extends GraphTestSupport {
         assertThat(v.ok()).as("verify: %s", v.problem()).isTrue();
         assertThat(v.records()).isEqualTo(records.size());
 
-        clock.millis.addAndGet(3 * FIVE_MINUTES);
+        clock.advance(3 * FIVE_MINUTES);
         try (Graph g = Palisade.open(root, options, false, wiring)) {
             assertThat(ages(g.scan("main", "person"))).isEqualTo(expected);
             // a point after the fold holds no unfolded write: it reads as it did
@@ -152,19 +135,16 @@ class JournalRowReleaseTest extends GraphTestSupport {
     @Test
     void foldedRowsYoungerThanTheRetentionWindowStayAndReadsOfThatPastStillSeeThem() throws Exception {
         Path root = dir.resolve("g");
-        Options options = JournalAckTest.noAutoFold().withCheckpointEvery(1_000_000);
-        Palisade.create(root, Catalog.fromJson(CATALOG), options).close();
-        StepClock clock = new StepClock();
-        Palisade.Wiring wiring = Palisade.Wiring.standard(options).withJournalClock(clock);
+        Palisade.Wiring wiring = created(root, options);
         long unfoldedPoint;
         try (Graph g = Palisade.open(root, options, false, wiring)) {
             g.upsert("main", "person", List.of(Row.of("id", "a", "age", 1L)));
             unfoldedPoint = g.state().lastSequence();
-            clock.millis.addAndGet(FIVE_MINUTES);
+            clock.advance(FIVE_MINUTES);
             g.upsert("main", "person", List.of(Row.of("id", "a", "age", 2L)));
             g.createBranch("folded", "main");
             g.awaitFold();
-            clock.millis.addAndGet(FIVE_MINUTES); // the first file is closed, but not older than 10 minutes
+            clock.advance(FIVE_MINUTES); // the first file is closed, but not older than 10 minutes
             g.upsert("main", "person", List.of(Row.of("id", "b", "age", 3L)));
         }
         assertThat(count(journal(root), JournalEvent.RowsReleased.class)).isZero();
@@ -173,7 +153,7 @@ class JournalRowReleaseTest extends GraphTestSupport {
         }
         // with retention off, nothing is ever released
         Options keepAll = options.withRetention(Retention.keepAll());
-        clock.millis.addAndGet(6 * FIVE_MINUTES);
+        clock.advance(6 * FIVE_MINUTES);
         try (Graph g = Palisade.open(root, keepAll, false, wiring)) {
             g.upsert("main", "person", List.of(Row.of("id", "c", "age", 4L)));
         }
@@ -187,10 +167,8 @@ class JournalRowReleaseTest extends GraphTestSupport {
     @Test
     void writesNotFoldedKeepTheirRowsWhateverTheirFileAge() throws Exception {
         Path root = dir.resolve("g");
-        Options options = JournalAckTest.noAutoFold().withCheckpointEvery(4);
-        Palisade.create(root, Catalog.fromJson(CATALOG), options).close();
-        StepClock clock = new StepClock();
-        Palisade.Wiring wiring = Palisade.Wiring.standard(options).withJournalClock(clock);
+        Options options = this.options.withCheckpointEvery(4);
+        Palisade.Wiring wiring = created(root, options);
         List<String> ids = new ArrayList<>();
         try (Graph g = Palisade.open(root, options, false, wiring)) {
             for (int f = 0; f < 3; f++) {
@@ -199,7 +177,7 @@ class JournalRowReleaseTest extends GraphTestSupport {
                     g.insert("main", "person", List.of(Row.of("id", id, "age", (long) i)));
                     ids.add(id);
                 }
-                clock.millis.addAndGet(3 * FIVE_MINUTES); // each file past the retention window
+                clock.advance(3 * FIVE_MINUTES); // each file past the retention window
 
             }
             // many checkpoints ran (every 4 records), but nothing was folded: every write keeps its rows

@@ -26,10 +26,8 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.NavigableSet;
-import java.util.stream.Stream;
 
 /**
  * The journal's row release: rewrites each closed Chronicle cycle file whose records all lie before a sequence the
@@ -327,13 +325,8 @@ final class RowRelease {
 
     private void removeWork() {
         Path work = journalDir.resolve(WORK_DIR);
-        if (!Files.exists(work)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(work)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
+        try {
+            Segments.deleteTree(work);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove the row release's work directory " + work, e);
         }

@@ -105,15 +105,22 @@ final class Segments {
     /** Removes a leftover segment directory without a marker. */
     static void deleteUnready(Path journalDir, long epoch) {
         Path d = dir(journalDir, epoch);
-        if (!Files.exists(d)) {
+        try {
+            deleteTree(d);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove unready journal segment " + d, e);
+        }
+    }
+
+    /** Removes a directory and everything in it; nothing when it does not exist. */
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
             return;
         }
-        try (Stream<Path> walk = Files.walk(d)) {
+        try (Stream<Path> walk = Files.walk(dir)) {
             for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove unready journal segment " + d, e);
         }
     }
 

@@ -19,7 +19,7 @@ public final class ReleaseChild {
         Path palisade = Path.of(args[0]);
         String point = args[1];
         int nth = Integer.parseInt(args[2]);
-        RowReleaseTest.StepClock clock = new RowReleaseTest.StepClock();
+        StepClock clock = new StepClock();
         Journal j = Journal.open(palisade, JournalOptions.defaults().withClock(clock));
         RowReleaseTest.write(j, clock, 3, 0);
         RowReleaseTest.write(j, clock, 1, 100);

@@ -69,7 +69,7 @@ class RowReleaseCrashTest {
         int filesDone = point.equals("after-replace") ? nth : nth - 1;
         assertThat(released).isEqualTo(3 * filesDone);
 
-        try (Journal j = Journal.open(palisade, JournalOptions.defaults().withClock(new RowReleaseTest.StepClock()))) {
+        try (Journal j = Journal.open(palisade, JournalOptions.defaults().withClock(new StepClock()))) {
             RowReleaseReport report = j.releaseRows(j.endSequence());
             // the killed writer's open file is closed now: everything is released
             assertThat(report.records()).isEqualTo(12 - released);

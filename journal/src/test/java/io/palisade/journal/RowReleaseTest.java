@@ -9,14 +9,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,30 +28,6 @@ class RowReleaseTest {
 
     @TempDir
     Path tmp;
-
-    /** A clock the test moves: the journal's record times and Chronicle's file roll follow it. */
-    static final class StepClock extends Clock {
-        final AtomicLong millis = new AtomicLong(Instant.parse("2026-01-01T00:00:30Z").toEpochMilli());
-
-        void advance(long ms) {
-            millis.addAndGet(ms);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.get());
-        }
-    }
 
     private final StepClock clock = new StepClock();
 
@@ -314,7 +285,7 @@ class RowReleaseTest {
             }
         }
         net.openhft.chronicle.core.time.SetTimeProvider time =
-                new net.openhft.chronicle.core.time.SetTimeProvider(clock.millis.get() * 1_000_000L);
+                new net.openhft.chronicle.core.time.SetTimeProvider(clock.millis() * 1_000_000L);
         try (var q = net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder.binary(daily)
                 .rollCycle(ChronicleSupport.LEGACY_CYCLE).blockSize(ChronicleSupport.BLOCK_SIZE).timeProvider(time)
                 .build(); var a = q.createAppender()) {
