@@ -46,7 +46,8 @@ import java.util.stream.Stream;
                 + "last compaction and version removal since the last checkpoint; for a journal-ack table, its "
                 + "unfolded writes, the rows they recorded and the fold lag (the age of the oldest, in ms; '-' or null "
                 + "for a table-ack table); for the graph, the journal's bytes and the heads state's size. Read-only.",
-                "The default format is table; json prints one object {tables: [...], journal_bytes, palisade_bytes, "
+                "The default format is table; json prints one object {tables: [...], journal_bytes, "
+                        + "journal_rows_released_below, palisade_bytes, "
                         + "last_sequence, last_checkpoint_seq, open_intents, completed_intents}."},
         footer = {"%nExample:%n  palisade status GRAPH --format json"})
 final class StatusCommand implements java.util.concurrent.Callable<Integer>, ReadOnly {
@@ -134,6 +135,10 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
         out.put("journal_bytes", allocated(palisade.resolve("journal")));
         out.put("journal_file_bytes", bytes(palisade.resolve("journal")));
         out.put("journal_segments", segments(palisade.resolve("journal")));
+        try (io.palisade.journal.JournalReader jr = io.palisade.journal.JournalReader.open(palisade)) {
+            java.util.OptionalLong released = jr.rowsReleasedBelow();
+            out.put("journal_rows_released_below", released.isPresent() ? released.getAsLong() : null);
+        }
         out.put("palisade_bytes", allocated(palisade));
         out.put("last_sequence", s.lastSequence());
         out.put("last_checkpoint_seq", s.lastCheckpointSequence());
@@ -161,7 +166,10 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
                         + w.get("since") + " (the numbers below are the files' as of now; the writer may be ahead)");
                 Tables.print(System.out, header, rows);
                 System.out.println("journal " + out.get("journal_bytes") + " bytes on disk in " + out.get("journal_segments")
-                        + " segment(s) (_palisade " + out.get("palisade_bytes") + "); heads state: " + out.get("open_intents") + " open intents, " + out.get("completed_intents")
+                        + " segment(s) (_palisade " + out.get("palisade_bytes") + ")"
+                        + (out.get("journal_rows_released_below") == null ? ""
+                        : ", the rows of folded journal-ack writes released below sequence "
+                        + out.get("journal_rows_released_below")) + "; heads state: " + out.get("open_intents") + " open intents, " + out.get("completed_intents")
                         + " completed since the last checkpoint, " + out.get("idempotency_keys")
                         + " idempotency keys remembered, as of sequence " + s.lastSequence() + " (last checkpoint "
                         + s.lastCheckpointSequence() + "; maintenance is shown since it, '-' = none since)");

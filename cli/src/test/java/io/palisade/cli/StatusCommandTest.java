@@ -52,6 +52,9 @@ class StatusCommandTest {
         assertThat(out.get("palisade_bytes").asLong()).isGreaterThanOrEqualTo(out.get("journal_bytes").asLong());
         // the cycle files are sparse: what the disk holds is far below their reserved length
         assertThat(out.get("journal_bytes").asLong()).isLessThan(out.get("journal_file_bytes").asLong());
+        // no journal file of this young graph is past the retention window: no row was released
+        assertThat(out.has("journal_rows_released_below")).isTrue();
+        assertThat(out.get("journal_rows_released_below").isNull()).isTrue();
         long sessions = CliRun.run("audit", graph, "--type", "writer_started").out().strip().split("\n").length;
         assertThat(out.get("journal_segments").asLong()).as("one per writer session").isEqualTo(sessions)
                 .isGreaterThanOrEqualTo(5); // init, and each of the 4 writes

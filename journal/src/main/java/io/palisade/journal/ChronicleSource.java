@@ -47,6 +47,12 @@ final class ChronicleSource implements RecordSource {
     }
 
     @Override
+    public java.util.OptionalLong rowsReleasedBelow() {
+        long below = new RowRelease(journalDir).progress();
+        return below > 0 ? java.util.OptionalLong.of(below) : java.util.OptionalLong.empty();
+    }
+
+    @Override
     public String describe() {
         return journalDir.toString();
     }

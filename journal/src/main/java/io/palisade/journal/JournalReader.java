@@ -94,6 +94,15 @@ public final class JournalReader implements AutoCloseable {
         return lo < end ? OptionalLong.of(lo) : OptionalLong.empty();
     }
 
+    /**
+     * The sequence below which the row release has gone through every closed journal file: the rows of the
+     * journal-ack writes recorded there are released (docs/journal.md "Row release"). Empty when none was released, and
+     * on Kafka.
+     */
+    public java.util.OptionalLong rowsReleasedBelow() {
+        return source.rowsReleasedBelow();
+    }
+
     /** One past the last good record (0 for an empty journal). */
     public long endSequence() {
         return source.endSequence();

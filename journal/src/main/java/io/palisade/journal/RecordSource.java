@@ -14,6 +14,14 @@ sealed interface RecordSource permits ChronicleSource, KafkaSource {
     /** One past the last good record (0 for an empty journal). */
     long endSequence();
 
+    /**
+     * The sequence below which the journal's row release has released the rows of every closed file (docs/journal.md
+     * "Row release"); empty when it has released none, and on Kafka.
+     */
+    default java.util.OptionalLong rowsReleasedBelow() {
+        return java.util.OptionalLong.empty();
+    }
+
     /** Where the records are, for messages. */
     String describe();
 }

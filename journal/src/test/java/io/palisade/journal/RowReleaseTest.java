@@ -157,6 +157,7 @@ class RowReleaseTest {
     void onlyFilesWhollyBeforeTheNamedSequenceAreRewritten() {
         try (Journal j = open()) {
             write(j, clock, 3, 0);
+            assertThat(j.reader().rowsReleasedBelow()).isEmpty();
             // each file holds 6 records: the second file ends at sequence 12 (the first file starts with WriterStarted)
             RowReleaseReport r = j.releaseRows(12);
             assertThat(r.files()).isEqualTo(1);
@@ -169,6 +170,9 @@ class RowReleaseTest {
             assertThat(j.releaseRows(13).files()).isEqualTo(1);
             assertThat(new RowRelease(palisade().resolve(Journal.DIRECTORY)).progress())
                     .isEqualTo(13);
+            try (JournalReader reader = JournalReader.open(palisade())) {
+                assertThat(reader.rowsReleasedBelow()).hasValue(13);
+            }
         }
     }
 
