@@ -62,11 +62,17 @@ public final class Reads {
         UnfoldedWrites tail = rebuildUnfolded(layout.palisade(), view.catalog(), at, seq);
         Optional<UnfoldedWrites.Entry> released = tail.firstReleased(branch, table);
         if (released.isPresent()) {
+            java.util.OptionalLong below;
+            try (io.palisade.journal.JournalReader r = io.palisade.journal.JournalReader.open(layout.palisade())) {
+                below = r.rowsReleasedBelow();
+            }
             throw new io.palisade.fencing.VersionExpiredException("table '" + table + "' on branch '" + branch
                     + "' at sequence " + seq + " held journal-ack writes not folded yet (the oldest acknowledged at "
                     + "sequence " + released.get().acknowledgedAt + "), and the journal has released their rows since "
-                    + "they were folded (docs/journal.md \"Row release\"); read a point after the fold that took them",
-                    -1);
+                    + "they were folded" + (below.isPresent() ? " (rows are released below sequence "
+                    + below.getAsLong() + ", once older than the retention window of "
+                    + view.options().retention().window().toMinutes() + " min)" : "")
+                    + "; read a point after the fold that took them (docs/journal.md \"Row release\")", -1);
         }
         return UnfoldedWrites.overlay(scan(table, head), tail.newest(branch, table), allocator);
     }
