@@ -90,8 +90,21 @@ final class RowRelease {
     private final java.util.Set<String> reported = new java.util.HashSet<>();
     private Hook hook = Hook.NONE;
 
+    /**
+     * Record bytes one run rewrites at most (it stops after the file that reaches it): a run, and so a close that waits
+     * for one, takes seconds however much an older journal has to catch up on; the next checkpoint's run goes on.
+     */
+    static final long RUN_BUDGET_BYTES = 1L << 30;
+
+    private final long runBudgetBytes;
+
     RowRelease(Path journalDir) {
+        this(journalDir, RUN_BUDGET_BYTES);
+    }
+
+    RowRelease(Path journalDir, long runBudgetBytes) {
         this.journalDir = journalDir;
+        this.runBudgetBytes = runBudgetBytes;
     }
 
     /** A run with a crash-test hook. */
@@ -174,6 +187,9 @@ final class RowRelease {
                     }
                     considered = last + 1;
                     writeProgress(considered);
+                    if (before >= runBudgetBytes) {
+                        break outer; // the rest is the next run's
+                    }
                 }
                 if (s < epochs.length - 1) {
                     finishedSegments.add(epochs[s]); // closed, and every file of it considered

@@ -177,6 +177,26 @@ class RowReleaseTest {
     }
 
     @Test
+    void aRunStopsAfterItsByteBudgetAndTheNextGoesOn() {
+        try (Journal j = open()) {
+            write(j, clock, 3, 0);
+            write(j, clock, 1, 100);
+        }
+        Path journalDir = palisade().resolve(Journal.DIRECTORY);
+        // a budget below one file's records: every run rewrites exactly one file
+        RowRelease release = new RowRelease(journalDir, 1);
+        List<Integer> files = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            files.add(release.run(Long.MAX_VALUE).files());
+        }
+        // one file per run, then nothing; the newest segment's last file counts as the writer's and is kept
+        assertThat(files).containsExactly(1, 1, 1, 0, 0);
+        try (JournalReader r = JournalReader.open(palisade())) {
+            assertThat(r.verify().ok()).isTrue();
+        }
+    }
+
+    @Test
     void filesYoungerThanTheWindowKeepTheirRows() {
         try (Journal j = open()) {
             write(j, clock, 3, 0);
