@@ -1,5 +1,6 @@
 package io.palisade.journal;
 
+import io.palisade.journal.codec.EventCodec;
 import io.palisade.journal.codec.RecordCodec;
 import io.palisade.journal.codec.RecordDescriptor;
 import net.openhft.chronicle.core.time.SetTimeProvider;
@@ -228,91 +229,114 @@ final class RowRelease {
         }
     }
 
+    /** Whether any of the cycle's {@code n} excerpts is a {@code rows_recorded} record (type codes only). */
+    private boolean hasRows(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, int cycle, long n) {
+        if (!t.moveToIndex(q.rollCycle().toIndex(cycle, 0))) {
+            return false;
+        }
+        for (long j = 0; j < n; j++) {
+            int len = reader.next();
+            if (len == ExcerptReader.NONE) {
+                return false;
+            }
+            if (len >= RecordDescriptor.HEADER_LENGTH && RecordCodec.type(reader.buffer(), 0) == EventCodec.ROWS_RECORDED) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
-     * Reads the cycle's {@code n} excerpts and, when any is a {@code RowsRecorded}, writes the released file in the
-     * work directory and renames it over {@code file}.
+     * When any of the cycle's {@code n} excerpts is a {@code rows_recorded} record, streams the file into the work
+     * directory with each of them released (memory: one record at a time), then renames the copy over {@code file}.
+     * Every record's framing and CRC are checked, and each released record's hash against the next record's link when
+     * that record is in the same file; the other records are copied as they are (verifying their chain is
+     * {@code audit verify}'s).
      */
     private Rewrite rewrite(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, int cycle, long n,
                             Path file) {
         RollCycle rc = q.rollCycle();
+        if (!hasRows(q, t, reader, cycle, n)) {
+            return new Rewrite(null, 0, 0, 0, 0);
+        }
         if (!t.moveToIndex(rc.toIndex(cycle, 0))) {
             return Rewrite.refused("Chronicle cannot move to its first excerpt");
         }
-        List<byte[]> excerpts = new ArrayList<>();
-        long released = 0;
-        long rowBytes = 0;
-        long bytesBefore = 0;
-        byte[] previous = null;
-        byte[] hash = new byte[RecordDescriptor.HASH_LENGTH];
-        for (long j = 0; j < n; j++) {
-            int len;
-            try {
-                len = reader.next();
-            } catch (RuntimeException | InternalError e) {
-                return Rewrite.refused("Chronicle cannot read excerpt " + j + " (" + e.getMessage() + ")");
-            }
-            if (len == ExcerptReader.NONE) {
-                return Rewrite.refused("Chronicle counts " + n + " excerpts but reads " + j);
-            }
-            byte[] b = Arrays.copyOf(reader.buffer(), len);
-            bytesBefore += len;
-            if (codec.check(b, 0, len) != null) {
-                return Rewrite.refused("excerpt " + j + " is not a good record");
-            }
-            if (previous != null && !RecordCodec.previousHashEquals(b, 0, previous)) {
-                return Rewrite.refused("the chain does not link at sequence " + RecordCodec.sequence(b, 0));
-            }
-            JournalEvent event;
-            try {
-                event = codec.decode(b, 0, len);
-            } catch (RuntimeException e) {
-                return Rewrite.refused("record " + RecordCodec.sequence(b, 0) + " does not decode (" + e.getMessage()
-                        + ")");
-            }
-            if (event instanceof JournalEvent.RowsReleased r) {
-                previous = r.recordHash();
-                excerpts.add(b);
-                continue;
-            }
-            codec.hash(b, 0, len, hash);
-            previous = hash.clone();
-            if (event instanceof JournalEvent.RowsRecorded rows) {
-                JournalEvent.RowsReleased r = new JournalEvent.RowsReleased(rows.intentId(), rows.graphBranch(),
-                        rows.table(), rows.rowCount(), rows.rows().length, previous);
-                byte[] prevField = Arrays.copyOfRange(b, RecordDescriptor.PREVIOUS_HASH_OFFSET,
-                        RecordDescriptor.PREVIOUS_HASH_OFFSET + RecordDescriptor.HASH_LENGTH);
-                int m = codec.encode(r, RecordCodec.sequence(b, 0), RecordCodec.timestamp(b, 0),
-                        RecordCodec.epoch(b, 0), prevField, out);
-                excerpts.add(Arrays.copyOf(out.byteArray(), m));
-                released++;
-                rowBytes += rows.rows().length;
-            } else {
-                excerpts.add(b);
-            }
-        }
-        if (released == 0) {
-            return new Rewrite(null, 0, 0, 0, 0);
-        }
-        long bytesAfter = 0;
-        for (byte[] e : excerpts) {
-            bytesAfter += e.length;
-        }
+        removeWork();
         Path work = journalDir.resolve(WORK_DIR);
         long start = (long) cycle * rc.lengthInMillis();
         SetTimeProvider time = new SetTimeProvider(start * 1_000_000L);
+        long released = 0;
+        long rowBytes = 0;
+        long bytesBefore = 0;
+        long bytesAfter = 0;
+        String problem = null;
+        byte[] linkTo = null;
+        byte[] hash = new byte[RecordDescriptor.HASH_LENGTH];
         try (SingleChronicleQueue w = ChronicleSupport.openForRewrite(work, rc, time);
              ExcerptAppender a = w.createAppender()) {
-            for (byte[] e : excerpts) {
+            for (long j = 0; j < n && problem == null; j++) {
+                int len;
+                try {
+                    len = reader.next();
+                } catch (RuntimeException | InternalError e) {
+                    problem = "Chronicle cannot read excerpt " + j + " (" + e.getMessage() + ")";
+                    break;
+                }
+                if (len == ExcerptReader.NONE) {
+                    problem = "Chronicle counts " + n + " excerpts but reads " + j;
+                    break;
+                }
+                byte[] b = reader.buffer();
+                bytesBefore += len;
+                if (codec.check(b, 0, len) != null) {
+                    problem = "excerpt " + j + " is not a good record";
+                    break;
+                }
+                if (linkTo != null && !RecordCodec.previousHashEquals(b, 0, linkTo)) {
+                    problem = "the chain does not link at sequence " + RecordCodec.sequence(b, 0);
+                    break;
+                }
+                linkTo = null;
+                byte[] bytes = b;
+                int length = len;
+                if (RecordCodec.type(b, 0) == EventCodec.ROWS_RECORDED) {
+                    JournalEvent.RowsRecorded rows;
+                    try {
+                        rows = (JournalEvent.RowsRecorded) codec.decode(b, 0, len);
+                    } catch (RuntimeException e) {
+                        problem = "record " + RecordCodec.sequence(b, 0) + " does not decode (" + e.getMessage() + ")";
+                        break;
+                    }
+                    codec.hash(b, 0, len, hash);
+                    linkTo = hash.clone();
+                    byte[] prevField = Arrays.copyOfRange(b, RecordDescriptor.PREVIOUS_HASH_OFFSET,
+                            RecordDescriptor.PREVIOUS_HASH_OFFSET + RecordDescriptor.HASH_LENGTH);
+                    length = codec.encode(new JournalEvent.RowsReleased(rows.intentId(), rows.graphBranch(),
+                                    rows.table(), rows.rowCount(), rows.rows().length, linkTo),
+                            RecordCodec.sequence(b, 0), RecordCodec.timestamp(b, 0), RecordCodec.epoch(b, 0), prevField,
+                            out);
+                    bytes = out.byteArray();
+                    released++;
+                    rowBytes += rows.rows().length;
+                }
                 try (DocumentContext dc = a.writingDocument()) {
-                    dc.wire().bytes().write(e);
+                    dc.wire().bytes().write(bytes, 0, length);
+                }
+                bytesAfter += length;
+            }
+            if (problem == null) {
+                // one excerpt in the next cycle makes Chronicle close this cycle's file with its end-of-file marker, as
+                // the writer's roll did; that second file is discarded
+                time.currentTimeMillis(start + rc.lengthInMillis());
+                try (DocumentContext dc = a.writingDocument()) {
+                    dc.wire().bytes().writeByte((byte) 0);
                 }
             }
-            // one excerpt in the next cycle makes Chronicle close this cycle's file with its end-of-file marker, as
-            // the writer's roll did; that second file is discarded
-            time.currentTimeMillis(start + rc.lengthInMillis());
-            try (DocumentContext dc = a.writingDocument()) {
-                dc.wire().bytes().writeByte((byte) 0);
-            }
+        }
+        if (problem != null) {
+            removeWork();
+            return Rewrite.refused(problem);
         }
         Path rewritten = work.resolve(file.getFileName());
         if (!Files.exists(rewritten)) {

@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Child-JVM entry point of {@link RowReleaseCrashTest}: {@code DIR POINT N} writes three closed five-minute files of
  * journal-ack rows and an open fourth ({@link RowReleaseTest#write}), then runs the row release and halts the JVM
  * ({@code Runtime.halt(86)}: no shutdown hook, no flush, as SIGKILL) the Nth time the release reaches {@code POINT}
- * ({@code before-replace} or {@code after-replace}). Prints {@code WRITTEN <end sequence>} before the release.
+ * ({@code before-replace} or {@code after-replace}; {@code none}: never), with {@code PER_FILE} writes of 64 KiB per file
+ * (default 3). Prints {@code WRITTEN <end sequence>} before the release and {@code RELEASED <records>} after it.
  */
 public final class ReleaseChild {
     static final int HALT_STATUS = 86;
@@ -19,14 +20,15 @@ public final class ReleaseChild {
         Path palisade = Path.of(args[0]);
         String point = args[1];
         int nth = Integer.parseInt(args[2]);
+        int perFile = args.length > 3 ? Integer.parseInt(args[3]) : 3;
         StepClock clock = new StepClock();
         Journal j = Journal.open(palisade, JournalOptions.defaults().withClock(clock));
-        RowReleaseTest.write(j, clock, 3, 0);
-        RowReleaseTest.write(j, clock, 1, 100);
+        RowReleaseTest.write(j, clock, 3, 0, perFile);
+        RowReleaseTest.write(j, clock, 1, 100_000, perFile);
         System.out.println("WRITTEN " + j.endSequence());
         System.out.flush();
         AtomicInteger hits = new AtomicInteger();
-        j.releaseRows(j.endSequence(), new RowRelease.Hook() {
+        RowReleaseReport report = j.releaseRows(j.endSequence(), new RowRelease.Hook() {
             @Override
             public void beforeReplace(Path file) {
                 reach("before-replace");
@@ -43,7 +45,7 @@ public final class ReleaseChild {
                 }
             }
         });
-        System.out.println("RELEASED");
+        System.out.println("RELEASED " + report.records());
         System.out.flush();
         Runtime.getRuntime().halt(0); // no close: the writer dies holding its segment open, as a killed one would
     }

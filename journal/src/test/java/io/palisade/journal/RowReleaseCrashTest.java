@@ -23,6 +23,37 @@ class RowReleaseCrashTest {
     @TempDir
     Path tmp;
 
+    private static List<String> runChild(Path palisade, String heap, String... args) throws Exception {
+        List<String> cmd = ChildJava.command();
+        cmd.add(heap);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(ReleaseChild.class.getName());
+        cmd.add(palisade.toString());
+        cmd.addAll(List.of(args));
+        Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        List<String> out = new ArrayList<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                out.add(line);
+            }
+        }
+        assertThat(child.waitFor(300, TimeUnit.SECONDS)).isTrue();
+        out.add("EXIT " + child.exitValue());
+        return out;
+    }
+
+    @org.junit.jupiter.api.Test
+    void aReleaseStreamsAFileFarLargerThanTheHeap() throws Exception {
+        Path palisade = tmp.resolve("_palisade");
+        // three closed files of 1,200 writes of 64 KiB rows each (75 MiB per file) released in a 48 MiB heap
+        List<String> out = runChild(palisade, "-Xmx48m", "none", "1", "1200");
+        assertThat(out).as("child output").contains("RELEASED 3600", "EXIT 0");
+        try (JournalReader r = JournalReader.open(palisade)) {
+            assertThat(r.verify().ok()).isTrue();
+        }
+    }
+
     @ParameterizedTest(name = "killed at {0}:{1}")
     @CsvSource({"before-replace, 1", "before-replace, 3", "after-replace, 1", "after-replace, 2"})
     void aReleaseKilledAtAnyPointLosesNothingAndTheNextRunFinishesIt(String point, int nth) throws Exception {

@@ -47,9 +47,14 @@ class RowReleaseTest {
 
     /** Three writes (rows, then another record) per five-minute file, {@code files} files. */
     static void write(Journal j, StepClock clock, int files, int from) {
+        write(j, clock, files, from, 3);
+    }
+
+    /** {@code perFile} writes (rows, then another record) per five-minute file, {@code files} files. */
+    static void write(Journal j, StepClock clock, int files, int from, int perFile) {
         for (int f = 0; f < files; f++) {
-            for (int i = 0; i < 3; i++) {
-                int n = from + f * 3 + i;
+            for (int i = 0; i < perFile; i++) {
+                int n = from + f * perFile + i;
                 j.appendBatch(List.of(new RowsRecorded("w" + n, "main", "t", 1, rows(n)),
                         new GraphBranchCreated("b" + n, "main", n)), Durability.POWER_LOSS);
             }

@@ -135,6 +135,11 @@ public final class RecordCodec {
         return EventCodec.decode(type, view, HEADER_LENGTH, payloadLength);
     }
 
+    /** The type code in the header of the record at {@code off} (unchecked: call {@link #check} first to trust it). */
+    public static short type(byte[] b, int off) {
+        return (short) ((b[off + TYPE_OFFSET] & 0xFF) | (b[off + TYPE_OFFSET + 1] & 0xFF) << 8);
+    }
+
     public static long sequence(byte[] b, int off) {
         return getLong(b, off + SEQUENCE_OFFSET);
     }
