@@ -58,24 +58,9 @@ class RowReleaseCrashTest {
     @CsvSource({"before-replace, 1", "before-replace, 3", "after-replace, 1", "after-replace, 2"})
     void aReleaseKilledAtAnyPointLosesNothingAndTheNextRunFinishesIt(String point, int nth) throws Exception {
         Path palisade = tmp.resolve("_palisade");
-        List<String> cmd = ChildJava.command();
-        cmd.add("-Xmx256m");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(ReleaseChild.class.getName());
-        cmd.add(palisade.toString());
-        cmd.add(point);
-        cmd.add(Integer.toString(nth));
-        Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        List<String> out = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                out.add(line);
-            }
-        }
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).as("child output %s", out).isEqualTo(ReleaseChild.HALT_STATUS);
-        assertThat(out).doesNotContain("RELEASED");
+        List<String> out = runChild(palisade, "-Xmx256m", point, Integer.toString(nth));
+        assertThat(out).as("child output").contains("EXIT " + ReleaseChild.HALT_STATUS);
+        assertThat(out).noneMatch(line -> line.startsWith("RELEASED"));
         long end = Long.parseLong(out.get(0).substring("WRITTEN ".length()));
 
         int released = 0;
