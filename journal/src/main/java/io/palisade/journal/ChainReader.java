@@ -62,6 +62,11 @@ final class ChainReader implements RecordStream {
     private boolean positionedMidSegment;
     private boolean segmentUnreadable;
 
+    /** The first sequence the local journal holds (the file retention moved the ones before out); 0 when none. */
+    private final long firstLocal;
+    /** The hash the record at {@link #firstLocal} links to (the last archived record's); null when none left. */
+    private final byte[] archiveLink;
+
     private final List<TornTail> cutTails = new ArrayList<>();
     private TornTail openTail;
 
@@ -76,6 +81,12 @@ final class ChainReader implements RecordStream {
         this.lastRefresh = System.nanoTime();
         if (fromSequence < 0) {
             throw new IllegalArgumentException("negative sequence " + fromSequence);
+        }
+        java.util.Optional<ArchivedFile> archived = JournalArchive.last(journalDir);
+        this.firstLocal = archived.map(f -> f.lastSequence() + 1).orElse(0L);
+        this.archiveLink = archived.map(f -> java.util.HexFormat.of().parseHex(f.lastHash())).orElse(null);
+        if (fromSequence < firstLocal) {
+            throw archivedError(journalDir, fromSequence, archived.get());
         }
         if (fromSequence == 0) {
             this.expectedSequence = 0;
@@ -119,7 +130,8 @@ final class ChainReader implements RecordStream {
         excerptsInSegment = Math.max(0, j - 1);
         if (j == 0) {
             expectedSequence = target;
-            previousHash = null;
+            // the first local record still links to the last archived one (its chain anchor)
+            previousHash = target == firstLocal && archiveLink != null ? archiveLink.clone() : null;
             return;
         }
         expectedSequence = target - 1;
@@ -128,6 +140,23 @@ final class ChainReader implements RecordStream {
         if (before == null || before.sequence() != target - 1) {
             throw new IllegalArgumentException("sequence " + target + " is beyond the journal end");
         }
+    }
+
+    /** The refusal of a read from {@code from}, which the file retention moved out of the local journal. */
+    static io.palisade.fencing.JournalArchivedException archivedError(Path journalDir, long from, ArchivedFile last) {
+        String where = last.copied()
+                ? "copied to " + Path.of(last.location()).getParent().getParent()
+                : "removed without a copy (their chain anchors are kept in " + journalDir.resolve(JournalArchive.LOG_FILE)
+                + ")";
+        return new io.palisade.fencing.JournalArchivedException("journal sequence " + from + " is no longer in the local "
+                + "journal: the journal's file retention moved sequences 0 to " + last.lastSequence() + " out ("
+                + where + "); the local journal starts at sequence " + (last.lastSequence() + 1),
+                last.lastSequence() + 1, last.copied() ? Path.of(last.location()).getParent().getParent().toString() : null);
+    }
+
+    /** The first sequence the local journal holds. */
+    long firstLocalSequence() {
+        return firstLocal;
     }
 
     /** The sequence of the first record of segment {@code i}; the segment must start with a good record. */
@@ -231,7 +260,7 @@ final class ChainReader implements RecordStream {
         } catch (MalformedPayloadException e) {
             throw new JournalCorruptedException(seq, e.getMessage());
         }
-        if (excerptsInSegment == 1 && !positionedMidSegment
+        if (excerptsInSegment == 1 && !positionedMidSegment && !(archiveLink != null && seq <= firstLocal)
                 && !(rec.event() instanceof JournalEvent.WriterStarted w && w.epoch() == epoch)) {
             throw new JournalCorruptedException(seq, "segment " + epochs[segment]
                     + " does not start with WriterStarted of its epoch");

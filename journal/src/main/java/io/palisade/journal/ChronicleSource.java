@@ -53,6 +53,16 @@ final class ChronicleSource implements RecordSource {
     }
 
     @Override
+    public long firstSequence() {
+        return JournalArchive.firstLocalSequence(journalDir);
+    }
+
+    @Override
+    public java.util.List<ArchivedFile> archivedFiles() {
+        return JournalArchive.all(journalDir);
+    }
+
+    @Override
     public String describe() {
         return journalDir.toString();
     }

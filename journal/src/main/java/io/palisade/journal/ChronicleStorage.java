@@ -44,11 +44,14 @@ final class ChronicleStorage implements JournalStorage {
     private final AtomicLong recordMillis;
     /** This writer's row release (its memory of finished segments); runs are serialised by {@link Journal}. */
     private final RowRelease rowRelease;
+    /** This writer's file retention; runs are serialised by {@link Journal}. */
+    private final JournalArchive archive;
 
     private ChronicleStorage(Path journalDir, WriterLease lease, SingleChronicleQueue queue, ChainState scan,
                              AtomicLong recordMillis) {
         this.recordMillis = recordMillis;
         this.rowRelease = new RowRelease(journalDir);
+        this.archive = new JournalArchive(journalDir, Clock.systemUTC());
         this.journalDir = journalDir;
         this.lease = lease;
         this.queue = queue;
@@ -113,7 +116,7 @@ final class ChronicleStorage implements JournalStorage {
                 return s;
             }
         }
-        try (ChainReader scan = new ChainReader(journalDir, 0, false)) {
+        try (ChainReader scan = new ChainReader(journalDir, JournalArchive.firstLocalSequence(journalDir), false)) {
             while (scan.poll() != null) {
                 // verifying every record
             }
@@ -130,6 +133,8 @@ final class ChronicleStorage implements JournalStorage {
         } catch (IllegalArgumentException e) { // a record the journal no longer holds: a power cut took it
             LOG.warn("journal {}: the chain anchor names sequence {}, which the journal does not hold; verifying from "
                     + "sequence 0", journalDir, a.sequence());
+            return null;
+        } catch (io.palisade.fencing.JournalArchivedException e) { // the file retention moved it out
             return null;
         }
         try (scan) {
@@ -155,6 +160,12 @@ final class ChronicleStorage implements JournalStorage {
     @Override
     public RowReleaseReport releaseRows(long belowSequence, long olderThanNanos, RowRelease.Hook hook) {
         return rowRelease.run(belowSequence, olderThanNanos, hook);
+    }
+
+    @Override
+    public ArchiveReport archiveFiles(long keepBytes, Path copyTo, JournalArchive.Hook hook) {
+        return archive.run(rowRelease.progress(), keepBytes, copyTo, lease.owner().epoch(),
+                queue::refreshDirectoryListing, hook);
     }
 
     @Override

@@ -63,7 +63,38 @@ final class ChronicleSupport {
                 LOG.warn("journal segment {}: {} truncated cycle file(s) extended with zeros before reading", dir, n);
             }
         }
-        return builder(dir, cycleOf(dir)).readOnly(readOnly).build();
+        SingleChronicleQueue q = builder(dir, cycleOf(dir)).readOnly(readOnly).build();
+        if (!readOnly || listingHolds(q)) {
+            return q;
+        }
+        // the file retention deleted the file Chronicle's listing names as the lowest cycle and has not refreshed the
+        // listing yet (or crashed before it did): refresh it here, then read
+        q.close();
+        refreshListing(dir);
+        return builder(dir, cycleOf(dir)).readOnly(true).build();
+    }
+
+    /** Whether every cycle Chronicle's directory listing names between its lowest and highest has its file. */
+    private static boolean listingHolds(SingleChronicleQueue q) {
+        try {
+            if (q.firstIndex() != Long.MAX_VALUE) {
+                q.listCyclesBetween(q.firstCycle(), q.lastCycle());
+            }
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Makes Chronicle's directory listing of the segment in {@code dir} (its lowest and highest cycle, kept in the
+     * queue's metadata file) agree with the cycle files present, after the file retention deleted the oldest. A
+     * read-only queue cannot: this opens the queue writable, without an appender, so nothing is appended.
+     */
+    static void refreshListing(Path dir) {
+        try (SingleChronicleQueue q = builder(dir, cycleOf(dir)).build()) {
+            q.refreshDirectoryListing();
+        }
     }
 
     /**

@@ -367,6 +367,36 @@ public final class Journal implements AutoCloseable {
         }
     }
 
+    /**
+     * The journal's file retention (docs/journal.md "File retention"): while the local journal's files hold more than
+     * {@code keepBytes}, moves the oldest closed file whose rows the row release has released out of it, copying it to
+     * {@code copyTo} first when that is not null, and logs its chain anchors in {@code journal/archive.log}. Run after
+     * {@link #releaseRows}: only files the release has gone past leave, so only what no reopen, recovery or read of the
+     * graph's present needs. Reads from before the first local sequence then throw
+     * {@link io.palisade.fencing.JournalArchivedException}; {@code audit verify} verifies the archived range through its
+     * anchors (and the copies when kept). Kafka journals move nothing.
+     *
+     * @throws IllegalStateException when the journal is closed, failed or fenced
+     */
+    public ArchiveReport archiveFiles(long keepBytes, Path copyTo) {
+        return archiveFiles(keepBytes, copyTo, JournalArchive.Hook.NONE);
+    }
+
+    ArchiveReport archiveFiles(long keepBytes, Path copyTo, JournalArchive.Hook hook) {
+        if (keepBytes < 0) {
+            throw new IllegalArgumentException("a journal byte budget is >= 0");
+        }
+        synchronized (releaseLock) {
+            synchronized (this) {
+                if (closed || failed || fenced != null) {
+                    throw new IllegalStateException("journal " + storage.describe() + " is closed, failed or fenced: "
+                            + "only its live writer moves files out");
+                }
+            }
+            return storage.archiveFiles(keepBytes, copyTo, hook);
+        }
+    }
+
     /** Syncs and closes the storage (releasing the lease on Chronicle), after a row release in progress. Idempotent. */
     @Override
     public void close() {

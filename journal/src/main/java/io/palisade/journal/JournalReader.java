@@ -54,9 +54,28 @@ public final class JournalReader implements AutoCloseable {
         return follow(sequenceAt(time).orElse(endSequence()));
     }
 
+    /**
+     * The first sequence the local journal holds: 0, unless the journal's file retention moved older files out
+     * (docs/journal.md "File retention"). A read from before it throws
+     * {@link io.palisade.fencing.JournalArchivedException}.
+     */
+    public long firstSequence() {
+        return source.firstSequence();
+    }
+
+    /** The files the journal's file retention moved out of the local journal, oldest first; empty when none. */
+    public java.util.List<ArchivedFile> archivedFiles() {
+        return source.archivedFiles();
+    }
+
+    /** Reads from {@code fromSequence}, or from the first sequence the local journal holds when that is later. */
+    public JournalCursor readAvailable(long fromSequence) {
+        return read(Math.max(fromSequence, firstSequence()));
+    }
+
     /** The record at {@code sequence}, if the journal holds it. */
     public Optional<JournalRecord> record(long sequence) {
-        if (sequence < 0 || sequence >= endSequence()) {
+        if (sequence < firstSequence() || sequence >= endSequence()) {
             return Optional.empty();
         }
         return recordAt(sequence);
@@ -79,7 +98,7 @@ public final class JournalReader implements AutoCloseable {
     public OptionalLong sequenceAt(Instant time) {
         long target = JournalRecord.nanos(time);
         long end = endSequence();
-        long lo = 0;
+        long lo = Math.min(firstSequence(), end);
         long hi = end;
         while (lo < hi) {
             long mid = (lo + hi) >>> 1;
@@ -113,18 +132,31 @@ public final class JournalReader implements AutoCloseable {
      * epochs. Never throws for corruption: the report names the first bad sequence.
      */
     public VerificationReport verify() {
+        java.util.List<ArchivedFile> archived;
+        try {
+            archived = source.archivedFiles();
+        } catch (JournalCorruptedException e) {
+            return new VerificationReport(0, 0, "", java.util.List.of(), null, e.sequence(), e.getMessage());
+        }
+        ArchiveCheck a = ArchiveCheck.of(archived);
+        long from = archived.isEmpty() ? 0 : archived.get(archived.size() - 1).lastSequence() + 1;
+        if (a.problem() != null) {
+            return new VerificationReport(0, from, "", java.util.List.of(), null, a.badSequence(), a.problem(), from,
+                    archived.size(), a.copiesVerified(), a.copiesMissing());
+        }
         long records = 0;
-        try (RecordStream r = source.open(0, false)) {
+        try (RecordStream r = source.open(from, false)) {
             try {
                 while (r.poll() != null) {
                     records++;
                 }
             } catch (JournalCorruptedException e) {
                 return new VerificationReport(records, r.expectedSequence(), hex(r.lastHash()), r.cutTails(),
-                        null, e.sequence(), e.getMessage());
+                        null, e.sequence(), e.getMessage(), from, archived.size(), a.copiesVerified(),
+                        a.copiesMissing());
             }
             return new VerificationReport(records, r.expectedSequence(), hex(r.lastHash()), r.cutTails(),
-                    r.openTail(), -1, null);
+                    r.openTail(), -1, null, from, archived.size(), a.copiesVerified(), a.copiesMissing());
         }
     }
 
@@ -134,7 +166,7 @@ public final class JournalReader implements AutoCloseable {
      * An auditor pins {@code sequence:hash} and checks later that the journal still holds that record unchanged.
      */
     public Optional<String> recordHash(long sequence) {
-        if (sequence < 0 || sequence >= endSequence()) {
+        if (sequence < firstSequence() || sequence >= endSequence()) {
             return Optional.empty();
         }
         try (RecordStream r = source.open(sequence, false)) {

@@ -1,5 +1,6 @@
 package io.palisade.journal;
 
+import java.nio.file.Path;
 import java.util.Optional;
 
 /**
@@ -58,6 +59,15 @@ sealed interface JournalStorage permits ChronicleStorage, KafkaStorage {
      * own retention.
      */
     RowReleaseReport releaseRows(long belowSequence, long olderThanNanos, RowRelease.Hook hook);
+
+    /**
+     * Moves closed files whose rows are released out of the local journal while it holds more than {@code keepBytes}
+     * ({@link JournalArchive}), copying them to {@code copyTo} first when it is not null. The Kafka storage moves none:
+     * a topic's bytes are bounded by its own retention.
+     */
+    default ArchiveReport archiveFiles(long keepBytes, Path copyTo, JournalArchive.Hook hook) {
+        return new ArchiveReport(0, 0, 0, 0);
+    }
 
     /** Releases the storage (and the lease); {@code flush} when no write failed. */
     void close(boolean flush);

@@ -22,6 +22,19 @@ sealed interface RecordSource permits ChronicleSource, KafkaSource {
         return java.util.OptionalLong.empty();
     }
 
+    /**
+     * The first sequence this storage still holds: 0, unless the journal's file retention moved older files out
+     * ({@link JournalArchive}).
+     */
+    default long firstSequence() {
+        return 0;
+    }
+
+    /** The files the journal's file retention moved out, oldest first; empty when none (and on Kafka). */
+    default java.util.List<ArchivedFile> archivedFiles() {
+        return java.util.List.of();
+    }
+
     /** Where the records are, for messages. */
     String describe();
 }

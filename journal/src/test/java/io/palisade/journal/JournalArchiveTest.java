@@ -1,0 +1,293 @@
+package io.palisade.journal;
+
+import io.palisade.fencing.JournalArchivedException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The journal's file retention: closed, released files leave the local journal oldest first while it holds more than
+ * its byte budget; the local journal stays a suffix of the whole whose chain verifies through the anchors the archive
+ * log keeps; reads from before it are refused by a typed error naming where the files went; copies are verified; a
+ * run interrupted before or after its log line is finished by the next.
+ */
+class JournalArchiveTest {
+    @TempDir
+    Path tmp;
+
+    private final StepClock clock = new StepClock();
+
+    private Path palisade() {
+        return tmp.resolve("_palisade");
+    }
+
+    private Path journalDir() {
+        return palisade().resolve(Journal.DIRECTORY);
+    }
+
+    private Journal open() {
+        return Journal.open(palisade(), JournalOptions.defaults().withClock(clock));
+    }
+
+    private List<Path> cycleFiles() throws Exception {
+        List<Path> out = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(journalDir())) {
+            s.filter(p -> p.getFileName().toString().endsWith(ChronicleSupport.SUFFIX)).sorted().forEach(out::add);
+        }
+        return out;
+    }
+
+    private List<String> hashes(long from, long end) {
+        List<String> out = new ArrayList<>();
+        try (JournalReader r = JournalReader.open(palisade())) {
+            for (long s = from; s < end; s++) {
+                out.add(r.recordHash(s).orElseThrow());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void releasedFilesLeaveOldestFirstAndTheChainVerifiesThroughTheirAnchors() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 4, 0);
+            RowReleaseTest.write(j, clock, 1, 100); // the writer's open file
+            long end = j.endSequence();
+            List<String> before = hashes(0, end);
+            String head = j.chainHead();
+            assertThat(cycleFiles()).hasSize(5);
+
+            j.releaseRows(end);
+            ArchiveReport report = j.archiveFiles(0, null);
+
+            assertThat(report.files()).isEqualTo(4);
+            assertThat(cycleFiles()).hasSize(1);
+            try (JournalReader r = JournalReader.open(palisade())) {
+                long first = r.firstSequence();
+                assertThat(first).isEqualTo(report.firstLocalSequence()).isEqualTo(end - 6);
+                List<ArchivedFile> archived = r.archivedFiles();
+                assertThat(archived).hasSize(4);
+                assertThat(archived.get(0).firstSequence()).isZero();
+                assertThat(archived.get(3).lastSequence()).isEqualTo(first - 1);
+                assertThat(archived.get(3).lastHash()).isEqualToIgnoringCase(before.get((int) first - 1));
+                assertThat(archived).allMatch(f -> !f.copied());
+
+                assertThatThrownBy(() -> r.read(0)).isInstanceOf(JournalArchivedException.class)
+                        .hasMessageContaining("journal sequence 0 is no longer in the local journal")
+                        .hasMessageContaining("local journal starts at sequence " + first)
+                        .hasMessageContaining("removed without a copy");
+                assertThatThrownBy(() -> r.read(first - 1)).isInstanceOf(JournalArchivedException.class);
+                assertThat(r.record(first - 1)).isEmpty();
+                try (JournalCursor c = r.readAvailable(0)) {
+                    assertThat(c.poll().sequence()).isEqualTo(first);
+                }
+                VerificationReport v = r.verify();
+                assertThat(v.ok()).as(v.problem()).isTrue();
+                assertThat(v.verifiedFrom()).isEqualTo(first);
+                assertThat(v.records()).isEqualTo(end - first);
+                assertThat(v.archivedFiles()).isEqualTo(4);
+                assertThat(v.lastHash()).isEqualToIgnoringCase(head);
+            }
+            assertThat(hashes(end - 6, end)).isEqualTo(before.subList((int) end - 6, (int) end));
+            RowReleaseTest.write(j, clock, 1, 200);
+        }
+        // a new writer opens on the shortened journal (its open verifies from the first local record) and appends
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 1, 300);
+            assertThat(j.reader().verify().ok()).isTrue();
+        }
+    }
+
+    @Test
+    void theByteBudgetKeepsTheNewestFiles() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 5, 0);
+            long end = j.endSequence();
+            j.releaseRows(end);
+            List<Path> files = cycleFiles();
+            long budget = Files.size(files.get(files.size() - 1)) + Files.size(files.get(files.size() - 2))
+                    + Files.size(files.get(files.size() - 3));
+
+            ArchiveReport report = j.archiveFiles(budget, null);
+
+            assertThat(report.files()).isEqualTo(2);
+            assertThat(report.localBytes()).isLessThanOrEqualTo(budget);
+            assertThat(cycleFiles()).containsExactlyElementsOf(files.subList(2, files.size()));
+            assertThat(j.archiveFiles(budget, null).files()).isZero();
+            assertThat(j.reader().verify().ok()).isTrue();
+        }
+    }
+
+    @Test
+    void onlyFilesTheRowReleaseWentPastLeave() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 4, 0);
+            assertThat(j.archiveFiles(0, null).files()).isZero();
+            long firstOfThird = 2L * 6 + 1; // WriterStarted, then six records a file
+            j.releaseRows(firstOfThird);
+            ArchiveReport report = j.archiveFiles(0, null);
+            assertThat(report.files()).isEqualTo(j.reader().archivedFiles().size()).isBetween(1, 2);
+            assertThat(report.firstLocalSequence()).isLessThanOrEqualTo(firstOfThird);
+            assertThat(j.reader().verify().ok()).isTrue();
+        }
+    }
+
+    @Test
+    void copiesAreKeptVerifiedAndAnAlteredCopyFailsVerification() throws Exception {
+        Path copies = tmp.resolve("journal-archive");
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 3, 0);
+            j.releaseRows(j.endSequence());
+            assertThat(j.archiveFiles(0, copies).files()).isEqualTo(2);
+        }
+        try (JournalReader r = JournalReader.open(palisade())) {
+            List<ArchivedFile> archived = r.archivedFiles();
+            assertThat(archived).allMatch(ArchivedFile::copied);
+            assertThat(archived).allMatch(f -> Files.exists(Path.of(f.location())));
+            VerificationReport v = r.verify();
+            assertThat(v.ok()).isTrue();
+            assertThat(v.copiesVerified()).isEqualTo(2);
+            assertThatThrownBy(() -> r.read(0)).isInstanceOf(JournalArchivedException.class)
+                    .hasMessageContaining("copied to " + copies)
+                    .satisfies(e -> assertThat(((JournalArchivedException) e).location()).isEqualTo(copies.toString()));
+
+            Path second = Path.of(archived.get(1).location());
+            byte[] b = Files.readAllBytes(second);
+            b[b.length / 3] ^= 1;
+            Files.write(second, b);
+            VerificationReport bad = r.verify();
+            assertThat(bad.ok()).isFalse();
+            assertThat(bad.problem()).contains(archived.get(1).file()).contains("does not match its SHA-256");
+            assertThat(bad.firstBadSequence()).isEqualTo(archived.get(1).firstSequence());
+
+            Files.delete(second);
+            VerificationReport missing = r.verify();
+            assertThat(missing.ok()).isTrue();
+            assertThat(missing.copiesVerified()).isEqualTo(1);
+            assertThat(missing.copiesMissing()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anAlteredAnchorBreaksTheChain() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 3, 0);
+            j.releaseRows(j.endSequence());
+            j.archiveFiles(0, null);
+        }
+        Path log = journalDir().resolve(JournalArchive.LOG_FILE);
+        List<String> lines = Files.readAllLines(log);
+        assertThat(lines).hasSize(2);
+        String last = ArchivedFileJson.lastHash(lines.get(1));
+        String altered = (last.charAt(0) == '0' ? "1" : "0") + last.substring(1);
+        Files.writeString(log, lines.get(0) + "\n" + lines.get(1).replace(last, altered) + "\n");
+        try (JournalReader r = JournalReader.open(palisade())) {
+            VerificationReport v = r.verify();
+            assertThat(v.ok()).isFalse();
+            assertThat(v.problem()).contains("hash chain broken");
+        }
+    }
+
+    @Test
+    void aClosedSegmentWhoseFilesAllLeftIsRemovedAndTheNextWriterOpens() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 2, 0);
+        }
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 2, 100);
+            j.releaseRows(j.endSequence());
+            assertThat(j.archiveFiles(0, null).files()).isEqualTo(3);
+            assertThat(Segments.ready(journalDir())).hasSize(1);
+            assertThat(Files.exists(Segments.dir(journalDir(), 1))).isFalse();
+            assertThat(j.reader().verify().ok()).isTrue();
+        }
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 1, 200);
+            assertThat(j.reader().verify().ok()).isTrue();
+        }
+    }
+
+    @Test
+    void aRunInterruptedBeforeOrAfterItsLogLineIsFinishedByTheNext() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 4, 0);
+            long end = j.endSequence();
+            j.releaseRows(end);
+            List<Path> files = cycleFiles();
+
+            JournalArchive.Hook beforeLog = new JournalArchive.Hook() {
+                @Override
+                public void beforeLog(Path file) {
+                    throw new IllegalStateException("crash before the log line");
+                }
+            };
+            assertThatThrownBy(() -> j.archiveFiles(0, null, beforeLog)).hasMessageContaining("crash before");
+            assertThat(cycleFiles()).isEqualTo(files);
+            assertThat(j.reader().firstSequence()).isZero();
+
+            JournalArchive.Hook afterLog = new JournalArchive.Hook() {
+                @Override
+                public void afterLog(Path file) {
+                    throw new IllegalStateException("crash after the log line");
+                }
+            };
+            assertThatThrownBy(() -> j.archiveFiles(0, null, afterLog)).hasMessageContaining("crash after");
+            // the log names the first file, which is still there: readers start after it all the same
+            assertThat(cycleFiles()).isEqualTo(files);
+            try (JournalReader r = JournalReader.open(palisade())) {
+                long first = r.firstSequence();
+                assertThat(first).isPositive();
+                try (JournalCursor c = r.read(first)) {
+                    assertThat(c.poll().sequence()).isEqualTo(first);
+                }
+                assertThat(r.verify().ok()).isTrue();
+            }
+
+            ArchiveReport next = j.archiveFiles(0, null);
+            assertThat(next.files()).isEqualTo(2);
+            assertThat(cycleFiles()).containsExactly(files.get(3));
+            assertThat(j.reader().archivedFiles()).hasSize(3);
+            assertThat(j.reader().verify().ok()).isTrue();
+        }
+    }
+
+    @Test
+    void aTornLastLogLineIsIgnoredByReadersAndCutByTheNextRun() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 3, 0);
+            j.releaseRows(j.endSequence());
+            j.archiveFiles(Long.MAX_VALUE, null);
+            // one file leaves when the budget is the first file's length short of the whole
+            List<Path> files = cycleFiles();
+            long all = 0;
+            for (Path p : files) {
+                all += Files.size(p);
+            }
+            assertThat(j.archiveFiles(all - 1, null).files()).isEqualTo(1);
+            Path log = journalDir().resolve(JournalArchive.LOG_FILE);
+            Files.writeString(log, "{\"epoch\":1,\"fi", java.nio.file.StandardOpenOption.APPEND);
+            try (JournalReader r = JournalReader.open(palisade())) {
+                assertThat(r.archivedFiles()).hasSize(1);
+                assertThat(r.verify().ok()).isTrue();
+            }
+            assertThat(j.archiveFiles(0, null).files()).isEqualTo(1);
+            assertThat(Files.readAllLines(log)).hasSize(2);
+            assertThat(j.reader().verify().ok()).isTrue();
+        }
+    }
+
+    /** Reads one field of a log line without the production parser. */
+    private static final class ArchivedFileJson {
+        static String lastHash(String line) throws Exception {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(line).get("last_hash").asText();
+        }
+    }
+}
