@@ -56,7 +56,7 @@ final class ArrowExport {
         try (BufferAllocator alloc = new RootAllocator();
              VectorSchemaRoot root = VectorSchemaRoot.create(schema(), alloc);
              ArrowFileWriter w = new ArrowFileWriter(root, null, channel);
-             JournalCursor c = reader.read(0)) {
+             JournalCursor c = Cli.readAll(reader)) {
             w.start();
             int row = 0;
             root.allocateNew();

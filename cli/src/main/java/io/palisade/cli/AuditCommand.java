@@ -85,7 +85,7 @@ final class AuditCommand implements Callable<Integer>, ReadOnly {
         Seek.Point toPoint = Seek.parse(to, "--to");
         JournalReader reader = Cli.reader(graph);
         Seek.Span span = new Seek.Span(reader);
-        long start = fromPoint == null ? 0 : span.start(fromPoint, "--from", follow);
+        long start = fromPoint == null ? Cli.firstLocal(reader) : span.start(fromPoint, "--from", follow);
         Long last = toPoint == null ? null : span.end(toPoint, "--to");
         if (last != null && fromPoint != null) {
             Seek.Span.ordered(start, "--from", fromPoint, last, "--to", toPoint);

@@ -55,7 +55,7 @@ final class AuditExportCommand implements Callable<Integer>, ReadOnly {
         if (format == Format.jsonl) {
             try (java.io.Writer w = stdout ? new BufferedWriter(new java.io.OutputStreamWriter(sink, StandardCharsets.UTF_8))
                     : Files.newBufferedWriter(Path.of(out), StandardCharsets.UTF_8);
-                 JournalCursor c = reader.read(0)) {
+                 JournalCursor c = Cli.readAll(reader)) {
                 JournalRecord r;
                 while ((r = c.poll()) != null) {
                     w.write(JsonRenderer.toJson(r));

@@ -133,6 +133,11 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
             m.put("first_bad_sequence", r.firstBadSequence());
             m.put("problem", r.problem());
             m.put("cut_tails", r.cutTails().size());
+            m.put("verified_from", r.verifiedFrom());
+            m.put("archived_files", r.archivedFiles());
+            m.put("archived_copies_verified", r.copiesVerified());
+            m.put("archived_copies_missing", r.copiesMissing());
+            m.put("archive_location", archiveLocation(reader));
             java.util.Map<String, Object> tail = null;
             if (r.openTail() != null) {
                 tail = new java.util.LinkedHashMap<>();
@@ -175,11 +180,20 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
             m.put("head_matches", pin == null || !r.ok() ? null : pinProblem == null);
             Cli.printJson(System.out, m);
         } else if (r.ok()) {
-            System.out.println("journal verified: " + r.records() + " records, sequences 0.." + headSeq + ", from "
-                    + scope.first() + " to " + scope.last());
+            System.out.println("journal verified: " + r.records() + " records, sequences " + r.verifiedFrom() + ".."
+                    + headSeq + ", from " + scope.first() + " to " + scope.last());
             System.out.println("  segments: " + scope.segments() + " (writer epochs " + ranges(scope.epochs())
                     + "); every record's CRC32C, the SHA-256 hash chain, dense sequences and epochs checked from "
-                    + "sequence 0");
+                    + "sequence " + r.verifiedFrom());
+            if (r.archivedFiles() > 0) {
+                String where = archiveLocation(reader);
+                System.out.println("  archived: sequences 0.." + (r.verifiedFrom() - 1) + " in " + r.archivedFiles()
+                        + " file(s) moved out by the journal's file retention ("
+                        + (where == null ? "removed without a copy" : "copied to " + where)
+                        + "); their chain anchors link end to end and to sequence " + r.verifiedFrom()
+                        + (r.copiesVerified() + r.copiesMissing() == 0 ? ""
+                        : "; " + r.copiesVerified() + " copies verified, " + r.copiesMissing() + " missing"));
+            }
             for (TornTail t : r.cutTails()) {
                 System.out.println("  torn tail cut by a later writer: epoch " + t.segmentEpoch() + " after sequence "
                         + t.lastGoodSequence() + " (" + t.excerpts() + " excerpts: " + t.reason() + ")");
@@ -253,8 +267,37 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
         Instant first = null;
         Instant last = null;
         io.palisade.heads.HeadsState s = io.palisade.heads.HeadsState.empty();
+        long firstLocal = reader.firstSequence();
+        if (firstLocal > 0) {
+            // the journal's file retention moved the records before firstLocal out: the fold starts from the oldest
+            // checkpoint at or after them, which is the base of the check, not checked itself
+            s = null;
+            for (java.util.Iterator<java.util.Map.Entry<Long, Path>> it = cps.entrySet().iterator(); it.hasNext(); ) {
+                java.util.Map.Entry<Long, Path> e = it.next();
+                if (e.getKey() < firstLocal - 1) {
+                    continue;
+                }
+                java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("sequence", e.getKey());
+                m.put("file", e.getValue().getFileName().toString());
+                it.remove();
+                try {
+                    s = io.palisade.heads.Checkpoints.read(e.getValue());
+                    m.put("ok", true);
+                    m.put("result", "the base the later checkpoints are checked from (the journal before it was moved "
+                            + "out by the file retention)");
+                    checked.add(m);
+                    break;
+                } catch (RuntimeException ex) {
+                    m.put("ok", false);
+                    m.put("result", "damaged (" + ex.getMessage() + "; readers skip it)");
+                    problems++;
+                    checked.add(m);
+                }
+            }
+        }
         java.util.Map<String, long[]> expiries = new java.util.HashMap<>();
-        try (JournalCursor c = reader.read(0)) {
+        try (JournalCursor c = reader.readAvailable(0)) {
             JournalRecord rec;
             while ((rec = c.poll()) != null) {
                 if (rec.event() instanceof io.palisade.journal.JournalEvent.VersionsExpired x) {
@@ -268,6 +311,9 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
                 epochs.add(rec.writerEpoch());
                 if (rec.event() instanceof io.palisade.journal.JournalEvent.WriterStarted) {
                     segments++;
+                }
+                if (s == null || rec.sequence() <= s.lastSequence()) {
+                    continue; // before the base checkpoint, or no base to fold from
                 }
                 s = s.apply(rec);
                 Path cp = cps.remove(rec.sequence());
@@ -364,9 +410,31 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
                 return "the pinned sequence " + sequence + " is past its last record " + headSeq
                         + " (the journal was cut back or replaced)";
             }
+            if (sequence < reader.firstSequence()) {
+                // an archived record: its hash is known when it ends an archived file (the anchor the next file links to)
+                java.util.Optional<io.palisade.journal.ArchivedFile> f = reader.archivedFiles().stream()
+                        .filter(a -> a.lastSequence() == sequence).findFirst();
+                if (f.isEmpty()) {
+                    return "the pinned sequence " + sequence + " was moved out of the local journal by its file "
+                            + "retention and ends no archived file, so its hash cannot be checked here (pin a "
+                            + "sequence at or after " + reader.firstSequence() + ", or verify the archived copies)";
+                }
+                return f.get().lastHash().equalsIgnoreCase(hash) ? null : "the archived record at sequence " + sequence
+                        + " has hash " + f.get().lastHash() + ", the pin says " + hash;
+            }
             String at = reader.recordHash(sequence).orElse("(unreadable)");
             return at.equals(hash) ? null : "the record at sequence " + sequence + " has hash " + at + ", the pin says "
                     + hash + ": the journal was rewritten up to there (and its chain recomputed), or it is another graph's";
         }
     }
+
+    /** Where the journal's file retention copied its files (the newest copy's directory); null when none was kept. */
+    static String archiveLocation(JournalReader reader) {
+        List<io.palisade.journal.ArchivedFile> files = reader.archivedFiles();
+        if (files.isEmpty() || !files.get(files.size() - 1).copied()) {
+            return null;
+        }
+        return Path.of(files.get(files.size() - 1).location()).getParent().getParent().toString();
+    }
+
 }

@@ -180,7 +180,7 @@ final class Cli {
                     + "(`palisade audit verify GRAPH` checks the whole journal)");
             return;
         }
-        try (JournalCursor c = reader.read(0)) {
+        try (JournalCursor c = reader.readAvailable(0)) {
             JournalRecord r;
             while ((r = c.poll()) != null && r.sequence() < from - 1) {
                 // checked by the cursor
@@ -195,6 +195,30 @@ final class Cli {
                     + e.sequence() + " (" + e.getMessage().replace('\n', ' ') + "); what follows was read past it "
                     + "(`palisade audit verify GRAPH` names the damage)");
         }
+    }
+
+    /**
+     * A cursor over every record the local journal holds, from its first; when the journal's file retention moved older
+     * files out, says so on stderr once, naming the range and where it went.
+     */
+    static JournalCursor readAll(JournalReader reader) {
+        return reader.read(firstLocal(reader));
+    }
+
+    /**
+     * The first sequence the local journal holds; when the journal's file retention moved older files out, says so on
+     * stderr, naming the range and where it went.
+     */
+    static long firstLocal(JournalReader reader) {
+        long first = reader.firstSequence();
+        if (first > 0) {
+            String where = AuditVerifyCommand.archiveLocation(reader);
+            System.err.println("palisade: note: journal sequences 0.." + (first - 1) + " were moved out of the local "
+                    + "journal by its file retention (" + (where == null ? "removed without a copy; their chain anchors "
+                    + "are in _palisade/journal/" + "archive.log" : "copied to " + where) + "); reading from sequence "
+                    + first);
+        }
+        return first;
     }
 
     static void printJson(PrintStream out, Object o) {

@@ -111,7 +111,9 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
         if (intent != null) {
             Intent i = model.intent(intent).orElseThrow(() -> new CliException(Main.INVALID_INPUT, "no intent '" + intent
                     + "' in the journal of " + graph + " (sequences " + model.firstSequence() + ".."
-                    + model.lastSequence() + ")"));
+                    + model.lastSequence() + ")" + (model.firstSequence() == 0 ? ""
+                    : "; the journal's file retention moved the records before sequence " + model.firstSequence()
+                    + " out")));
             switch (format) {
                 case table -> {
                     IntentLife.legend(out);
@@ -133,8 +135,10 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
                 .filter(i -> wanted == null || wanted.contains(IntentLife.outcomeName(i)))
                 .toList();
         if (touched.isEmpty() && model.intentsOf(table, key).isEmpty()) {
+            long first = Cli.reader(graph).firstSequence();
             throw new CliException(Main.INVALID_INPUT, "no intent in the journal of " + graph + " touched key '" + key + "'"
-                    + (table == null ? "" : " of table '" + table + "'"));
+                    + (table == null ? "" : " of table '" + table + "'") + (first == 0 ? ""
+                    : " since sequence " + first + " (the journal's file retention moved the records before it out)"));
         }
         Map<String, Object> current = currentValues(model, catalog, state, readBranch);
         switch (format) {
@@ -171,7 +175,7 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
     static IncidentModel model(Path graph) {
         List<JournalRecord> records = new ArrayList<>();
         Cli.Progress p = new Cli.Progress("reading the journal", -1);
-        try (io.palisade.journal.JournalCursor c = Cli.reader(graph).read(0)) {
+        try (io.palisade.journal.JournalCursor c = Cli.readAll(Cli.reader(graph))) {
             for (JournalRecord r; (r = c.poll()) != null; ) {
                 records.add(r);
                 if ((records.size() & 1023) == 0) {

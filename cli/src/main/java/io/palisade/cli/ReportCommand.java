@@ -58,7 +58,7 @@ final class ReportCommand implements Callable<Integer>, ReadOnly {
         List<String> tables = Cli.catalog(graph).tables().stream().map(t -> t.name()).toList();
         Cli.Progress progress = new Cli.Progress("report: reading the journal", reader.endSequence(), "records");
         ReportModel model;
-        try (JournalCursor c = reader.read(0)) {
+        try (JournalCursor c = Cli.readAll(reader)) {
             model = ReportModel.of(() -> records(c), lo, hi, tables, TOP_KEYS, progress);
         } finally {
             progress.done();

@@ -176,7 +176,7 @@ final class Seek {
                     OptionalLong at = reader.sequenceAt(t.time());
                     yield at.isPresent() ? at.getAsLong() : end;
                 }
-                case Last l -> Math.max(0, end - l.n());
+                case Last l -> Math.max(reader.firstSequence(), end - l.n());
             };
         }
 

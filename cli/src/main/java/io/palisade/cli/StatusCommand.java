@@ -47,7 +47,8 @@ import java.util.stream.Stream;
                 + "unfolded writes, the rows they recorded and the fold lag (the age of the oldest, in ms; '-' or null "
                 + "for a table-ack table); for the graph, the journal's bytes and the heads state's size. Read-only.",
                 "The default format is table; json prints one object {tables: [...], journal_bytes, "
-                        + "journal_rows_released_below, palisade_bytes, "
+                        + "journal_rows_released_below, journal_first_sequence, journal_archived_files, "
+                        + "journal_archive_location, palisade_bytes, "
                         + "last_sequence, last_checkpoint_seq, open_intents, completed_intents}."},
         footer = {"%nExample:%n  palisade status GRAPH --format json"})
 final class StatusCommand implements java.util.concurrent.Callable<Integer>, ReadOnly {
@@ -138,6 +139,9 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
         try (io.palisade.journal.JournalReader jr = io.palisade.journal.JournalReader.open(palisade)) {
             java.util.OptionalLong released = jr.rowsReleasedBelow();
             out.put("journal_rows_released_below", released.isPresent() ? released.getAsLong() : null);
+            out.put("journal_first_sequence", jr.firstSequence());
+            out.put("journal_archived_files", jr.archivedFiles().size());
+            out.put("journal_archive_location", AuditVerifyCommand.archiveLocation(jr));
         }
         out.put("palisade_bytes", allocated(palisade));
         out.put("last_sequence", s.lastSequence());
@@ -169,7 +173,12 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
                         + " segment(s) (_palisade " + out.get("palisade_bytes") + ")"
                         + (out.get("journal_rows_released_below") == null ? ""
                         : ", the rows of folded journal-ack writes released below sequence "
-                        + out.get("journal_rows_released_below")) + "; heads state: " + out.get("open_intents") + " open intents, " + out.get("completed_intents")
+                        + out.get("journal_rows_released_below"))
+                        + ((long) out.get("journal_first_sequence") == 0 ? ""
+                        : ", files before sequence " + out.get("journal_first_sequence") + " moved out by the file "
+                        + "retention (" + out.get("journal_archived_files") + " files, "
+                        + (out.get("journal_archive_location") == null ? "removed without a copy"
+                        : "copied to " + out.get("journal_archive_location")) + ")") + "; heads state: " + out.get("open_intents") + " open intents, " + out.get("completed_intents")
                         + " completed since the last checkpoint, " + out.get("idempotency_keys")
                         + " idempotency keys remembered, as of sequence " + s.lastSequence() + " (last checkpoint "
                         + s.lastCheckpointSequence() + "; maintenance is shown since it, '-' = none since)");

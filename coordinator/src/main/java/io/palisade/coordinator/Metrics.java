@@ -195,6 +195,19 @@ public final class Metrics implements MeterBinder {
         return count(m.journalReleaseFailures);
     }
 
+    /**
+     * Closed journal files the file retention moved out of the local journal (docs/journal.md "File retention"), their
+     * chain anchors kept in {@code journal/archive.log}.
+     */
+    public long journalFilesArchived() {
+        return count(m.journalFilesArchived);
+    }
+
+    /** Bytes of the journal files the file retention moved out of the local journal. */
+    public long journalBytesArchived() {
+        return count(m.journalBytesArchived);
+    }
+
     /** Removals of old versions that failed (logged; the next removal of the table branch retries). */
     public long expiryFailures() {
         return count(m.versionCleanupFailures);

@@ -13,7 +13,8 @@ import java.time.Duration;
  * <p>A read of a point older than what is kept ({@code scan --at}, {@link Graph#scanAt}) is refused, naming the
  * oldest version kept and this rule; the journal itself (replay, explain, audit) is not shortened by it.
  *
- * <p>Defaults ({@link #DEFAULTS}): on; at least 16 and at most 256 versions, 10 minutes, checked every 64 commits.
+ * <p>Defaults ({@link #DEFAULTS}): on; at least 16 and at most 256 versions, 10 minutes, checked every 64 commits; a
+ * local journal of 1 GiB, older files removed without a copy (their chain anchors kept).
  * Under steady load the count bound is reached first, so table bytes level off within minutes; at one commit a
  * minute a table keeps its last 10 minutes, but never fewer than 16 versions.
  *
@@ -24,17 +25,33 @@ import java.time.Duration;
  *                    for folded journal-ack writes (docs/journal.md "Row release": older ones are released once a
  *                    checkpoint covers their fold)
  * @param expireEvery remove old versions after this many commits to a table branch
+ * @param journalBytes the local journal's byte budget: once its files hold more, the oldest closed files whose rows are
+ *                    released (so older than {@code window}, folded and checkpointed) leave it, their chain anchors kept
+ *                    in {@code journal/archive.log} (docs/journal.md "File retention"); {@link Long#MAX_VALUE} keeps
+ *                    every file
+ * @param journalArchive nullable: a directory each file is copied to before it leaves; null removes it without a copy
  */
-public record Retention(boolean auto, int minVersions, int maxVersions, Duration window, int expireEvery) {
+public record Retention(boolean auto, int minVersions, int maxVersions, Duration window, int expireEvery,
+                        long journalBytes, java.nio.file.Path journalArchive) {
+
+    /** The local journal's default byte budget: 1 GiB. */
+    public static final long DEFAULT_JOURNAL_BYTES = 1L << 30;
 
     /** The defaults described above. */
-    public static final Retention DEFAULTS = new Retention(true, 16, 256, Duration.ofMinutes(10), 64);
+    public static final Retention DEFAULTS = new Retention(true, 16, 256, Duration.ofMinutes(10), 64,
+            DEFAULT_JOURNAL_BYTES, null);
 
     public Retention {
-        if (minVersions < 1 || maxVersions < minVersions || window == null || window.isNegative() || expireEvery < 1) {
+        if (minVersions < 1 || maxVersions < minVersions || window == null || window.isNegative() || expireEvery < 1
+                || journalBytes < 0) {
             throw new IllegalArgumentException("retention: minVersions >= 1, maxVersions >= minVersions, "
-                    + "a window >= 0, expireEvery >= 1");
+                    + "a window >= 0, expireEvery >= 1, a journal byte budget >= 0");
         }
+    }
+
+    /** The version rules, with the journal's defaults. */
+    public Retention(boolean auto, int minVersions, int maxVersions, Duration window, int expireEvery) {
+        this(auto, minVersions, maxVersions, window, expireEvery, DEFAULT_JOURNAL_BYTES, null);
     }
 
     /** Keeps every version (the behaviour before retention existed). */
@@ -43,19 +60,32 @@ public record Retention(boolean auto, int minVersions, int maxVersions, Duration
     }
 
     public Retention withAuto(boolean on) {
-        return new Retention(on, minVersions, maxVersions, window, expireEvery);
+        return new Retention(on, minVersions, maxVersions, window, expireEvery, journalBytes, journalArchive);
     }
 
     public Retention withVersions(int min, int max) {
-        return new Retention(auto, min, max, window, expireEvery);
+        return new Retention(auto, min, max, window, expireEvery, journalBytes, journalArchive);
     }
 
     public Retention withWindow(Duration w) {
-        return new Retention(auto, minVersions, maxVersions, w, expireEvery);
+        return new Retention(auto, minVersions, maxVersions, w, expireEvery, journalBytes, journalArchive);
     }
 
     public Retention withExpireEvery(int commits) {
-        return new Retention(auto, minVersions, maxVersions, window, commits);
+        return new Retention(auto, minVersions, maxVersions, window, commits, journalBytes, journalArchive);
+    }
+
+    /**
+     * The local journal's byte budget ({@link Long#MAX_VALUE}: keep every file); files beyond it leave once their rows
+     * are released.
+     */
+    public Retention withJournalBytes(long bytes) {
+        return new Retention(auto, minVersions, maxVersions, window, expireEvery, bytes, journalArchive);
+    }
+
+    /** Copies each journal file to {@code dir} before it leaves the local journal (null: no copy). */
+    public Retention withJournalArchive(java.nio.file.Path dir) {
+        return new Retention(auto, minVersions, maxVersions, window, expireEvery, journalBytes, dir);
     }
 
     /** The rule in words, for journal records and error messages. */

@@ -163,8 +163,8 @@ final class ChronicleStorage implements JournalStorage {
     }
 
     @Override
-    public ArchiveReport archiveFiles(long keepBytes, Path copyTo, JournalArchive.Hook hook) {
-        return archive.run(rowRelease.progress(), keepBytes, copyTo, lease.owner().epoch(),
+    public ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo, JournalArchive.Hook hook) {
+        return archive.run(Math.min(below, rowRelease.progress()), keepBytes, copyTo, lease.owner().epoch(),
                 queue::refreshDirectoryListing, hook);
     }
 

@@ -369,7 +369,9 @@ public final class Journal implements AutoCloseable {
 
     /**
      * The journal's file retention (docs/journal.md "File retention"): while the local journal's files hold more than
-     * {@code keepBytes}, moves the oldest closed file whose rows the row release has released out of it, copying it to
+     * {@code keepBytes}, moves the oldest closed file whose records all lie before {@code below} and whose rows the row
+     * release has released out of it (the caller names a sequence no checkpoint it may fall back to replays from
+     * before), copying it to
      * {@code copyTo} first when that is not null, and logs its chain anchors in {@code journal/archive.log}. Run after
      * {@link #releaseRows}: only files the release has gone past leave, so only what no reopen, recovery or read of the
      * graph's present needs. Reads from before the first local sequence then throw
@@ -378,11 +380,11 @@ public final class Journal implements AutoCloseable {
      *
      * @throws IllegalStateException when the journal is closed, failed or fenced
      */
-    public ArchiveReport archiveFiles(long keepBytes, Path copyTo) {
-        return archiveFiles(keepBytes, copyTo, JournalArchive.Hook.NONE);
+    public ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo) {
+        return archiveFiles(below, keepBytes, copyTo, JournalArchive.Hook.NONE);
     }
 
-    ArchiveReport archiveFiles(long keepBytes, Path copyTo, JournalArchive.Hook hook) {
+    ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo, JournalArchive.Hook hook) {
         if (keepBytes < 0) {
             throw new IllegalArgumentException("a journal byte budget is >= 0");
         }
@@ -393,7 +395,7 @@ public final class Journal implements AutoCloseable {
                             + "only its live writer moves files out");
                 }
             }
-            return storage.archiveFiles(keepBytes, copyTo, hook);
+            return storage.archiveFiles(below, keepBytes, copyTo, hook);
         }
     }
 

@@ -89,6 +89,10 @@ final class JournalArchive {
         /** The log names the file; it is still in the journal. */
         default void afterLog(Path cycleFile) {
         }
+
+        /** The file is deleted; Chronicle's directory listing still names it. */
+        default void afterDelete(Path cycleFile) {
+        }
     }
 
     private final Path journalDir;
@@ -266,7 +270,7 @@ final class JournalArchive {
                     }
                     if (ends.lastSequence() < horizon) {
                         // the log already names it: a crash came between its log line and its deletion
-                        remove(file, dir, writers, refreshWriter);
+                        remove(file, dir, writers, refreshWriter, hook);
                         emptied = cycle == cycles.last();
                         continue;
                     }
@@ -287,7 +291,7 @@ final class JournalArchive {
                             size, sha, location, clock.millis()));
                     horizon = ends.lastSequence() + 1;
                     hook.afterLog(file);
-                    remove(file, dir, writers, refreshWriter);
+                    remove(file, dir, writers, refreshWriter, hook);
                     total -= size;
                     files++;
                     bytes += size;
@@ -363,9 +367,11 @@ final class JournalArchive {
     }
 
     /** Deletes a file the log names and tells Chronicle (its listing's lowest cycle moves past the file). */
-    private static void remove(Path file, Path dir, boolean writers, Runnable refreshWriter) throws IOException {
+    private static void remove(Path file, Path dir, boolean writers, Runnable refreshWriter, Hook hook)
+            throws IOException {
         Files.deleteIfExists(file);
         Segments.fsyncDirectory(dir);
+        hook.afterDelete(file);
         if (writers) {
             refreshWriter.run();
         } else {

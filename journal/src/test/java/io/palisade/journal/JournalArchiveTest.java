@@ -66,7 +66,7 @@ class JournalArchiveTest {
             assertThat(cycleFiles()).hasSize(5);
 
             j.releaseRows(end);
-            ArchiveReport report = j.archiveFiles(0, null);
+            ArchiveReport report = j.archiveFiles(Long.MAX_VALUE, 0, null);
 
             assertThat(report.files()).isEqualTo(4);
             assertThat(cycleFiles()).hasSize(1);
@@ -116,12 +116,12 @@ class JournalArchiveTest {
             long budget = Files.size(files.get(files.size() - 1)) + Files.size(files.get(files.size() - 2))
                     + Files.size(files.get(files.size() - 3));
 
-            ArchiveReport report = j.archiveFiles(budget, null);
+            ArchiveReport report = j.archiveFiles(Long.MAX_VALUE, budget, null);
 
             assertThat(report.files()).isEqualTo(2);
             assertThat(report.localBytes()).isLessThanOrEqualTo(budget);
             assertThat(cycleFiles()).containsExactlyElementsOf(files.subList(2, files.size()));
-            assertThat(j.archiveFiles(budget, null).files()).isZero();
+            assertThat(j.archiveFiles(Long.MAX_VALUE, budget, null).files()).isZero();
             assertThat(j.reader().verify().ok()).isTrue();
         }
     }
@@ -130,13 +130,26 @@ class JournalArchiveTest {
     void onlyFilesTheRowReleaseWentPastLeave() throws Exception {
         try (Journal j = open()) {
             RowReleaseTest.write(j, clock, 4, 0);
-            assertThat(j.archiveFiles(0, null).files()).isZero();
+            assertThat(j.archiveFiles(Long.MAX_VALUE, 0, null).files()).isZero();
             long firstOfThird = 2L * 6 + 1; // WriterStarted, then six records a file
             j.releaseRows(firstOfThird);
-            ArchiveReport report = j.archiveFiles(0, null);
+            ArchiveReport report = j.archiveFiles(Long.MAX_VALUE, 0, null);
             assertThat(report.files()).isEqualTo(j.reader().archivedFiles().size()).isBetween(1, 2);
             assertThat(report.firstLocalSequence()).isLessThanOrEqualTo(firstOfThird);
             assertThat(j.reader().verify().ok()).isTrue();
+        }
+    }
+
+    @Test
+    void aFileWithARecordAtOrAfterTheNamedSequenceStays() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 4, 0);
+            j.releaseRows(j.endSequence());
+            // the first file holds sequences 0..6 (WriterStarted, then three writes of two records)
+            assertThat(j.archiveFiles(7, 0, null).files()).isEqualTo(1);
+            assertThat(j.archiveFiles(7 + 6, 0, null).files()).isEqualTo(1);
+            assertThat(j.reader().firstSequence()).isEqualTo(13);
+            assertThat(j.archiveFiles(18, 0, null).files()).isZero();
         }
     }
 
@@ -146,7 +159,7 @@ class JournalArchiveTest {
         try (Journal j = open()) {
             RowReleaseTest.write(j, clock, 3, 0);
             j.releaseRows(j.endSequence());
-            assertThat(j.archiveFiles(0, copies).files()).isEqualTo(2);
+            assertThat(j.archiveFiles(Long.MAX_VALUE, 0, copies).files()).isEqualTo(2);
         }
         try (JournalReader r = JournalReader.open(palisade())) {
             List<ArchivedFile> archived = r.archivedFiles();
@@ -181,7 +194,7 @@ class JournalArchiveTest {
         try (Journal j = open()) {
             RowReleaseTest.write(j, clock, 3, 0);
             j.releaseRows(j.endSequence());
-            j.archiveFiles(0, null);
+            j.archiveFiles(Long.MAX_VALUE, 0, null);
         }
         Path log = journalDir().resolve(JournalArchive.LOG_FILE);
         List<String> lines = Files.readAllLines(log);
@@ -204,7 +217,7 @@ class JournalArchiveTest {
         try (Journal j = open()) {
             RowReleaseTest.write(j, clock, 2, 100);
             j.releaseRows(j.endSequence());
-            assertThat(j.archiveFiles(0, null).files()).isEqualTo(3);
+            assertThat(j.archiveFiles(Long.MAX_VALUE, 0, null).files()).isEqualTo(3);
             assertThat(Segments.ready(journalDir())).hasSize(1);
             assertThat(Files.exists(Segments.dir(journalDir(), 1))).isFalse();
             assertThat(j.reader().verify().ok()).isTrue();
@@ -229,7 +242,7 @@ class JournalArchiveTest {
                     throw new IllegalStateException("crash before the log line");
                 }
             };
-            assertThatThrownBy(() -> j.archiveFiles(0, null, beforeLog)).hasMessageContaining("crash before");
+            assertThatThrownBy(() -> j.archiveFiles(Long.MAX_VALUE, 0, null, beforeLog)).hasMessageContaining("crash before");
             assertThat(cycleFiles()).isEqualTo(files);
             assertThat(j.reader().firstSequence()).isZero();
 
@@ -239,7 +252,7 @@ class JournalArchiveTest {
                     throw new IllegalStateException("crash after the log line");
                 }
             };
-            assertThatThrownBy(() -> j.archiveFiles(0, null, afterLog)).hasMessageContaining("crash after");
+            assertThatThrownBy(() -> j.archiveFiles(Long.MAX_VALUE, 0, null, afterLog)).hasMessageContaining("crash after");
             // the log names the first file, which is still there: readers start after it all the same
             assertThat(cycleFiles()).isEqualTo(files);
             try (JournalReader r = JournalReader.open(palisade())) {
@@ -251,7 +264,7 @@ class JournalArchiveTest {
                 assertThat(r.verify().ok()).isTrue();
             }
 
-            ArchiveReport next = j.archiveFiles(0, null);
+            ArchiveReport next = j.archiveFiles(Long.MAX_VALUE, 0, null);
             assertThat(next.files()).isEqualTo(2);
             assertThat(cycleFiles()).containsExactly(files.get(3));
             assertThat(j.reader().archivedFiles()).hasSize(3);
@@ -264,21 +277,21 @@ class JournalArchiveTest {
         try (Journal j = open()) {
             RowReleaseTest.write(j, clock, 3, 0);
             j.releaseRows(j.endSequence());
-            j.archiveFiles(Long.MAX_VALUE, null);
+            j.archiveFiles(Long.MAX_VALUE, Long.MAX_VALUE, null);
             // one file leaves when the budget is the first file's length short of the whole
             List<Path> files = cycleFiles();
             long all = 0;
             for (Path p : files) {
                 all += Files.size(p);
             }
-            assertThat(j.archiveFiles(all - 1, null).files()).isEqualTo(1);
+            assertThat(j.archiveFiles(Long.MAX_VALUE, all - 1, null).files()).isEqualTo(1);
             Path log = journalDir().resolve(JournalArchive.LOG_FILE);
             Files.writeString(log, "{\"epoch\":1,\"fi", java.nio.file.StandardOpenOption.APPEND);
             try (JournalReader r = JournalReader.open(palisade())) {
                 assertThat(r.archivedFiles()).hasSize(1);
                 assertThat(r.verify().ok()).isTrue();
             }
-            assertThat(j.archiveFiles(0, null).files()).isEqualTo(1);
+            assertThat(j.archiveFiles(Long.MAX_VALUE, 0, null).files()).isEqualTo(1);
             assertThat(Files.readAllLines(log)).hasSize(2);
             assertThat(j.reader().verify().ok()).isTrue();
         }

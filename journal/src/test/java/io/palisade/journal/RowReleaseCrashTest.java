@@ -94,4 +94,42 @@ class RowReleaseCrashTest {
             assertThat(v.ok()).as("verify: %s", v.problem()).isTrue();
         }
     }
+
+    @ParameterizedTest(name = "killed at {0}:{1}")
+    @CsvSource({"archive-before-log, 1", "archive-before-log, 3", "archive-after-log, 1", "archive-after-log, 2",
+            "archive-after-delete, 1", "archive-after-delete, 3"})
+    void aFileRetentionKilledAtAnyPointKeepsTheChainWholeAndTheNextRunFinishesIt(String point, int nth)
+            throws Exception {
+        Path palisade = tmp.resolve("_palisade");
+        List<String> out = runChild(palisade, "-Xmx256m", point, Integer.toString(nth));
+        assertThat(out).as("child output").contains("RELEASED 9", "EXIT " + ReleaseChild.HALT_STATUS);
+        assertThat(out).noneMatch(line -> line.startsWith("ARCHIVED"));
+        long end = Long.parseLong(out.get(0).substring("WRITTEN ".length()));
+
+        int left = point.equals("archive-before-log") ? nth - 1 : nth;
+        try (JournalReader r = JournalReader.open(palisade)) {
+            // a file the log names is out of the local journal, whether or not it was deleted and the listing refreshed
+            assertThat(r.archivedFiles()).hasSize(left);
+            VerificationReport v = r.verify();
+            assertThat(v.ok()).as("verify: %s", v.problem()).isTrue();
+            assertThat(v.verifiedFrom() + v.records()).isEqualTo(end);
+            assertThat(v.archivedFiles()).isEqualTo(left);
+            try (JournalCursor c = r.read(r.firstSequence())) {
+                assertThat(c.drain()).hasSize((int) (end - r.firstSequence()));
+            }
+        }
+
+        try (Journal j = Journal.open(palisade, JournalOptions.defaults().withClock(new StepClock()))) {
+            j.releaseRows(j.endSequence());
+            ArchiveReport report = j.archiveFiles(Long.MAX_VALUE, 0, null);
+            // the killed writer's three closed files and its open one (closed now) have all left, and its segment
+            assertThat(j.reader().archivedFiles()).hasSize(4);
+            assertThat(report.files()).isEqualTo(4 - left);
+            assertThat(Segments.ready(palisade.resolve(Journal.DIRECTORY))).hasSize(1);
+            VerificationReport v = j.reader().verify();
+            assertThat(v.ok()).as("verify: %s", v.problem()).isTrue();
+            assertThat(v.verifiedFrom()).isEqualTo(end);
+        }
+    }
+
 }

@@ -100,7 +100,7 @@ public final class PublishedHeads {
      */
     static List<String> intentsOf(JournalReader reader, String graphBranch, String table, TableHead head, long published) {
         LinkedHashSet<String> ids = new LinkedHashSet<>();
-        try (JournalCursor c = reader.read(Math.max(0, published - INTENT_SEARCH_WINDOW))) {
+        try (JournalCursor c = reader.readAvailable(Math.max(0, published - INTENT_SEARCH_WINDOW))) {
             for (JournalRecord r = c.poll(); r != null && r.sequence() <= published; r = c.poll()) {
                 if (r.event() instanceof TableCommitted tc && tc.table().equals(table)
                         && tc.tableBranch().equals(head.tableBranch()) && tc.achievedVersion() == head.version()) {

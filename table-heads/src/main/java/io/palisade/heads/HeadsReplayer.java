@@ -116,17 +116,39 @@ public final class HeadsReplayer {
         return headsAt(target);
     }
 
+    /**
+     * Refuses a replay from sequence 0 to {@code target} when the journal's file retention moved the first records
+     * out, naming the oldest point that can still be rebuilt (the oldest kept checkpoint).
+     */
+    private void archivedBefore(long target) {
+        long first = reader.firstSequence();
+        if (first == 0) {
+            return;
+        }
+        long oldest = Long.MAX_VALUE;
+        for (Path p : checkpoints.list()) {
+            oldest = Math.min(oldest, CheckpointDescriptor.sequenceOf(p.getFileName().toString()));
+        }
+        throw new io.palisade.fencing.JournalArchivedException("the graph's state at sequence " + target
+                + " cannot be rebuilt: the journal's file retention moved sequences 0 to " + (first - 1)
+                + " out, and no heads checkpoint at or before " + target + " is kept"
+                + (oldest == Long.MAX_VALUE ? "" : " (points from the oldest kept checkpoint, sequence " + oldest
+                + ", on can be)") + "; the local journal starts at sequence " + first, first, null);
+    }
+
     private Replay replayTo(long target) {
         List<Checkpoints.Skipped> skipped = new ArrayList<>();
         long bound = target;
         while (true) {
             if (bound < 0) {
+                archivedBefore(target);
                 return new Replay(foldRange(HeadsState.empty(), target), -1, skipped, target + 1);
             }
             Checkpoints.LoadResult lr = checkpoints.loadNewestValidAtOrBelow(bound);
             skipped.addAll(lr.skipped());
             Optional<Checkpoints.Loaded> cp = lr.checkpoint();
             if (cp.isEmpty()) {
+                archivedBefore(target);
                 return new Replay(foldRange(HeadsState.empty(), target), -1, skipped, target + 1);
             }
             Checkpoints.Loaded loaded = cp.get();

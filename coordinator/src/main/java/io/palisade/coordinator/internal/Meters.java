@@ -85,6 +85,8 @@ public final class Meters implements AutoCloseable {
     public final Counter journalRowsReleased;
     public final Counter journalRowBytesReleased;
     public final Counter journalReleaseFailures;
+    public final Counter journalFilesArchived;
+    public final Counter journalBytesArchived;
 
     public final Latency intentPhase;
     public final Latency commitPhase;
@@ -150,6 +152,10 @@ public final class Meters implements AutoCloseable {
                 "Record bytes the journal's row release gave back");
         journalReleaseFailures = counter("palisade.journal.rows.release.failures",
                 "Runs of the journal's row release that failed (logged; the rows stay)");
+        journalFilesArchived = counter("palisade.journal.files.archived",
+                "Closed journal files the file retention moved out of the local journal");
+        journalBytesArchived = bytes("palisade.journal.files.archived.bytes",
+                "Bytes of the journal files the file retention moved out");
 
         String phases = "Committer time of a table-ack write group, by phase: intent (journaling its intents), commit"
                 + " (its table commit) and publish (journaling its completion and answering its writers)";

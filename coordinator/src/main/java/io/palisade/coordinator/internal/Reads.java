@@ -169,7 +169,7 @@ public final class Reads {
         long bound = 0;
         String rule = null;
         try (JournalReader reader = JournalReader.open(palisadeDir);
-             JournalCursor c = reader.read(0)) {
+             JournalCursor c = reader.readAvailable(0)) {
             for (JournalRecord r = c.poll(); r != null; r = c.poll()) {
                 if (r.event() instanceof JournalEvent.VersionsExpired e && e.table().equals(table)
                         && e.tableBranch().equals(ref.branch()) && e.beforeVersion() >= bound) {
