@@ -142,13 +142,16 @@ final class Seek {
     static final class Span {
         private final JournalReader reader;
         final long end;
+        /** The first sequence the local journal holds (0 unless its file retention moved older files out). */
+        final long firstSequence;
         final Instant first;
         final Instant last;
 
         Span(JournalReader reader) {
             this.reader = reader;
             this.end = reader.endSequence();
-            this.first = end == 0 ? null : reader.record(0).map(JournalRecord::time).orElse(null);
+            this.firstSequence = reader.firstSequence();
+            this.first = end == 0 ? null : reader.record(firstSequence).map(JournalRecord::time).orElse(null);
             this.last = end == 0 ? null : reader.record(end - 1).map(JournalRecord::time).orElse(null);
         }
 
@@ -157,7 +160,9 @@ final class Seek {
             if (end == 0) {
                 return "the journal is empty";
             }
-            return "the journal holds sequences 0.." + (end - 1) + " (" + first + " to " + last + ")";
+            return "the journal holds sequences " + firstSequence + ".." + (end - 1) + " (" + first + " to " + last + ")"
+                    + (firstSequence == 0 ? "" : "; its file retention moved the records before " + firstSequence
+                    + " out");
         }
 
         /** The first sequence a range starting at {@code p} includes; {@code follow}: the journal's end is allowed. */
@@ -196,7 +201,10 @@ final class Seek {
                 }
                 case Time t -> {
                     if (first == null || t.time().isBefore(first)) {
-                        throw outside(option, p, "is before the graph existed (its first record is at " + first + ")");
+                        throw outside(option, p, firstSequence == 0
+                                ? "is before the graph existed (its first record is at " + first + ")"
+                                : "is before the first record the local journal holds (sequence " + firstSequence
+                                + ", at " + first + "; the journal's file retention moved the older records out)");
                     }
                     Instant now = Instant.now();
                     if (t.time().isAfter(now)) {

@@ -95,6 +95,13 @@ class ArchivedJournalCliTest {
         CliRun.Result atCheckpoint = CliRun.run("heads", graph, "--at", Long.toString(oldest));
         assertThat(atCheckpoint.code()).as(atCheckpoint.toString()).isZero();
 
+        // a time before the first local record: refused, naming where the local journal starts; a later one reads
+        CliRun.Result early = CliRun.run("heads", graph, "--at", "2000-01-01T00:00:00Z");
+        assertThat(early.code()).as(early.toString()).isEqualTo(Main.USAGE);
+        assertThat(early.err()).contains("is before the first record the local journal holds (sequence " + first);
+        CliRun.Result later = CliRun.run("audit", graph, "--from", "last 5");
+        assertThat(later.code()).as(later.toString()).isZero();
+
         CliRun.Result scan = CliRun.run("scan", graph, "--table", "person");
         assertThat(scan.code()).as(scan.toString()).isZero();
         assertThat(scan.out().strip().split("\n")).hasSize(built.rows()); // one JSON line per row

@@ -11,7 +11,8 @@ import java.time.Duration;
  * table branch, off the acknowledgement path, and each removal is journaled first ({@code versions_expired}).
  *
  * <p>A read of a point older than what is kept ({@code scan --at}, {@link Graph#scanAt}) is refused, naming the
- * oldest version kept and this rule; the journal itself (replay, explain, audit) is not shortened by it.
+ * oldest version kept and this rule. The journal's own files leave the local journal under {@code journalBytes} once
+ * their rows are released (docs/journal.md "File retention").
  *
  * <p>Defaults ({@link #DEFAULTS}): on; at least 16 and at most 256 versions, 10 minutes, checked every 64 commits; a
  * local journal of 1 GiB, older files removed without a copy (their chain anchors kept).

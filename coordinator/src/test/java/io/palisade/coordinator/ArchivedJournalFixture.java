@@ -21,9 +21,16 @@ public final class ArchivedJournalFixture {
     public record Built(long archivedPoint, int rows) {
     }
 
+    /** Folds every unfolded write now: a branch folds its parent first (its fork then pins nothing, once deleted). */
+    private static void foldNow(Graph g) {
+        g.createBranch("fold-now", "main");
+        g.deleteBranch("fold-now");
+        g.awaitFold();
+    }
+
     public static Built build(Path root, Path copies) {
         Retention retention = Retention.DEFAULTS.withJournalBytes(0).withJournalArchive(copies);
-        Options options = JournalAckTest.noAutoFold().withCheckpointEvery(8).withRetention(retention);
+        Options options = Options.defaults().withFolding(3_600_000, 5, 1L << 40).withCheckpointEvery(8).withRetention(retention);
         Palisade.create(root, Catalog.fromJson(JournalAckTest.CATALOG), options).close();
         StepClock clock = new StepClock(System.currentTimeMillis() + 60_000L);
         long point = -1;
@@ -32,15 +39,20 @@ public final class ArchivedJournalFixture {
                 for (int i = 0; i < 5; i++) {
                     g.upsert("main", "person", List.of(Row.of("id", "p" + i, "age", (long) (f * 10 + i))));
                 }
-                g.awaitFold();
+                foldNow(g);
                 if (f == 0) {
                     point = g.state().lastSequence();
                 }
                 clock.advance(FIVE_MINUTES);
             }
-            clock.advance(3 * FIVE_MINUTES);
-            for (int i = 0; i < 20; i++) {
-                g.upsert("main", "person", List.of(Row.of("id", "q" + i, "age", (long) i)));
+            // two rounds a retention window apart: the writer's older anchor checkpoint (the bound of what may leave)
+            // is then past the four files
+            for (int round = 0; round < 2; round++) {
+                clock.advance(3 * FIVE_MINUTES);
+                for (int i = 0; i < 20; i++) {
+                    g.upsert("main", "person", List.of(Row.of("id", "q" + i, "age", (long) (round * 100 + i))));
+                }
+                foldNow(g);
             }
         }
         return new Built(point, 25);

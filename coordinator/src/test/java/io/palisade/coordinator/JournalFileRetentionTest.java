@@ -29,7 +29,7 @@ class JournalFileRetentionTest extends GraphTestSupport {
     private final StepClock clock = new StepClock(System.currentTimeMillis() + 60_000L);
 
     private Options options(Retention retention) {
-        return JournalAckTest.noAutoFold().withCheckpointEvery(8).withRetention(retention);
+        return Options.defaults().withFolding(3_600_000, 5, 1L << 40).withCheckpointEvery(8).withRetention(retention);
     }
 
     private Palisade.Wiring created(Path root, Options options) {
@@ -45,6 +45,13 @@ class JournalFileRetentionTest extends GraphTestSupport {
         return out;
     }
 
+    /** Folds every unfolded write now: a branch folds its parent first (its fork then pins nothing, once deleted). */
+    private static void foldNow(Graph g) {
+        g.createBranch("fold-now", "main");
+        g.deleteBranch("fold-now");
+        g.awaitFold();
+    }
+
     /** Four files of folded writes, then the clock past the window, then enough writes for several checkpoints. */
     private long writeHistory(Graph g, Map<String, Object> expected) {
         long early = -1;
@@ -53,16 +60,21 @@ class JournalFileRetentionTest extends GraphTestSupport {
                 g.upsert("main", "person", List.of(Row.of("id", "p" + i, "age", (long) (f * 10 + i))));
                 expected.put("p" + i, (long) (f * 10 + i));
             }
-            g.awaitFold();
+            foldNow(g);
             if (f == 0) {
                 early = g.state().lastSequence();
             }
             clock.advance(FIVE_MINUTES);
         }
-        clock.advance(3 * FIVE_MINUTES);
-        for (int i = 0; i < 20; i++) {
-            g.upsert("main", "person", List.of(Row.of("id", "q" + i, "age", (long) i)));
-            expected.put("q" + i, (long) i);
+        // two rounds a retention window apart: the writer's older anchor checkpoint (the bound of what may leave) is
+        // then past the four files
+        for (int round = 0; round < 2; round++) {
+            clock.advance(3 * FIVE_MINUTES);
+            for (int i = 0; i < 20; i++) {
+                g.upsert("main", "person", List.of(Row.of("id", "q" + i, "age", (long) (round * 100 + i))));
+                expected.put("q" + i, (long) (round * 100 + i));
+            }
+            foldNow(g); // no write stays unfolded past the window: a point inside it reads from the table
         }
         return early;
     }
@@ -105,6 +117,34 @@ class JournalFileRetentionTest extends GraphTestSupport {
         }
         try (Graph g = Palisade.open(root, options, false, wiring)) {
             assertThat(ages(g.scan("main", "person"))).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void everyPointInsideTheRetentionWindowStillReadsAfterFilesLeft() throws Exception {
+        Path root = dir.resolve("g");
+        Options options = options(Retention.DEFAULTS.withJournalBytes(0));
+        Palisade.Wiring wiring = created(root, options);
+        Map<String, Object> expected = new TreeMap<>();
+        long inWindow;
+        Map<String, Object> atThatPoint;
+        try (Graph g = Palisade.open(root, options, false, wiring)) {
+            writeHistory(g, expected);
+            clock.advance(FIVE_MINUTES);
+            g.upsert("main", "person", List.of(Row.of("id", "w", "age", 1L)));
+            inWindow = g.state().lastSequence();
+            atThatPoint = ages(g.scan("main", "person"));
+            g.upsert("main", "person", List.of(Row.of("id", "w", "age", 2L)));
+        }
+        try (JournalReader r = JournalReader.open(root.resolve("_palisade"))) {
+            assertThat(r.firstSequence()).isPositive();
+        }
+        clock.advance(60_000L);
+        // a new writer (its checkpoints prune the old ones) still rebuilds a point five minutes old
+        try (Graph g = Palisade.open(root, options, false, wiring)) {
+            g.upsert("main", "person", List.of(Row.of("id", "x", "age", 3L)));
+            g.upsert("main", "person", List.of(Row.of("id", "x", "age", 4L)));
+            assertThat(ages(g.scanAt("main", "person", inWindow))).isEqualTo(atThatPoint);
         }
     }
 

@@ -106,6 +106,11 @@ final class ChainReader implements RecordStream {
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
             long first = firstSequence(mid);
+            // an empty segment (a crash left its marker after its files left) holds nothing: decide by the next one
+            while (first == Long.MAX_VALUE && mid < hi) {
+                mid++;
+                first = firstSequence(mid);
+            }
             if (first <= target) {
                 found = mid;
                 lo = mid + 1;
@@ -238,6 +243,11 @@ final class ChainReader implements RecordStream {
     private JournalRecord accept(byte[] b, int n) {
         long seq = RecordCodec.sequence(b, 0);
         if (seq != expectedSequence) {
+            java.util.Optional<ArchivedFile> archived = JournalArchive.last(journalDir);
+            if (archived.isPresent() && archived.get().lastSequence() >= expectedSequence) {
+                // the file retention moved the files this reader was about to read out while it read
+                throw archivedError(journalDir, expectedSequence, archived.get());
+            }
             throw new JournalCorruptedException(expectedSequence, "expected sequence " + expectedSequence
                     + " but the record holds " + seq + " (segment " + epochs[segment] + ")");
         }

@@ -92,6 +92,9 @@ final class ChronicleSupport {
      * read-only queue cannot: this opens the queue writable, without an appender, so nothing is appended.
      */
     static void refreshListing(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return; // removed meanwhile: a writable open would create it again
+        }
         try (SingleChronicleQueue q = builder(dir, cycleOf(dir)).build()) {
             q.refreshDirectoryListing();
         }

@@ -12,6 +12,7 @@ final class ExcerptReader {
     private final ExcerptTailer tailer;
     private byte[] buffer = new byte[512];
     private long index = -1;
+    private long end = -1;
 
     ExcerptReader(ExcerptTailer tailer) {
         this.tailer = tailer;
@@ -35,6 +36,7 @@ final class ExcerptReader {
             if (n > buffer.length) {
                 buffer = new byte[(int) Math.max(n, buffer.length * 2L)];
             }
+            end = b.readLimit(); // the excerpt's end in its cycle file: the bytes are a view of the mapped file
             b.read(buffer, 0, (int) n);
             index = dc.index();
             return (int) n;
@@ -43,6 +45,11 @@ final class ExcerptReader {
 
     byte[] buffer() {
         return buffer;
+    }
+
+    /** The byte position in its cycle file at which the excerpt last returned ends. */
+    long endPosition() {
+        return end;
     }
 
     /** Chronicle index of the excerpt last returned. */

@@ -297,6 +297,11 @@ public final class Journal implements AutoCloseable {
     }
 
     /** SHA-256 (hex) of the last appended record: the head of the hash chain. */
+    /** The journal time of the newest record (epoch nanoseconds; the writer's clock, never going back). */
+    public synchronized long lastTimestampNanos() {
+        return lastTimestamp;
+    }
+
     public synchronized String chainHead() {
         return java.util.HexFormat.of().formatHex(lastHash);
     }
@@ -334,7 +339,7 @@ public final class Journal implements AutoCloseable {
      * folded into its table and a durable checkpoint covers it. Runs beside appends (it touches only files the writer
      * has closed); one run at a time; {@link #close} waits for a run in progress.
      *
-     * @throws IllegalStateException when the journal is closed, failed or fenced (this writer no longer owns it)
+     * @throws JournalClosedException when the journal is closed, failed or fenced (this writer no longer owns it)
      */
     public RowReleaseReport releaseRows(long belowSequence) {
         return releaseRows(belowSequence, java.time.Duration.ZERO, RowRelease.Hook.NONE);
@@ -348,16 +353,12 @@ public final class Journal implements AutoCloseable {
         return releaseRows(belowSequence, keep, RowRelease.Hook.NONE);
     }
 
-    RowReleaseReport releaseRows(long belowSequence, RowRelease.Hook hook) {
-        return releaseRows(belowSequence, java.time.Duration.ZERO, hook);
-    }
-
     RowReleaseReport releaseRows(long belowSequence, java.time.Duration keep, RowRelease.Hook hook) {
         long olderThanNanos;
         synchronized (releaseLock) {
             synchronized (this) {
                 if (closed || failed || fenced != null) {
-                    throw new IllegalStateException("journal " + storage.describe() + " is closed, failed or fenced: "
+                    throw new JournalClosedException("journal " + storage.describe() + " is closed, failed or fenced: "
                             + "only its live writer releases rows");
                 }
                 belowSequence = Math.min(belowSequence, nextSequence);
@@ -378,7 +379,7 @@ public final class Journal implements AutoCloseable {
      * {@link io.palisade.fencing.JournalArchivedException}; {@code audit verify} verifies the archived range through its
      * anchors (and the copies when kept). Kafka journals move nothing.
      *
-     * @throws IllegalStateException when the journal is closed, failed or fenced
+     * @throws JournalClosedException when the journal is closed, failed or fenced
      */
     public ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo) {
         return archiveFiles(below, keepBytes, copyTo, JournalArchive.Hook.NONE);
@@ -391,7 +392,7 @@ public final class Journal implements AutoCloseable {
         synchronized (releaseLock) {
             synchronized (this) {
                 if (closed || failed || fenced != null) {
-                    throw new IllegalStateException("journal " + storage.describe() + " is closed, failed or fenced: "
+                    throw new JournalClosedException("journal " + storage.describe() + " is closed, failed or fenced: "
                             + "only its live writer moves files out");
                 }
             }

@@ -13,7 +13,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -23,7 +22,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
@@ -59,7 +57,8 @@ import java.util.stream.Stream;
  * </ul>
  *
  * <p>{@code archive.log}: one JSON object per line, an {@link ArchivedFile}, appended and fsynced; never rewritten
- * except to cut a torn last line. It grows one line per file (one per five minutes of writes), about 100 KiB a year.
+ * except to cut a torn last line. It grows one line per file: about 350 bytes per five minutes of writes, 37 MB a year;
+ * readers read its last line only.
  * Only the writer that holds the lease runs it.
  */
 final class JournalArchive {
@@ -185,17 +184,31 @@ final class JournalArchive {
         if (!Files.exists(log)) {
             return;
         }
-        byte[] all = Files.readAllBytes(log);
-        int end = all.length;
-        while (end > 0 && all[end - 1] != '\n') {
-            end--;
-        }
-        if (end != all.length) {
-            try (FileChannel ch = FileChannel.open(log, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = ch.size();
+            long end = size;
+            ByteBuffer b = ByteBuffer.allocate(TAIL_BYTES);
+            // back from the end to the last newline: only the log's tail is read
+            search:
+            while (end > 0) {
+                long from = Math.max(0, end - TAIL_BYTES);
+                b.clear().limit((int) (end - from));
+                while (b.hasRemaining() && ch.read(b, from + b.position()) > 0) {
+                    // reading the chunk
+                }
+                for (int i = b.position() - 1; i >= 0; i--) {
+                    if (b.get(i) == '\n') {
+                        end = from + i + 1;
+                        break search;
+                    }
+                }
+                end = from;
+            }
+            if (end != size) {
                 ch.truncate(end);
                 ch.force(true);
+                LOG.warn("journal {}: cut a torn last line of {} ({} bytes)", journalDir, LOG_FILE, size - end);
             }
-            LOG.warn("journal {}: cut a torn last line of {} ({} bytes)", journalDir, LOG_FILE, all.length - end);
         }
     }
 
@@ -218,16 +231,23 @@ final class JournalArchive {
 
     // ------------------------------------------------------------------ a run
 
-    /** The ends of one closed file, read through Chronicle. */
-    private record Ends(long firstSequence, byte[] previousHash, long lastSequence, byte[] lastHash) {
+    /** What a walk of one closed file found: its first and last good record, and the bytes it uses. */
+    private record Scan(long firstSequence, byte[] previousHash, long lastSequence, byte[] lastHash, long usedBytes,
+                        String problem) {
+        static Scan refused(String problem) {
+            return new Scan(-1, null, -1, null, 0, problem);
+        }
     }
 
+    /** Record bytes one run walks at most (it stops after the file that reaches it); the next run goes on. */
+    static final long RUN_BUDGET_BYTES = 1L << 30;
+
     /**
-     * Moves closed files out of the local journal, oldest first, while the journal's cycle files hold more than
+     * Moves closed files out of the local journal, oldest first, while the journal's cycle files use more than
      * {@code keepBytes} and the next file's records all lie before {@code below}.
      *
      * @param below         every record of a file that leaves is before it (the row release's progress)
-     * @param keepBytes     the local journal's byte budget (the sum of its cycle files' lengths)
+     * @param keepBytes     the local journal's byte budget (the bytes its cycle files use, to their last excerpt)
      * @param copyTo        a directory the files are copied to first; null to remove them without a copy
      * @param writerEpoch   the epoch of the writer's own segment, whose open file never leaves
      * @param refreshWriter refreshes the writer's Chronicle directory listing after one of its segment's files left
@@ -238,137 +258,327 @@ final class JournalArchive {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot repair the journal's archive log in " + journalDir, e);
         }
-        long horizon = firstLocalSequence(journalDir);
+        Path copies = copyTo == null ? null : copyTo.toAbsolutePath();
+        Optional<ArchivedFile> lastLogged = last(journalDir);
+        long horizon = lastLogged.map(f -> f.lastSequence() + 1).orElse(0L);
         long[] epochs = Segments.ready(journalDir);
         long total = localBytes(epochs);
         int files = 0;
         long bytes = 0;
+        long walked = 0;
         outer:
         for (long epoch : epochs) {
             Path dir = Segments.dir(journalDir, epoch);
             boolean writers = epoch == writerEpoch;
-            boolean emptied = false;
+            boolean empty = false;
             try (SingleChronicleQueue q = ChronicleSupport.open(dir, true); ExcerptTailer t = q.createTailer()) {
-                if (q.firstIndex() == Long.MAX_VALUE) {
-                    continue;
-                }
-                NavigableSet<Long> cycles = SegmentIndex.cycles(q);
+                empty = q.firstIndex() == Long.MAX_VALUE;
+                NavigableSet<Long> cycles = empty ? new java.util.TreeSet<>() : SegmentIndex.cycles(q);
                 ExcerptReader reader = new ExcerptReader(t);
                 for (long cycle : cycles) {
-                    if (writers && cycle == cycles.last()) {
+                    boolean segmentsLast = cycle == cycles.last();
+                    if (writers && segmentsLast) {
                         break outer;
                     }
                     Path file = dir.resolve(RowRelease.fileName(q.rollCycle(), cycle));
-                    long n = SegmentIndex.excerptsInCycle(q, t, cycle, cycles.last());
-                    Ends ends = n == 0 ? null : ends(q, t, reader, (int) cycle, n);
-                    if (ends == null) {
-                        if (reported.add(file.toString())) {
-                            LOG.warn("journal {}: file retention stops at {}: its first or last excerpt is not a good "
-                                    + "record", journalDir, dir.getFileName() + "/" + file.getFileName());
+                    String name = dir.getFileName() + "/" + file.getFileName();
+                    long n = count(q, t, cycle, cycles.last()); // -1: Chronicle cannot count it (a torn tail)
+                    // cheap first: the last excerpt's sequence through Chronicle's index (-1: not a good record)
+                    long lastSeq = lastSequence(q, t, reader, (int) cycle, n);
+                    if (lastSeq < 0 || lastSeq >= horizon) {
+                        if (total <= keepBytes || lastSeq >= below) {
+                            break outer;
                         }
+                    }
+                    Scan scan = scan(q, t, reader, (int) cycle, n, segmentsLast && !writers);
+                    walked += scan.usedBytes();
+                    if (scan.problem() != null) {
+                        warnOnce(file, "file retention stops at " + name + ": " + scan.problem()
+                                + " (audit verify names the damage)");
                         break outer;
                     }
-                    if (ends.lastSequence() < horizon) {
-                        // the log already names it: a crash came between its log line and its deletion
-                        remove(file, dir, writers, refreshWriter, hook);
-                        emptied = cycle == cycles.last();
+                    if (scan.lastSequence() < horizon) {
+                        // the log names it already, if a crash came between its log line and its deletion
+                        ArchivedFile logged = lastLogged.orElseThrow();
+                        if (logged.epoch() != epoch || !logged.file().equals(file.getFileName().toString())
+                                || logged.lastSequence() != scan.lastSequence()) {
+                            warnOnce(file, "file retention stops at " + name + ": it lies before the archive log's "
+                                    + "last file (" + logged.epoch() + "/" + logged.file() + ", sequences "
+                                    + logged.firstSequence() + ".." + logged.lastSequence() + ") but is not that file");
+                            break outer;
+                        }
+                        if (remove(file, dir, epoch, segmentsLast && !writers, writers, refreshWriter, hook)) {
+                            continue outer;
+                        }
                         continue;
                     }
-                    if (ends.lastSequence() >= below || total <= keepBytes) {
+                    if (scan.lastSequence() >= below || total <= keepBytes) {
                         break outer;
                     }
-                    long size = Files.size(file);
+                    String link = lastLogged.map(ArchivedFile::lastHash).orElse(ZEROS);
+                    if (scan.firstSequence() != horizon || !HEX.formatHex(scan.previousHash()).equalsIgnoreCase(link)) {
+                        warnOnce(file, "file retention stops at " + name + ": it does not continue the archive log "
+                                + "(its first record, sequence " + scan.firstSequence() + ", should be " + horizon
+                                + " and link to " + link + ")");
+                        break outer;
+                    }
                     String location = null;
                     String sha = null;
-                    if (copyTo != null) {
-                        Path target = copyTo.resolve(dir.getFileName().toString()).resolve(file.getFileName().toString());
+                    if (copies != null) {
+                        Path target = copies.resolve(dir.getFileName().toString()).resolve(file.getFileName().toString());
                         sha = copy(file, target);
                         location = target.toString();
                     }
                     hook.beforeLog(file);
-                    append(new ArchivedFile(epoch, file.getFileName().toString(), ends.firstSequence(),
-                            ends.lastSequence(), HEX.formatHex(ends.previousHash()), HEX.formatHex(ends.lastHash()),
-                            size, sha, location, clock.millis()));
-                    horizon = ends.lastSequence() + 1;
+                    ArchivedFile entry = new ArchivedFile(epoch, file.getFileName().toString(), scan.firstSequence(),
+                            scan.lastSequence(), HEX.formatHex(scan.previousHash()), HEX.formatHex(scan.lastHash()),
+                            scan.usedBytes(), sha, location, clock.millis());
+                    append(entry);
+                    lastLogged = Optional.of(entry);
+                    horizon = scan.lastSequence() + 1;
                     hook.afterLog(file);
-                    remove(file, dir, writers, refreshWriter, hook);
-                    total -= size;
+                    total -= scan.usedBytes();
                     files++;
-                    bytes += size;
-                    emptied = cycle == cycles.last();
+                    bytes += scan.usedBytes();
+                    boolean segmentGone = remove(file, dir, epoch, segmentsLast && !writers, writers, refreshWriter,
+                            hook);
+                    if (walked >= RUN_BUDGET_BYTES) {
+                        break outer; // the rest is the next run's
+                    }
+                    if (segmentGone) {
+                        continue outer;
+                    }
                 }
             } catch (IOException e) {
-                throw new UncheckedIOException("journal file retention failed in " + dir, e);
+                throw new UncheckedIOException("journal file retention failed in " + dir + ": " + e.getMessage(), e);
             }
-            if (emptied && !writers) {
+            if (empty && !writers) {
+                // a ready segment holds at least its WriterStarted: an empty one lost its files to this retention
+                // before its marker went
                 removeSegment(epoch);
             }
         }
         return new ArchiveReport(files, bytes, horizon, total);
     }
 
-    /** The first and last record of a closed cycle; null when either is not a good record. */
-    private Ends ends(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, int cycle, long n) {
+    private static final String ZEROS = "0".repeat(2 * RecordDescriptor.HASH_LENGTH);
+
+    private void warnOnce(Path file, String message) {
+        if (reported.add(file.toString())) {
+            LOG.warn("journal {}: {}", journalDir, message);
+        }
+    }
+
+    /** A cycle's excerpt count; -1 when Chronicle cannot count them (its index walk faults on a torn tail). */
+    private static long count(SingleChronicleQueue q, ExcerptTailer t, long cycle, long lastCycle) {
+        try {
+            return SegmentIndex.excerptsInCycle(q, t, cycle, lastCycle);
+        } catch (RuntimeException | InternalError e) {
+            return -1;
+        }
+    }
+
+    /** The sequence of a cycle's last excerpt, through Chronicle's index; -1 when it is not a good record. */
+    private long lastSequence(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, int cycle, long n) {
+        try {
+            if (n <= 0 || !t.moveToIndex(q.rollCycle().toIndex(cycle, n - 1))) {
+                return -1;
+            }
+            int len = reader.next();
+            if (len == ExcerptReader.NONE || codec.check(reader.buffer(), 0, len) != null) {
+                return -1;
+            }
+            return RecordCodec.sequence(reader.buffer(), 0);
+        } catch (RuntimeException | InternalError e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Walks every excerpt of a closed cycle: each must be a good record (CRC), their sequences dense. The last cycle of
+     * a closed segment may end in a torn tail (bad excerpts after its last good record, which the next writer cut and
+     * every reader skips); its last record is then the last good one.
+     */
+    private Scan scan(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, int cycle, long n,
+                      boolean mayEndTorn) {
+        if (n == 0) {
+            return Scan.refused("Chronicle counts no excerpt in it");
+        }
+        if (n < 0 && !mayEndTorn) {
+            return Scan.refused("Chronicle cannot count its excerpts");
+        }
         if (!t.moveToIndex(q.rollCycle().toIndex(cycle, 0))) {
-            return null;
+            return Scan.refused("Chronicle cannot move to its first excerpt");
+        }
+        long first = -1;
+        long last = -1;
+        long lastGoodAt = -1;
+        long used = 0;
+        byte[] prev = null;
+        boolean torn = false;
+        for (long j = 0; n < 0 || j < n; j++) {
+            int len;
+            try {
+                len = reader.next();
+            } catch (RuntimeException | InternalError e) {
+                if (mayEndTorn) {
+                    break; // nothing after an unreadable excerpt header is readable: a torn tail
+                }
+                return Scan.refused("Chronicle cannot read excerpt " + j + " (" + e.getMessage() + ")");
+            }
+            if (len == ExcerptReader.NONE) {
+                if (mayEndTorn) {
+                    break;
+                }
+                return Scan.refused("Chronicle counts " + n + " excerpts but reads " + j);
+            }
+
+            boolean good = codec.check(reader.buffer(), 0, len) == null;
+            if (!good) {
+                if (!mayEndTorn) {
+                    return Scan.refused("excerpt " + j + " is not a good record");
+                }
+                torn = true;
+                continue;
+            }
+            if (torn) {
+                return Scan.refused("a good record follows a bad excerpt at sequence " + (last + 1));
+            }
+            long seq = RecordCodec.sequence(reader.buffer(), 0);
+            if (first < 0) {
+                first = seq;
+                prev = Arrays.copyOfRange(reader.buffer(), RecordDescriptor.PREVIOUS_HASH_OFFSET,
+                        RecordDescriptor.PREVIOUS_HASH_OFFSET + RecordDescriptor.HASH_LENGTH);
+            } else if (seq != last + 1) {
+                return Scan.refused("sequence " + seq + " follows " + last);
+            }
+            last = seq;
+            lastGoodAt = j;
+            used = reader.endPosition();
+        }
+        if (first < 0) {
+            return Scan.refused("it holds no good record");
+        }
+        // the link the next file's first record holds: the last good record's hash
+        if (!t.moveToIndex(q.rollCycle().toIndex(cycle, lastGoodAt))) {
+            return Scan.refused("Chronicle cannot move back to excerpt " + lastGoodAt);
         }
         int len = reader.next();
-        if (len == ExcerptReader.NONE || codec.check(reader.buffer(), 0, len) != null) {
-            return null;
-        }
-        long first = RecordCodec.sequence(reader.buffer(), 0);
-        byte[] prev = Arrays.copyOfRange(reader.buffer(), RecordDescriptor.PREVIOUS_HASH_OFFSET,
-                RecordDescriptor.PREVIOUS_HASH_OFFSET + RecordDescriptor.HASH_LENGTH);
-        if (!t.moveToIndex(q.rollCycle().toIndex(cycle, n - 1))) {
-            return null;
-        }
-        len = reader.next();
-        if (len == ExcerptReader.NONE || codec.check(reader.buffer(), 0, len) != null) {
-            return null;
-        }
-        byte[] b = reader.buffer();
-        long last = RecordCodec.sequence(b, 0);
-        if (last - first != n - 1) {
-            return null;
-        }
+        return new Scan(first, prev, last, linkOf(reader.buffer(), len), used, null);
+    }
+
+    /** What the record after the one in {@code b} links to: its hash, or the kept hash of a released record. */
+    private byte[] linkOf(byte[] b, int len) {
         byte[] hash = new byte[RecordDescriptor.HASH_LENGTH];
         if (RecordCodec.type(b, 0) == EventCodec.ROWS_RELEASED) {
-            try {
-                hash = ((JournalEvent.RowsReleased) codec.decode(b, 0, len)).recordHash();
-            } catch (RuntimeException e) {
-                return null;
-            }
+            // a good record (its CRC checked) decodes; the kept hash is what the next record links to
+            hash = ((JournalEvent.RowsReleased) codec.decode(b, 0, len)).recordHash();
         } else {
             codec.hash(b, 0, len, hash);
         }
-        return new Ends(first, prev, last, hash);
+        return hash;
     }
 
-    /** Copies {@code file} durably to {@code target} (temp, fsync, rename, fsync directory); its SHA-256 in hex. */
+    /** Bytes a copy moves at a time; an all-zero chunk is skipped, so the copy stays as sparse as the file. */
+    private static final int COPY_CHUNK = 1 << 20;
+
+    /**
+     * Copies {@code file} durably to {@code target} (temp, fsync, rename, fsync of each directory it created), keeping
+     * it sparse; its SHA-256 in hex. A copy already at {@code target} with other contents is refused: another graph's
+     * archive, or another file of this one, is never overwritten (a copy left by a crash before its log line has the
+     * same contents).
+     */
     private static String copy(Path file, Path target) throws IOException {
-        Files.createDirectories(target.getParent());
+        createDirectoriesDurably(target.getParent());
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
+        MessageDigest sha = sha256();
+        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
+             FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                     StandardOpenOption.TRUNCATE_EXISTING)) {
+            long size = in.size();
+            ByteBuffer b = ByteBuffer.allocate(COPY_CHUNK);
+            for (long pos = 0; pos < size; ) {
+                b.clear();
+                int n = in.read(b, pos);
+                if (n <= 0) {
+                    throw new IOException("short read of " + file + " at " + pos + " of " + size);
+                }
+                sha.update(b.array(), 0, n);
+                if (!allZero(b.array(), n)) {
+                    ByteBuffer w = ByteBuffer.wrap(b.array(), 0, n);
+                    long at = pos;
+                    while (w.hasRemaining()) {
+                        at += out.write(w, at);
+                    }
+                }
+                pos += n;
+            }
+            if (out.size() < size) {
+                out.write(ByteBuffer.allocate(1), size - 1); // the length, with the hole before it
+            }
+            out.force(true);
         }
-        try (InputStream in = Files.newInputStream(file);
-             OutputStream out = new DigestOutputStream(Files.newOutputStream(tmp), sha)) {
-            in.transferTo(out);
-        }
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.READ)) {
-            ch.force(true);
+        String hex = HEX.formatHex(sha.digest());
+        if (Files.exists(target) && !sha256Of(target).equals(hex)) {
+            Files.deleteIfExists(tmp);
+            throw new IOException("a different journal file is already archived at " + target + ": another graph's "
+                    + "archive directory? Each graph needs its own");
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         Segments.fsyncDirectory(target.getParent());
+        return hex;
+    }
+
+    private static boolean allZero(byte[] b, int n) {
+        for (int i = 0; i < n; i++) {
+            if (b[i] != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Creates {@code dir} and its missing parents, syncing each parent's entry of a directory it created. */
+    private static void createDirectoriesDurably(Path dir) throws IOException {
+        if (Files.isDirectory(dir)) {
+            return;
+        }
+        createDirectoriesDurably(dir.getParent());
+        Files.createDirectories(dir);
+        Segments.fsyncDirectory(dir.getParent());
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String sha256Of(Path file) throws IOException {
+        MessageDigest sha = sha256();
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] b = new byte[COPY_CHUNK];
+            for (int n = in.read(b); n > 0; n = in.read(b)) {
+                sha.update(b, 0, n);
+            }
+        }
         return HEX.formatHex(sha.digest());
     }
 
-    /** Deletes a file the log names and tells Chronicle (its listing's lowest cycle moves past the file). */
-    private static void remove(Path file, Path dir, boolean writers, Runnable refreshWriter, Hook hook)
-            throws IOException {
+    /**
+     * Deletes a file the log names and tells Chronicle (its listing's lowest cycle moves past the file). The last file
+     * of a closed segment takes the segment with it, its ready marker first: a crash then leaves an unready directory,
+     * which readers ignore and the next writer's open removes. Returns whether the segment went.
+     */
+    private boolean remove(Path file, Path dir, long epoch, boolean segmentsLast, boolean writers,
+                           Runnable refreshWriter, Hook hook) throws IOException {
+        if (segmentsLast) {
+            removeSegment(epoch);
+            hook.afterDelete(file);
+            return true;
+        }
         Files.deleteIfExists(file);
         Segments.fsyncDirectory(dir);
         hook.afterDelete(file);
@@ -377,10 +587,11 @@ final class JournalArchive {
         } else {
             ChronicleSupport.refreshListing(dir);
         }
+        return false;
     }
 
-    /** Removes a segment every file of which left: its marker first (a crash leaves an unready directory). */
-    private void removeSegment(long epoch) throws UncheckedIOException {
+    /** Removes a segment: its marker first (a crash leaves an unready directory). */
+    private void removeSegment(long epoch) {
         try {
             Files.deleteIfExists(Segments.marker(journalDir, epoch));
             Segments.fsyncDirectory(journalDir);
@@ -390,20 +601,46 @@ final class JournalArchive {
         }
     }
 
-    /** The sum of the lengths of the ready segments' cycle files. */
+    /**
+     * The bytes the ready segments' cycle files use: to the end of each file's last excerpt (a cycle file is created
+     * sparse at {@link ChronicleSupport#CYCLE_FILE_LENGTH}, so its length says little), its length when Chronicle
+     * cannot tell.
+     */
     private long localBytes(long[] epochs) {
         long total = 0;
         for (long epoch : epochs) {
-            try (Stream<Path> s = Files.list(Segments.dir(journalDir, epoch))) {
-                for (Path p : s.filter(f -> f.getFileName().toString().endsWith(ChronicleSupport.SUFFIX)).toList()) {
-                    total += Files.size(p);
+            Path dir = Segments.dir(journalDir, epoch);
+            if (!Files.isDirectory(dir)) {
+                continue;
+            }
+            try (SingleChronicleQueue q = ChronicleSupport.open(dir, true); ExcerptTailer t = q.createTailer()) {
+                if (q.firstIndex() == Long.MAX_VALUE) {
+                    continue;
                 }
-            } catch (NoSuchFileException e) {
-                // a segment removed meanwhile
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot list journal segment " + epoch, e);
+                NavigableSet<Long> cycles = SegmentIndex.cycles(q);
+                ExcerptReader reader = new ExcerptReader(t);
+                for (long cycle : cycles) {
+                    total += usedBytes(q, t, reader, dir, cycle, count(q, t, cycle, cycles.last()));
+                }
             }
         }
         return total;
     }
+
+    private static long usedBytes(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, Path dir, long cycle,
+                                  long n) {
+        try {
+            if (n > 0 && t.moveToIndex(q.rollCycle().toIndex((int) cycle, n - 1)) && reader.next() != ExcerptReader.NONE) {
+                return reader.endPosition();
+            }
+        } catch (RuntimeException | InternalError e) {
+            // a torn tail Chronicle cannot parse: the file's length below
+        }
+        try {
+            return Files.size(dir.resolve(RowRelease.fileName(q.rollCycle(), cycle)));
+        } catch (IOException e) {
+            return 0; // removed meanwhile
+        }
+    }
+
 }

@@ -70,7 +70,16 @@ public final class JournalReader implements AutoCloseable {
 
     /** Reads from {@code fromSequence}, or from the first sequence the local journal holds when that is later. */
     public JournalCursor readAvailable(long fromSequence) {
-        return read(Math.max(fromSequence, firstSequence()));
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return read(Math.max(fromSequence, firstSequence()));
+            } catch (io.palisade.fencing.JournalArchivedException e) {
+                if (attempt >= 2) {
+                    throw e;
+                }
+                // the file retention moved more files out between the two reads of where the journal starts
+            }
+        }
     }
 
     /** The record at {@code sequence}, if the journal holds it. */
@@ -132,6 +141,19 @@ public final class JournalReader implements AutoCloseable {
      * epochs. Never throws for corruption: the report names the first bad sequence.
      */
     public VerificationReport verify() {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return verifyOnce();
+            } catch (io.palisade.fencing.JournalArchivedException e) {
+                if (attempt >= 2) {
+                    throw e;
+                }
+                // the file retention moved files out while this verification read them: verify from the new start
+            }
+        }
+    }
+
+    private VerificationReport verifyOnce() {
         java.util.List<ArchivedFile> archived;
         try {
             archived = source.archivedFiles();
@@ -145,7 +167,15 @@ public final class JournalReader implements AutoCloseable {
                     archived.size(), a.copiesVerified(), a.copiesMissing());
         }
         long records = 0;
-        try (RecordStream r = source.open(from, false)) {
+        RecordStream opened;
+        try {
+            opened = source.open(from, false);
+        } catch (IllegalArgumentException e) {
+            return new VerificationReport(0, from, "", java.util.List.of(), null, from, "the local journal does not "
+                    + "hold sequence " + from + ", where the archive log says it starts (" + e.getMessage() + ")",
+                    from, archived.size(), a.copiesVerified(), a.copiesMissing());
+        }
+        try (RecordStream r = opened) {
             try {
                 while (r.poll() != null) {
                     records++;

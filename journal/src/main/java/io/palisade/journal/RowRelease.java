@@ -159,20 +159,29 @@ final class RowRelease {
                     if (writersCycle) {
                         break outer;
                     }
-                    long n = SegmentIndex.excerptsInCycle(q, t, cycle, cycles.last());
+                    long n;
+                    try {
+                        n = SegmentIndex.excerptsInCycle(q, t, cycle, cycles.last());
+                    } catch (RuntimeException | InternalError e) {
+                        // Chronicle cannot count a file whose tail is torn (its index walk faults past the end)
+                        skipped.add(dir.getFileName() + "/" + fileName(q.rollCycle(), cycle)
+                                + ": Chronicle cannot count its excerpts (" + e.getMessage() + ")");
+                        continue;
+                    }
                     if (n == 0) {
                         continue;
                     }
-                    long last = lastSequence(q, t, reader, (int) cycle, n);
-                    if (last < 0) {
+                    LastRecord lastRecord = lastRecord(q, t, reader, (int) cycle, n);
+                    if (lastRecord == null) {
                         skipped.add(dir.getFileName() + "/" + fileName(q.rollCycle(), cycle)
                                 + ": its last excerpt is not a good record");
                         continue;
                     }
+                    long last = lastRecord.sequence();
                     if (last < done) {
                         continue;
                     }
-                    if (last >= belowSequence || lastNanos >= olderThanNanos) {
+                    if (last >= belowSequence || lastRecord.timestampNanos() >= olderThanNanos) {
                         break outer;
                     }
                     Path file = dir.resolve(fileName(q.rollCycle(), cycle));
@@ -205,23 +214,21 @@ final class RowRelease {
         return new RowReleaseReport(belowSequence, considered, files, records, rowBytes, before, after, skipped);
     }
 
-    /**
-     * The sequence of the last excerpt of a cycle; -1 when that excerpt is not a good record. {@link #lastNanos} then
-     * holds its timestamp.
-     */
-    private long lastSequence(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, int cycle, long n) {
+    /** The sequence and time of a cycle's last record. */
+    private record LastRecord(long sequence, long timestampNanos) {
+    }
+
+    /** The last record of a cycle of {@code n} excerpts; null when its last excerpt is not a good record. */
+    private LastRecord lastRecord(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, int cycle, long n) {
         if (!t.moveToIndex(q.rollCycle().toIndex(cycle, n - 1))) {
-            return -1;
+            return null;
         }
         int len = reader.next();
         if (len == ExcerptReader.NONE || codec.check(reader.buffer(), 0, len) != null) {
-            return -1;
+            return null;
         }
-        lastNanos = RecordCodec.timestamp(reader.buffer(), 0);
-        return RecordCodec.sequence(reader.buffer(), 0);
+        return new LastRecord(RecordCodec.sequence(reader.buffer(), 0), RecordCodec.timestamp(reader.buffer(), 0));
     }
-
-    private long lastNanos;
 
     private record Rewrite(String problem, long released, long rowBytes, long bytesBefore, long bytesAfter) {
         static Rewrite refused(String problem) {

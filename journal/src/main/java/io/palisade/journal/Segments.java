@@ -138,7 +138,13 @@ final class Segments {
         int extended = 0;
         try (Stream<Path> s = Files.list(segmentDir)) {
             for (Path p : s.filter(f -> f.toString().endsWith(".cq4")).toList()) {
-                if (Files.size(p) < ChronicleSupport.CYCLE_FILE_LENGTH) {
+                long size;
+                try {
+                    size = Files.size(p);
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    continue; // the file retention removed it meanwhile
+                }
+                if (size < ChronicleSupport.CYCLE_FILE_LENGTH) {
                     try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
                         ch.write(java.nio.ByteBuffer.allocate(1), ChronicleSupport.CYCLE_FILE_LENGTH - 1);
                         ch.force(true);

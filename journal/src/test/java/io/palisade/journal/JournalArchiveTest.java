@@ -113,12 +113,18 @@ class JournalArchiveTest {
             long end = j.endSequence();
             j.releaseRows(end);
             List<Path> files = cycleFiles();
-            long budget = Files.size(files.get(files.size() - 1)) + Files.size(files.get(files.size() - 2))
-                    + Files.size(files.get(files.size() - 3));
+            // the bytes the five files use (to their last excerpt: they are sparse, far longer than that)
+            long used = j.archiveFiles(Long.MAX_VALUE, Long.MAX_VALUE, null).localBytes();
+            assertThat(used).isLessThan(Files.size(files.get(0)));
 
+            // a byte over the budget: the oldest file leaves, and only it
+            ArchiveReport first = j.archiveFiles(Long.MAX_VALUE, used - 1, null);
+            assertThat(first.files()).isEqualTo(1);
+            assertThat(first.localBytes()).isEqualTo(used - first.bytes()).isLessThanOrEqualTo(used - 1);
+            // a byte more than what is left over: the next
+            long budget = first.localBytes() - 1;
             ArchiveReport report = j.archiveFiles(Long.MAX_VALUE, budget, null);
-
-            assertThat(report.files()).isEqualTo(2);
+            assertThat(report.files()).isEqualTo(1);
             assertThat(report.localBytes()).isLessThanOrEqualTo(budget);
             assertThat(cycleFiles()).containsExactlyElementsOf(files.subList(2, files.size()));
             assertThat(j.archiveFiles(Long.MAX_VALUE, budget, null).files()).isZero();
@@ -277,13 +283,8 @@ class JournalArchiveTest {
         try (Journal j = open()) {
             RowReleaseTest.write(j, clock, 3, 0);
             j.releaseRows(j.endSequence());
-            j.archiveFiles(Long.MAX_VALUE, Long.MAX_VALUE, null);
-            // one file leaves when the budget is the first file's length short of the whole
-            List<Path> files = cycleFiles();
-            long all = 0;
-            for (Path p : files) {
-                all += Files.size(p);
-            }
+            long all = j.archiveFiles(Long.MAX_VALUE, Long.MAX_VALUE, null).localBytes();
+            // one file leaves when the budget is a byte short of what the files use
             assertThat(j.archiveFiles(Long.MAX_VALUE, all - 1, null).files()).isEqualTo(1);
             Path log = journalDir().resolve(JournalArchive.LOG_FILE);
             Files.writeString(log, "{\"epoch\":1,\"fi", java.nio.file.StandardOpenOption.APPEND);
@@ -294,6 +295,123 @@ class JournalArchiveTest {
             assertThat(j.archiveFiles(Long.MAX_VALUE, 0, null).files()).isEqualTo(1);
             assertThat(Files.readAllLines(log)).hasSize(2);
             assertThat(j.reader().verify().ok()).isTrue();
+        }
+    }
+
+    @Test
+    void aClosedSegmentEndingInATornTailLeavesUpToItsLastGoodRecord() throws Exception {
+        long lastGood;
+        try (Journal j = Journal.open(palisade(), JournalFiles.ONE_CYCLE)) {
+            RowReleaseTest.write(j, clock, 1, 0); // one file: the clock of ONE_CYCLE stands still
+            lastGood = j.endSequence() - 1;
+        }
+        Path torn = JournalFiles.cycleFile(palisade(), 1);
+        long end = JournalFiles.recordBounds(torn, lastGood)[1];
+        byte[] tail = new byte[4 + 90];
+        new java.util.Random(7).nextBytes(tail);
+        tail[0] = 90; // a whole Chronicle data excerpt of 90 bytes of garbage
+        tail[1] = 0;
+        tail[2] = 0;
+        tail[3] = 0;
+        JournalFiles.write(torn, end, tail);
+        clock.advance(600_000); // past ONE_CYCLE's standing clock
+        try (Journal j = open()) { // the next writer cuts the tail
+            RowReleaseTest.write(j, clock, 3, 100);
+            j.releaseRows(j.endSequence());
+            ArchiveReport report = j.archiveFiles(Long.MAX_VALUE, 0, null);
+            assertThat(report.files()).isEqualTo(3);
+            List<ArchivedFile> archived = j.reader().archivedFiles();
+            assertThat(archived.get(0).epoch()).isEqualTo(1);
+            assertThat(archived.get(0).lastSequence()).isEqualTo(lastGood);
+            assertThat(Files.exists(Segments.dir(journalDir(), 1))).isFalse();
+            VerificationReport v = j.reader().verify();
+            assertThat(v.ok()).as(v.problem()).isTrue();
+            assertThat(v.verifiedFrom()).isEqualTo(report.firstLocalSequence());
+        }
+    }
+
+    @Test
+    void aReadyMarkerLeftWithoutItsFilesIsPassedOverByReadersAndRemovedByTheNextRun() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 1, 0);
+        }
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 2, 100);
+            j.releaseRows(j.endSequence());
+            assertThat(j.archiveFiles(Long.MAX_VALUE, 0, null).files()).isEqualTo(2);
+            assertThat(Files.exists(Segments.marker(journalDir(), 1))).isFalse();
+            // as a crash between the last file's deletion and the marker's would have left it in earlier builds
+            Files.createDirectories(Segments.dir(journalDir(), 1));
+            Files.createFile(Segments.marker(journalDir(), 1));
+            try (JournalReader r = JournalReader.open(palisade())) {
+                long first = r.firstSequence();
+                try (JournalCursor c = r.read(first)) {
+                    assertThat(c.poll().sequence()).isEqualTo(first);
+                }
+                assertThat(r.verify().ok()).isTrue();
+            }
+            j.archiveFiles(Long.MAX_VALUE, 0, null);
+            assertThat(Segments.ready(journalDir())).containsExactly(2);
+        }
+    }
+
+    @Test
+    void aDamagedRecordInAClosedFileStopsTheRetentionBeforeIt() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 4, 0);
+            j.releaseRows(j.endSequence());
+            List<Path> files = cycleFiles();
+            // a bit of the payload of sequence 9, in the second file (sequences 7..12)
+            long[] bounds = JournalFiles.recordBounds(files.get(1), 9);
+            JournalFiles.flipBit(files.get(1), bounds[0] + (bounds[1] - bounds[0]) / 2, 3);
+
+            assertThat(j.archiveFiles(Long.MAX_VALUE, 0, null).files()).isEqualTo(1);
+            assertThat(cycleFiles()).containsExactlyElementsOf(files.subList(1, files.size()));
+            assertThat(j.reader().verify().firstBadSequence()).isEqualTo(9);
+        }
+    }
+
+    @Test
+    void aDifferentFileAlreadyAtACopysPathIsNeverOverwritten() throws Exception {
+        Path copies = tmp.resolve("shared-archive");
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 2, 0);
+            j.releaseRows(j.endSequence());
+            Path first = cycleFiles().get(0);
+            Path theirs = copies.resolve(first.getParent().getFileName().toString()).resolve(first.getFileName().toString());
+            Files.createDirectories(theirs.getParent());
+            Files.write(theirs, new byte[] {1, 2, 3});
+
+            assertThatThrownBy(() -> j.archiveFiles(Long.MAX_VALUE, 0, copies))
+                    .hasMessageContaining("a different journal file is already archived at " + theirs);
+            assertThat(Files.readAllBytes(theirs)).containsExactly(1, 2, 3);
+            assertThat(cycleFiles()).contains(first);
+            assertThat(j.reader().firstSequence()).isZero();
+        }
+    }
+
+    @Test
+    void aReaderWhoseNextFilesLeaveWhileItReadsIsToldSoNeverThatTheJournalIsCorrupt() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 4, 0);
+            RowReleaseTest.write(j, clock, 1, 100);
+            long end = j.endSequence();
+            j.releaseRows(end);
+            try (JournalReader r = JournalReader.open(palisade()); JournalCursor c = r.read(0)) {
+                assertThat(c.poll().sequence()).isZero();
+                assertThat(j.archiveFiles(Long.MAX_VALUE, 0, null).files()).isEqualTo(4);
+                long expected = 1;
+                try {
+                    for (JournalRecord rec = c.poll(); rec != null; rec = c.poll()) {
+                        assertThat(rec.sequence()).isEqualTo(expected++);
+                    }
+                    assertThat(expected).isEqualTo(end); // read on from what it had open: nothing skipped
+                } catch (JournalArchivedException e) {
+                    assertThat(e.firstLocalSequence()).isGreaterThan(expected);
+                    assertThat(e.getMessage()).contains("journal sequence " + expected + " is no longer in the local "
+                            + "journal");
+                }
+            }
         }
     }
 

@@ -31,7 +31,7 @@ public final class ReleaseChild {
         System.out.println("WRITTEN " + j.endSequence());
         System.out.flush();
         AtomicInteger hits = new AtomicInteger();
-        RowReleaseReport report = j.releaseRows(j.endSequence(), new RowRelease.Hook() {
+        RowReleaseReport report = j.releaseRows(j.endSequence(), java.time.Duration.ZERO, new RowRelease.Hook() {
             @Override
             public void beforeReplace(Path file) {
                 reach("before-replace");

@@ -229,7 +229,7 @@ class RowReleaseTest {
                     throw new IllegalStateException("crash before replacing " + file.getFileName());
                 }
             };
-            assertThatThrownBy(() -> j.releaseRows(end, crash)).hasMessageContaining("crash before replacing");
+            assertThatThrownBy(() -> j.releaseRows(end, java.time.Duration.ZERO, crash)).hasMessageContaining("crash before replacing");
             assertThat(palisade().resolve(Journal.DIRECTORY).resolve(RowRelease.WORK_DIR)).exists();
             assertThat(records()).noneMatch(r -> r.event() instanceof RowsReleased);
             assertThat(hashes(end)).isEqualTo(hashesBefore);

@@ -201,7 +201,18 @@ public final class Checkpoints {
         }
     }
 
-    /** Deletes all but the newest {@code keep} checkpoints and the checkpoints their delta chains need. */
+    /** Checkpoints kept beyond the newest {@code keep}, by sequence ({@link #keepAlso}). */
+    private volatile java.util.Set<Long> alsoKept = java.util.Set.of();
+
+    /**
+     * Keeps the checkpoints of these sequences too, whatever their age, from the next write on (the graph's anchors for
+     * reading its past: docs/journal.md "File retention"); replaces the previous set.
+     */
+    public void keepAlso(java.util.Set<Long> sequences) {
+        alsoKept = java.util.Set.copyOf(sequences);
+    }
+
+    /** Deletes all but the newest {@code keep} checkpoints, those {@link #keepAlso} names, and their delta chains. */
     private void prune() {
         List<Path> all = list();
         if (all.size() <= keep) {
@@ -209,8 +220,15 @@ public final class Checkpoints {
         }
         try {
             java.util.Set<Long> needed = new java.util.HashSet<>();
+            List<Long> roots = new ArrayList<>(alsoKept);
             for (Path p : all.subList(all.size() - keep, all.size())) {
-                long seq = sequenceOf(p);
+                roots.add(sequenceOf(p));
+            }
+            for (long root : roots) {
+                long seq = root;
+                if (!Files.exists(dir.resolve(CheckpointDescriptor.fileName(seq)))) {
+                    continue;
+                }
                 while (seq >= 0 && needed.add(seq)) {
                     seq = parentOf(dir.resolve(CheckpointDescriptor.fileName(seq)));
                 }

@@ -127,7 +127,10 @@ public final class HeadsReplayer {
         }
         long oldest = Long.MAX_VALUE;
         for (Path p : checkpoints.list()) {
-            oldest = Math.min(oldest, CheckpointDescriptor.sequenceOf(p.getFileName().toString()));
+            long seq = CheckpointDescriptor.sequenceOf(p.getFileName().toString());
+            if (seq >= first - 1) { // an older one cannot be replayed from: the records after it left
+                oldest = Math.min(oldest, seq);
+            }
         }
         throw new io.palisade.fencing.JournalArchivedException("the graph's state at sequence " + target
                 + " cannot be rebuilt: the journal's file retention moved sequences 0 to " + (first - 1)
@@ -152,6 +155,9 @@ public final class HeadsReplayer {
                 return new Replay(foldRange(HeadsState.empty(), target), -1, skipped, target + 1);
             }
             Checkpoints.Loaded loaded = cp.get();
+            if (loaded.sequence() < reader.firstSequence() - 1) {
+                archivedBefore(target); // the records after it left the local journal
+            }
             try {
                 HeadsState s = foldRange(loaded.state(), target, loaded.sequence(), loaded.state().digest());
                 return new Replay(s, loaded.sequence(), skipped, target - loaded.sequence());

@@ -58,9 +58,8 @@ public final class PublishedView {
      * {@link Options#maxFoldLagMillis()}). Tests only may replace it (to age the unfolded writes without waiting).
      */
     private volatile LongSupplier clockMillis = System::currentTimeMillis;
-    /** Runs the journal's row release off the committer thread; null: inline (the deterministic simulation). */
-    private final java.util.concurrent.ExecutorService releaser;
-    private final java.util.concurrent.atomic.AtomicBoolean releasing = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The journal's row release and file retention, after each checkpoint. */
+    private final JournalRetention journalRetention;
 
     /** The graph's options. */
     Options options() {
@@ -70,11 +69,6 @@ public final class PublishedView {
     /** @param inlineRelease run the journal's row release on the committer thread (the deterministic simulation) */
     PublishedView(GraphLayout layout, Catalog catalog, Options options, Journal journal, HeadsState state,
                   Meters meters, boolean inlineRelease) {
-        this.releaser = inlineRelease ? null : java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "palisade-journal-release");
-            t.setDaemon(true);
-            return t;
-        });
         this.meters = meters;
         this.layout = layout;
         this.catalog = catalog;
@@ -82,6 +76,7 @@ public final class PublishedView {
         this.journal = journal;
         this.state = state;
         this.checkpoints = Checkpoints.of(layout.palisade());
+        this.journalRetention = new JournalRetention(journal, checkpoints, options, meters, inlineRelease);
         this.unfolded = Reads.rebuildUnfolded(layout.palisade(), catalog, state, state.lastSequence());
         if (state.receiptCount() > 0) {
             receiptTimes.addLast(new long[] {state.lastSequence(), clockMillis.getAsLong()});
@@ -159,13 +154,9 @@ public final class PublishedView {
             events.add(expired);
         }
         long releaseBelow = Math.min(w.sequence() + 1, Reads.oldestUnfolded(written));
-        checkpointSequences.addLast(w.sequence());
-        while (checkpointSequences.size() > io.palisade.heads.Checkpoints.DEFAULT_KEEP) {
-            checkpointSequences.pollFirst();
-        }
         long seq = journal.appendBatch(events, options.durability());
         journal.anchor(); // the next open verifies the journal's chain from here, not from sequence 0
-        releaseRows(releaseBelow, archiveBelow(releaseBelow, written));
+        journalRetention.afterCheckpoint(w.sequence(), releaseBelow, written);
         synchronized (lock) {
             HeadsState s = state;
             for (int i = 0; i < events.size(); i++) {
@@ -183,129 +174,9 @@ public final class PublishedView {
         }
     }
 
-    /**
-     * Asks the journal to release the rows of the journal-ack writes before {@code below} that are older than the
-     * retention window ({@link io.palisade.coordinator.Retention#window()}; none when retention is off) (docs/journal.md
-     * "Row release"): every write before it is folded into its table in the state this checkpoint holds, and the
-     * checkpoint is durable, so neither the graph's present, nor a replay from this checkpoint, nor one from sequence 0 (whose
-     * folds are journaled) needs them. Then the journal's file retention moves the oldest released files out while the
-     * local journal holds more than {@link io.palisade.coordinator.Retention#journalBytes()}, before
-     * {@code archiveBelow} (docs/journal.md "File retention"). Off the committer thread, one run at a time; a run asked
-     * for while one is in progress runs after it (the newest only). A failure is logged and counted; the rows and
-     * files then stay.
-     */
-    private void releaseRows(long below, long archiveBelow) {
-        if (journal.onKafka() || below <= 0 || !options.retention().auto()) {
-            return;
-        }
-        if (releaser == null) {
-            runRelease(below, archiveBelow);
-            return;
-        }
-        pendingRelease.set(new long[] {below, archiveBelow});
-        if (releasing.compareAndSet(false, true)) {
-            try {
-                releaser.execute(this::drainReleases);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                releasing.set(false); // closing
-            }
-        }
-    }
-
-    /** The newest run asked for and not started yet: {below, archiveBelow}; null when none. */
-    private final java.util.concurrent.atomic.AtomicReference<long[]> pendingRelease =
-            new java.util.concurrent.atomic.AtomicReference<>();
-
-    /**
-     * Runs the newest run asked for, and again while a newer one was asked for meanwhile: a checkpoint's run is never
-     * lost to one in progress (the close's last checkpoint's run happens before the journal closes).
-     */
-    private void drainReleases() {
-        while (true) {
-            try {
-                long[] r = pendingRelease.getAndSet(null);
-                if (r != null) {
-                    runRelease(r[0], r[1]);
-                }
-            } finally {
-                releasing.set(false);
-            }
-            if (pendingRelease.get() == null || !releasing.compareAndSet(false, true)) {
-                return;
-            }
-        }
-    }
-
-    /**
-     * The sequences of the checkpoints this writer wrote, newest last, as many as the graph keeps: the journal's file
-     * retention keeps every file from the oldest of them on, so a replay that falls back from a damaged checkpoint to
-     * an older one still finds its records.
-     */
-    private final java.util.ArrayDeque<Long> checkpointSequences = new java.util.ArrayDeque<>();
-
-    /**
-     * The sequence before which journal files may leave the local journal: before the oldest checkpoint kept, once
-     * this writer wrote as many as the graph keeps (the older ones are pruned; none before); after every graph branch's
-     * fork (a merge reads both sides' changes since it); and before the intent of every write still open in
-     * {@code written} (recovery reads on from an open intent's record: an unfinished load's progress).
-     */
-    private long archiveBelow(long releaseBelow, HeadsState written) {
-        if (checkpointSequences.size() < io.palisade.heads.Checkpoints.DEFAULT_KEEP) {
-            return 0;
-        }
-        long below = Math.min(releaseBelow, checkpointSequences.peekFirst() + 1);
-        for (io.palisade.heads.GraphBranch b : written.branches().values()) {
-            if (b.fromSequence() >= 0) {
-                // a merge reads what both sides changed since the fork from the journal: a branch pins its history
-                below = Math.min(below, b.fromSequence() + 1);
-            }
-        }
-        List<io.palisade.heads.OpenIntent> open = written.openIntents();
-        return open.isEmpty() ? below : Math.min(below, open.get(0).recordedAt());
-    }
-
-    private void runRelease(long below, long archiveBelow) {
-        try {
-            io.palisade.journal.RowReleaseReport r = journal.releaseRows(below, options.retention().window());
-            meters.journalRowsReleased.increment(r.records());
-            meters.journalRowBytesReleased.increment(r.bytesFreed());
-            if (r.files() > 0) {
-                LOG.debug("journal row release below sequence {}: {} file(s), {} write(s), {} row bytes", below,
-                        r.files(), r.records(), r.rowBytes());
-            }
-            io.palisade.coordinator.Retention retention = options.retention();
-            if (archiveBelow > 0 && retention.journalBytes() != Long.MAX_VALUE) {
-                io.palisade.journal.ArchiveReport a = journal.archiveFiles(archiveBelow, retention.journalBytes(),
-                        retention.journalArchive());
-                meters.journalFilesArchived.increment(a.files());
-                meters.journalBytesArchived.increment(a.bytes());
-                if (a.files() > 0) {
-                    LOG.info("journal file retention: {} file(s), {} bytes left the local journal{}; it starts at "
-                            + "sequence {} and holds {} bytes", a.files(), a.bytes(),
-                            retention.journalArchive() == null ? "" : " (copied to " + retention.journalArchive() + ")",
-                            a.firstLocalSequence(), a.localBytes());
-                }
-            }
-        } catch (IllegalStateException e) {
-            // the journal closed or was fenced meanwhile: the next writer releases them
-        } catch (RuntimeException e) {
-            meters.journalReleaseFailures.increment();
-            LOG.warn("journal row release or file retention below sequence {} failed; the rows and files stay in the "
-                    + "journal: {}", below,
-                    e.toString());
-        }
-    }
-
-    /** Stops the row release (waiting for a run in progress); the journal is closed after it. */
+    /** Stops the journal's row release and file retention (waiting for a run in progress); the journal closes after. */
     void closeRelease() {
-        if (releaser != null) {
-            releaser.shutdown();
-            try {
-                releaser.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        journalRetention.close();
     }
 
     /**

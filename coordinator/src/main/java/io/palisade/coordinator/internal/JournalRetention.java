@@ -1,0 +1,224 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Options;
+import io.palisade.coordinator.Retention;
+import io.palisade.heads.Checkpoints;
+import io.palisade.heads.GraphBranch;
+import io.palisade.heads.HeadsState;
+import io.palisade.heads.OpenIntent;
+import io.palisade.journal.ArchiveReport;
+import io.palisade.journal.Journal;
+import io.palisade.journal.RowReleaseReport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What the graph asks of its journal after each heads checkpoint: the row release (docs/journal.md "Row release"), then
+ * the file retention (docs/journal.md "File retention"). Both run off the committer thread
+ * ({@code palisade-journal-release}), one run at a time; a run asked for while one is in progress runs after it (the
+ * newest asked for only), so the close's last checkpoint's run happens before the journal closes. Inline under the
+ * stepped committer of the deterministic simulation. A failure is logged and counted; the rows and files then stay,
+ * and the next checkpoint's run retries.
+ *
+ * <p>Invariants of the sequences it names:
+ * <ul>
+ *   <li>Rows are released only before the checkpoint's sequence and before every unfolded journal-ack write, and only
+ *       in files older than {@link Retention#window()}: no read of the graph's present, nor a replay from this
+ *       checkpoint, nor one from sequence 0 (whose folds are journaled) needs them.</li>
+ *   <li>Files leave only before a checkpoint this writer wrote that is older than the retention window and kept (the
+ *       older anchor; none before one exists): every point inside the window is rebuilt from a checkpoint at or before
+ *       it, and a replay that falls back from a damaged newest checkpoint still finds its records. And only before
+ *       every graph branch's fork (a merge reads what both sides changed since it from the journal), and before every
+ *       open intent (recovery reads on from an unfinished load's intent).</li>
+ * </ul>
+ */
+final class JournalRetention {
+    private static final Logger LOG = LoggerFactory.getLogger(JournalRetention.class);
+
+    private final Journal journal;
+    private final Options options;
+    private final Meters meters;
+    /** Null: runs inline (the deterministic simulation). */
+    private final ExecutorService runner;
+    private final AtomicBoolean running = new AtomicBoolean();
+    /** The newest run asked for and not started yet: {releaseBelow, archiveBelow}; null when none. */
+    private final AtomicReference<long[]> pending = new AtomicReference<>();
+    private final Checkpoints checkpoints;
+    /**
+     * The graph's anchors for reading its past: two checkpoints kept beside the newest ones ({@link Checkpoints#keepAlso}),
+     * {@code older} always older than the retention window once it exists, so that every point inside the window is
+     * rebuilt from a checkpoint at or before it after older files left. -1: none yet.
+     */
+    private long olderAnchor = -1;
+    private long newerAnchor = -1;
+    private long newerAnchorNanos;
+
+    JournalRetention(Journal journal, Checkpoints checkpoints, Options options, Meters meters, boolean inline) {
+        this.checkpoints = checkpoints;
+        this.journal = journal;
+        this.options = options;
+        this.meters = meters;
+        this.runner = inline ? null : Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "palisade-journal-release");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Called on the committer thread once the checkpoint of {@code written} at {@code checkpointSequence} is durable
+     * and journaled.
+     *
+     * @param releaseBelow the smaller of one past the checkpoint's sequence and the oldest unfolded write's intent
+     */
+    void afterCheckpoint(long checkpointSequence, long releaseBelow, HeadsState written) {
+        if (journal.onKafka() || releaseBelow <= 0 || !options.retention().auto()) {
+            return;
+        }
+        long now = journal.lastTimestampNanos();
+        if (!anchorsRead) {
+            readAnchors(now);
+        }
+        if (newerAnchor < 0) {
+            newerAnchor = checkpointSequence;
+            newerAnchorNanos = now;
+        } else if (now - newerAnchorNanos >= options.retention().window().toNanos()) {
+            olderAnchor = newerAnchor; // older than the window, and it only ages
+            newerAnchor = checkpointSequence;
+            newerAnchorNanos = now;
+        }
+        java.util.Set<Long> anchors = new java.util.HashSet<>();
+        anchors.add(newerAnchor);
+        if (olderAnchor >= 0) {
+            anchors.add(olderAnchor);
+        }
+        checkpoints.keepAlso(anchors);
+        long archiveBelow = archiveBelow(releaseBelow, written);
+        if (runner == null) {
+            run(releaseBelow, archiveBelow);
+            return;
+        }
+        pending.set(new long[] {releaseBelow, archiveBelow});
+        if (running.compareAndSet(false, true)) {
+            try {
+                runner.execute(this::drain);
+            } catch (RejectedExecutionException e) {
+                running.set(false); // closing
+            }
+        }
+    }
+
+    private boolean anchorsRead;
+
+    /**
+     * Takes the anchors over from the checkpoints an earlier writer kept: the newest one older than the retention window
+     * is the older anchor, the newest of all the newer (their times are their records' in the journal). Without this a
+     * writer's first checkpoints would prune them, and the window's past could not be rebuilt until a window later.
+     */
+    private void readAnchors(long nowNanos) {
+        anchorsRead = true;
+        long window = options.retention().window().toNanos();
+        try (io.palisade.journal.JournalReader reader = journal.reader()) {
+            for (java.nio.file.Path p : checkpoints.list()) {
+                long seq = Checkpoints.sequenceOf(p);
+                java.util.Optional<io.palisade.journal.JournalRecord> r = reader.record(seq);
+                if (seq < 0 || r.isEmpty()) {
+                    continue;
+                }
+                long t = r.get().timestampNanos();
+                if (t <= nowNanos - window) {
+                    olderAnchor = seq;
+                }
+                newerAnchor = seq;
+                newerAnchorNanos = t;
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("cannot read the times of the kept checkpoints ({}); the journal's file retention starts its anchors "
+                    + "anew", e.toString());
+            olderAnchor = -1;
+            newerAnchor = -1;
+        }
+    }
+
+    /** Runs the newest run asked for, and again while a newer one was asked for meanwhile. */
+    private void drain() {
+        while (true) {
+            try {
+                long[] r = pending.getAndSet(null);
+                if (r != null) {
+                    run(r[0], r[1]);
+                }
+            } finally {
+                running.set(false);
+            }
+            if (pending.get() == null || !running.compareAndSet(false, true)) {
+                return;
+            }
+        }
+    }
+
+    /** The sequence before which journal files may leave the local journal (the second invariant above); 0: none. */
+    private long archiveBelow(long releaseBelow, HeadsState written) {
+        if (olderAnchor < 0) {
+            return 0;
+        }
+        long below = Math.min(releaseBelow, olderAnchor + 1);
+        for (GraphBranch b : written.branches().values()) {
+            if (b.fromSequence() >= 0) {
+                below = Math.min(below, b.fromSequence() + 1);
+            }
+        }
+        List<OpenIntent> open = written.openIntents();
+        return open.isEmpty() ? below : Math.min(below, open.get(0).recordedAt());
+    }
+
+    private void run(long releaseBelow, long archiveBelow) {
+        Retention retention = options.retention();
+        try {
+            RowReleaseReport r = journal.releaseRows(releaseBelow, retention.window());
+            meters.journalRowsReleased.increment(r.records());
+            meters.journalRowBytesReleased.increment(r.bytesFreed());
+            if (r.files() > 0) {
+                LOG.debug("journal row release below sequence {}: {} file(s), {} write(s), {} row bytes", releaseBelow,
+                        r.files(), r.records(), r.rowBytes());
+            }
+            if (archiveBelow > 0 && retention.journalBytes() != Long.MAX_VALUE) {
+                ArchiveReport a = journal.archiveFiles(archiveBelow, retention.journalBytes(), retention.journalArchive());
+                meters.journalFilesArchived.increment(a.files());
+                meters.journalBytesArchived.increment(a.bytes());
+                if (a.files() > 0) {
+                    LOG.info("journal file retention: {} file(s), {} bytes left the local journal{}; it starts at "
+                            + "sequence {} and holds {} bytes", a.files(), a.bytes(),
+                            retention.journalArchive() == null ? "" : " (copied to " + retention.journalArchive() + ")",
+                            a.firstLocalSequence(), a.localBytes());
+                }
+            }
+        } catch (io.palisade.journal.JournalClosedException e) {
+            // the journal closed or was fenced meanwhile: the next writer goes on
+        } catch (RuntimeException e) {
+            meters.journalReleaseFailures.increment();
+            LOG.warn("journal row release or file retention below sequence {} failed; the rows and files stay in the "
+                    + "journal: {}", releaseBelow, e.toString());
+        }
+    }
+
+    /** Stops the runs, waiting for one in progress (and the one asked for after it); the journal closes after. */
+    void close() {
+        if (runner != null) {
+            runner.shutdown();
+            try {
+                runner.awaitTermination(1, TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
