@@ -45,38 +45,9 @@ class JournalFileRetentionTest extends GraphTestSupport {
         return out;
     }
 
-    /** Folds every unfolded write now: a branch folds its parent first (its fork then pins nothing, once deleted). */
-    private static void foldNow(Graph g) {
-        g.createBranch("fold-now", "main");
-        g.deleteBranch("fold-now");
-        g.awaitFold();
-    }
-
-    /** Four files of folded writes, then the clock past the window, then enough writes for several checkpoints. */
+    /** {@link ArchivedJournalFixture#writeHistory}: four files of folded writes, then two rounds a window apart. */
     private long writeHistory(Graph g, Map<String, Object> expected) {
-        long early = -1;
-        for (int f = 0; f < 4; f++) {
-            for (int i = 0; i < 5; i++) {
-                g.upsert("main", "person", List.of(Row.of("id", "p" + i, "age", (long) (f * 10 + i))));
-                expected.put("p" + i, (long) (f * 10 + i));
-            }
-            foldNow(g);
-            if (f == 0) {
-                early = g.state().lastSequence();
-            }
-            clock.advance(FIVE_MINUTES);
-        }
-        // two rounds a retention window apart: the writer's older anchor checkpoint (the bound of what may leave) is
-        // then past the four files
-        for (int round = 0; round < 2; round++) {
-            clock.advance(3 * FIVE_MINUTES);
-            for (int i = 0; i < 20; i++) {
-                g.upsert("main", "person", List.of(Row.of("id", "q" + i, "age", (long) (round * 100 + i))));
-                expected.put("q" + i, (long) (round * 100 + i));
-            }
-            foldNow(g); // no write stays unfolded past the window: a point inside it reads from the table
-        }
-        return early;
+        return ArchivedJournalFixture.writeHistory(g, clock, expected);
     }
 
     @Test
