@@ -431,10 +431,7 @@ final class AuditVerifyCommand implements Callable<Integer>, ReadOnly {
     /** Where the journal's file retention copied its files (the newest copy's directory); null when none was kept. */
     static String archiveLocation(JournalReader reader) {
         List<io.palisade.journal.ArchivedFile> files = reader.archivedFiles();
-        if (files.isEmpty() || !files.get(files.size() - 1).copied()) {
-            return null;
-        }
-        return Path.of(files.get(files.size() - 1).location()).getParent().getParent().toString();
+        return files.isEmpty() ? null : files.get(files.size() - 1).archiveDirectory();
     }
 
 }

@@ -58,10 +58,14 @@ public final class ArchivedJournalFixture {
         return early;
     }
 
+    /** Folds every five writes, checkpoints every eight records: files release and leave within a short history. */
+    static Options options(Retention retention) {
+        return Options.defaults().withFolding(3_600_000, 5, 1L << 40).withCheckpointEvery(8).withRetention(retention);
+    }
+
     public static Built build(Path root, Path copies) {
         Retention retention = Retention.DEFAULTS.withJournalBytes(0).withJournalArchive(copies);
-        Options options = Options.defaults().withFolding(3_600_000, 5, 1L << 40).withCheckpointEvery(8)
-                .withRetention(retention);
+        Options options = options(retention);
         Palisade.create(root, Catalog.fromJson(JournalAckTest.CATALOG), options).close();
         StepClock clock = new StepClock(System.currentTimeMillis() + 60_000L);
         Map<String, Object> rows = new java.util.TreeMap<>();

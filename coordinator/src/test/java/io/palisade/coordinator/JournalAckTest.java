@@ -41,7 +41,8 @@ class JournalAckTest extends GraphTestSupport {
         return Options.defaults().withFolding(3_600_000, 1_000_000, 1L << 40);
     }
 
-    private static Map<String, Object> ages(List<Map<String, Object>> rows) {
+    /** The rows' ages by id, each id once. */
+    static Map<String, Object> ages(List<Map<String, Object>> rows) {
         Map<String, Object> out = new TreeMap<>();
         for (Map<String, Object> r : rows) {
             assertThat(out.put((String) r.get("id"), r.get("age"))).as("id %s once", r.get("id")).isNull();

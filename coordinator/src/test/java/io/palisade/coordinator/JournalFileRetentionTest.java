@@ -29,7 +29,7 @@ class JournalFileRetentionTest extends GraphTestSupport {
     private final StepClock clock = new StepClock(System.currentTimeMillis() + 60_000L);
 
     private Options options(Retention retention) {
-        return Options.defaults().withFolding(3_600_000, 5, 1L << 40).withCheckpointEvery(8).withRetention(retention);
+        return ArchivedJournalFixture.options(retention);
     }
 
     private Palisade.Wiring created(Path root, Options options) {
@@ -38,11 +38,7 @@ class JournalFileRetentionTest extends GraphTestSupport {
     }
 
     private static Map<String, Object> ages(List<Map<String, Object>> rows) {
-        Map<String, Object> out = new TreeMap<>();
-        for (Map<String, Object> r : rows) {
-            assertThat(out.put((String) r.get("id"), r.get("age"))).as("id %s once", r.get("id")).isNull();
-        }
-        return out;
+        return JournalAckTest.ages(rows);
     }
 
     /** {@link ArchivedJournalFixture#writeHistory}: four files of folded writes, then two rounds a window apart. */

@@ -44,11 +44,7 @@ class JournalRowReleaseTest extends GraphTestSupport {
     }
 
     private static Map<String, Object> ages(List<Map<String, Object>> rows) {
-        Map<String, Object> out = new TreeMap<>();
-        for (Map<String, Object> r : rows) {
-            assertThat(out.put((String) r.get("id"), r.get("age"))).as("id %s once", r.get("id")).isNull();
-        }
-        return out;
+        return JournalAckTest.ages(rows);
     }
 
     private static List<JournalRecord> journal(Path graph) {

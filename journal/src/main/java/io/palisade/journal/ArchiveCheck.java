@@ -1,14 +1,9 @@
 package io.palisade.journal;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -23,14 +18,12 @@ import java.util.List;
  * @param copiesMissing  copies named by the log but not at their location
  */
 record ArchiveCheck(String problem, long badSequence, int copiesVerified, int copiesMissing) {
-    private static final String ZEROS = "0".repeat(64);
-
     static ArchiveCheck of(List<ArchivedFile> files) {
         int verified = 0;
         int missing = 0;
         for (int i = 0; i < files.size(); i++) {
             ArchivedFile f = files.get(i);
-            String expectedPrevious = i == 0 ? ZEROS : files.get(i - 1).lastHash();
+            String expectedPrevious = i == 0 ? JournalArchive.ZEROS : files.get(i - 1).lastHash();
             long expectedFirst = i == 0 ? 0 : files.get(i - 1).lastSequence() + 1;
             if (f.firstSequence() != expectedFirst) {
                 return new ArchiveCheck("archived file " + f.file() + " starts at sequence " + f.firstSequence()
@@ -57,13 +50,10 @@ record ArchiveCheck(String problem, long badSequence, int copiesVerified, int co
     }
 
     private static String sha256(Path file) {
-        try (InputStream in = new DigestInputStream(Files.newInputStream(file), MessageDigest.getInstance("SHA-256"))) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
-            return HexFormat.of().formatHex(((DigestInputStream) in).getMessageDigest().digest());
+        try {
+            return JournalArchive.sha256Of(file);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the archived journal file " + file, e);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -38,6 +38,11 @@ public record ArchivedFile(@JsonProperty("epoch") long epoch,
         }
     }
 
+    /** The directory the copies go to ({@code location} is {@code DIR/epoch-…/FILE}); null when no copy was kept. */
+    public String archiveDirectory() {
+        return location == null ? null : java.nio.file.Path.of(location).getParent().getParent().toString();
+    }
+
     /** Whether a copy of the file was kept. */
     public boolean copied() {
         return location != null;

@@ -150,13 +150,13 @@ final class ChainReader implements RecordStream {
     /** The refusal of a read from {@code from}, which the file retention moved out of the local journal. */
     static io.palisade.fencing.JournalArchivedException archivedError(Path journalDir, long from, ArchivedFile last) {
         String where = last.copied()
-                ? "copied to " + Path.of(last.location()).getParent().getParent()
+                ? "copied to " + last.archiveDirectory()
                 : "removed without a copy (their chain anchors are kept in " + journalDir.resolve(JournalArchive.LOG_FILE)
                 + ")";
         return new io.palisade.fencing.JournalArchivedException("journal sequence " + from + " is no longer in the local "
                 + "journal: the journal's file retention moved sequences 0 to " + last.lastSequence() + " out ("
                 + where + "); the local journal starts at sequence " + (last.lastSequence() + 1),
-                last.lastSequence() + 1, last.copied() ? Path.of(last.location()).getParent().getParent().toString() : null);
+                last.lastSequence() + 1, last.archiveDirectory());
     }
 
     /** The first sequence the local journal holds. */

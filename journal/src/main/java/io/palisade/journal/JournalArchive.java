@@ -361,7 +361,8 @@ final class JournalArchive {
         return new ArchiveReport(files, bytes, horizon, total);
     }
 
-    private static final String ZEROS = "0".repeat(2 * RecordDescriptor.HASH_LENGTH);
+    /** The previous-hash field of sequence 0, in hex. */
+    static final String ZEROS = "0".repeat(2 * RecordDescriptor.HASH_LENGTH);
 
     private void warnOnce(Path file, String message) {
         if (reported.add(file.toString())) {
@@ -556,7 +557,8 @@ final class JournalArchive {
         }
     }
 
-    private static String sha256Of(Path file) throws IOException {
+    /** The hex SHA-256 of a file's bytes. */
+    static String sha256Of(Path file) throws IOException {
         MessageDigest sha = sha256();
         try (InputStream in = Files.newInputStream(file)) {
             byte[] b = new byte[COPY_CHUNK];

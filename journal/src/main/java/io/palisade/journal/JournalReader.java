@@ -70,14 +70,21 @@ public final class JournalReader implements AutoCloseable {
 
     /** Reads from {@code fromSequence}, or from the first sequence the local journal holds when that is later. */
     public JournalCursor readAvailable(long fromSequence) {
+        return fromFirstLocal(() -> read(Math.max(fromSequence, firstSequence())));
+    }
+
+    /**
+     * {@code read}, again (twice at most) when the file retention moved files out between reading where the local
+     * journal starts and reading from there.
+     */
+    private static <T> T fromFirstLocal(java.util.function.Supplier<T> read) {
         for (int attempt = 0; ; attempt++) {
             try {
-                return read(Math.max(fromSequence, firstSequence()));
+                return read.get();
             } catch (io.palisade.fencing.JournalArchivedException e) {
                 if (attempt >= 2) {
                     throw e;
                 }
-                // the file retention moved more files out between the two reads of where the journal starts
             }
         }
     }
@@ -141,16 +148,7 @@ public final class JournalReader implements AutoCloseable {
      * epochs. Never throws for corruption: the report names the first bad sequence.
      */
     public VerificationReport verify() {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                return verifyOnce();
-            } catch (io.palisade.fencing.JournalArchivedException e) {
-                if (attempt >= 2) {
-                    throw e;
-                }
-                // the file retention moved files out while this verification read them: verify from the new start
-            }
-        }
+        return fromFirstLocal(this::verifyOnce);
     }
 
     private VerificationReport verifyOnce() {
