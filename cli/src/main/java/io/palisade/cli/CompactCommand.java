@@ -59,8 +59,7 @@ final class CompactCommand implements Callable<Integer> {
 
             @Override
             public String skips(Catalog.TableDef def) {
-                return def.journalAck() ? "a journal-ack table: not compacted (README \"Maintenance and retention\")"
-                        : null;
+                return null;
             }
 
             @Override

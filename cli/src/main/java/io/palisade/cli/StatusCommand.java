@@ -96,8 +96,7 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
                     m.put("small_fragments", f.smallFragments());
                     m.put("live_rows", f.physicalRows() - f.deletedRows());
                     m.put("deleted_rows", f.deletedRows());
-                    m.put("compaction_due", def.journalAck() ? "never (journal-ack tables are not compacted)"
-                            : due(triggers, f));
+                    m.put("compaction_due", due(triggers, f));
                     List<VersionInfo> versions = store.listVersions(table, ref.branch());
                     m.put("versions_kept", versions.size());
                     m.put("oldest_version_kept", versions.isEmpty() ? null : versions.get(0).ref().version());

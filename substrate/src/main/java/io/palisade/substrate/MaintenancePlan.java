@@ -24,6 +24,12 @@ import java.util.TreeSet;
  */
 public final class MaintenancePlan {
 
+    /**
+     * Lance's fragment-reuse system index: a compaction that defers its index remap registers it, and the
+     * compaction plan that {@link #defersIndexRemap() defers} drops it again once the id index is rebuilt.
+     */
+    public static final String FRAG_REUSE_INDEX = "__lance_frag_reuse";
+
     /** What the plan does. */
     public enum Kind {
         /** Rewrites small fragments, group by group (Lance Rewrite); indices over them are remapped. */
@@ -44,10 +50,20 @@ public final class MaintenancePlan {
     private final boolean empty;
     private final Object execution;
     private final boolean rebuildsIndexFirst;
+    private final boolean defersIndexRemap;
+    private final boolean dropsFragReuse;
 
     private MaintenancePlan(Kind kind, TableRef base, List<Set<Long>> groups, Set<Integer> remappedIndexFields,
                             String indexName, Set<Long> indexCoverage, Set<Integer> indexFields, boolean empty,
-                            Object execution, boolean rebuildsIndexFirst) {
+                            Object execution, boolean rebuildsIndexFirst, boolean defersIndexRemap) {
+        this(kind, base, groups, remappedIndexFields, indexName, indexCoverage, indexFields, empty, execution,
+                rebuildsIndexFirst, defersIndexRemap, defersIndexRemap);
+    }
+
+    private MaintenancePlan(Kind kind, TableRef base, List<Set<Long>> groups, Set<Integer> remappedIndexFields,
+                            String indexName, Set<Long> indexCoverage, Set<Integer> indexFields, boolean empty,
+                            Object execution, boolean rebuildsIndexFirst, boolean defersIndexRemap,
+                            boolean dropsFragReuse) {
         this.kind = Objects.requireNonNull(kind);
         this.base = Objects.requireNonNull(base);
         List<Set<Long>> gs = new ArrayList<>();
@@ -71,6 +87,8 @@ public final class MaintenancePlan {
         this.empty = empty;
         this.execution = execution;
         this.rebuildsIndexFirst = rebuildsIndexFirst;
+        this.defersIndexRemap = defersIndexRemap;
+        this.dropsFragReuse = dropsFragReuse;
     }
 
     /**
@@ -80,7 +98,7 @@ public final class MaintenancePlan {
     public static MaintenancePlan compaction(TableRef base, List<Set<Long>> groups, Set<Integer> remappedIndexFields,
                                              Object execution) {
         return new MaintenancePlan(Kind.COMPACTION, base, groups, groups.isEmpty() ? Set.of() : remappedIndexFields,
-                null, Set.of(), Set.of(), groups.isEmpty(), execution, false);
+                null, Set.of(), Set.of(), groups.isEmpty(), execution, false, false);
     }
 
     /**
@@ -98,19 +116,54 @@ public final class MaintenancePlan {
             return compaction(base, groups, remappedIndexFields, execution);
         }
         return new MaintenancePlan(Kind.COMPACTION, base, groups, remappedIndexFields, Objects.requireNonNull(indexName),
-                coverage, indexFields, false, execution, true);
+                coverage, indexFields, false, execution, true, false);
+    }
+
+    /**
+     * A compaction of {@code groups} that leaves every index's coverage as it is (Lance's deferred remap: the commit
+     * registers a fragment-reuse index that maps the rewritten rows' old addresses to their new ones), then rebuilds
+     * index {@code indexName} over {@code indexFields} from the compacted rows (one CreateIndex replacing it, covering
+     * {@code coverage}: the fragments of {@code base} no group rewrites, and the groups' outputs), then drops the
+     * fragment-reuse index ({@link #FRAG_REUSE_INDEX}, one CreateIndex removing only it), which no index needs any
+     * more. Without an index to rebuild ({@code indexName} null) it drops the fragment-reuse index straight after the
+     * Rewrite.
+     *
+     * <p>For a table carrying a field-less system index, such as the journal-ack fold watermark's: Lance 7.0.0
+     * remaps every index at a compaction commit that does not defer, and aborts the process on such an index. The
+     * rebuild is a full one ({@code optimize} keeps the old addresses it finds and relies on the fragment-reuse index
+     * to translate them, so dropping that index after an optimise would lose rows' addresses).
+     */
+    public static MaintenancePlan compactionDeferringRemap(TableRef base, List<Set<Long>> groups, String indexName,
+                                                           Set<Long> coverage, Set<Integer> indexFields, Object execution) {
+        if (groups.isEmpty()) {
+            return compaction(base, groups, Set.of(), execution);
+        }
+        return new MaintenancePlan(Kind.COMPACTION, base, groups, Set.of(), indexName, coverage, indexFields, false,
+                execution, false, true);
     }
 
     /** Builds ({@code rewrite == false}) or rewrites index {@code name} over {@code fields}, covering {@code coverage}. */
     public static MaintenancePlan index(TableRef base, boolean rewrite, String name, Set<Long> coverage, Set<Integer> fields) {
         return new MaintenancePlan(rewrite ? Kind.INDEX_REWRITE : Kind.INDEX_BUILD, base, List.of(), Set.of(),
-                Objects.requireNonNull(name), coverage, fields, false, null, false);
+                Objects.requireNonNull(name), coverage, fields, false, null, false, false);
+    }
+
+    /**
+     * A full rebuild of index {@code name} over {@code fields} from the rows of {@code base} (one CreateIndex replacing
+     * it, covering {@code coverage}), then the drop of the fragment-reuse index a compaction left ({@link
+     * #FRAG_REUSE_INDEX}, one CreateIndex removing only it). An index refresh takes this form while that index is
+     * there: Lance 7.0.0's optimise of an index over it leaves addresses that a later merge misreads.
+     */
+    public static MaintenancePlan indexRebuildDroppingFragReuse(TableRef base, String name, Set<Long> coverage,
+                                                                Set<Integer> fields) {
+        return new MaintenancePlan(Kind.INDEX_REWRITE, base, List.of(), Set.of(), Objects.requireNonNull(name), coverage,
+                fields, false, null, false, false, true);
     }
 
     /** An index optimise with nothing to do: the index already covers every fragment of {@code base}. */
     public static MaintenancePlan indexUpToDate(TableRef base, String name, Set<Long> coverage, Set<Integer> fields) {
         return new MaintenancePlan(Kind.INDEX_REWRITE, base, List.of(), Set.of(), Objects.requireNonNull(name), coverage,
-                fields, true, null, false);
+                fields, true, null, false, false);
     }
 
     public Kind kind() {
@@ -137,7 +190,24 @@ public final class MaintenancePlan {
         return rebuildsIndexFirst;
     }
 
-    /** Index plans, and a compaction that rebuilds an index first: the fragments the index will cover. */
+    /**
+     * Whether a compaction defers Lance's index remap, then rebuilds {@link #indexName()} (when not null) and drops
+     * the fragment-reuse index, each in a version of its own after the Rewrite.
+     */
+    public boolean defersIndexRemap() {
+        return defersIndexRemap;
+    }
+
+    /**
+     * Whether the plan ends by dropping the fragment-reuse index ({@link #FRAG_REUSE_INDEX}) after a full rebuild of
+     * {@link #indexName()}: a compaction that {@link #defersIndexRemap() defers}, and an index refresh over a
+     * fragment-reuse index an interrupted compaction left.
+     */
+    public boolean dropsFragReuse() {
+        return dropsFragReuse;
+    }
+
+    /** Index plans, and a compaction that rebuilds an index: the fragments the index will cover. */
     public Set<Long> indexCoverage() {
         return indexCoverage;
     }
@@ -166,6 +236,11 @@ public final class MaintenancePlan {
                 out.addAll(CatalogActions.rewrite(groups.stream()
                         .map(g -> new CommitDescription.RewriteGroup(List.copyOf(new TreeSet<>(g)), 0)).toList(),
                         remappedIndexFields));
+                if (defersIndexRemap && indexName != null) {
+                    // the fragment-reuse index the Rewrite registers and the plan drops again is Lance's bookkeeping
+                    // inside this one plan (lance-core 7.0.0's Java Rewrite does not show it): no action names it
+                    out.addAll(CatalogActions.index(indexName, true, base, indexCoverage, indexFields));
+                }
                 yield out;
             }
             case INDEX_BUILD -> CatalogActions.index(indexName, false, base, indexCoverage, indexFields);
@@ -190,6 +265,15 @@ public final class MaintenancePlan {
         if (rebuildsIndexFirst && (unreserved.isEmpty() || !rebuilt(unreserved.get(0)))) {
             return Optional.of("planned to rebuild index '" + indexName + "' before the compaction but committed "
                     + (unreserved.isEmpty() ? "nothing" : kinds(unreserved)));
+        }
+        if (defersIndexRemap) {
+            Optional<String> trailing = trailingMismatch(unreserved);
+            if (trailing.isPresent()) {
+                return trailing;
+            }
+        } else if (dropsFragReuse && unreserved.size() > 1 && !(unreserved.size() == 2 && dropsFragReuse(unreserved.get(1)))) {
+            return Optional.of("planned to rebuild index '" + indexName + "' and drop '" + FRAG_REUSE_INDEX
+                    + "' but committed " + kinds(unreserved));
         }
         List<CommitDescription> effective = effective(committed);
         if (empty) {
@@ -238,7 +322,54 @@ public final class MaintenancePlan {
         if (rebuildsIndexFirst && !out.isEmpty() && rebuilt(out.get(0))) {
             out.remove(0);
         }
+        if (dropsFragReuse && !out.isEmpty() && dropsFragReuse(out.get(out.size() - 1))) {
+            out.remove(out.size() - 1);
+        }
+        if (defersIndexRemap) {
+            if (indexName != null && !out.isEmpty() && rebuilt(out.get(out.size() - 1))) {
+                out.remove(out.size() - 1);
+            }
+        }
         return List.copyOf(out);
+    }
+
+    /**
+     * A deferring compaction's versions after its Rewrite, when they are not the planned ones: the rebuild of its
+     * index (when it has one), then the drop of the fragment-reuse index. A commit that stopped after the Rewrite or
+     * after the rebuild (a crash) leaves a table that reads correctly: the fragment-reuse index still translates the
+     * old addresses, and the next deferring compaction drops it.
+     */
+    private Optional<String> trailingMismatch(List<CommitDescription> unreserved) {
+        int rewrite = -1;
+        for (int i = 0; i < unreserved.size(); i++) {
+            if (unreserved.get(i).kind() == OperationKind.REWRITE) {
+                rewrite = i;
+            }
+        }
+        if (rewrite < 0) {
+            return Optional.empty(); // nothing rewritten: judged by the compaction's own comparison
+        }
+        List<CommitDescription> after = unreserved.subList(rewrite + 1, unreserved.size());
+        List<String> expected = new ArrayList<>();
+        if (indexName != null) {
+            expected.add("rebuild of index '" + indexName + "'");
+        }
+        expected.add("drop of '" + FRAG_REUSE_INDEX + "'");
+        int i = 0;
+        if (indexName != null && i < after.size() && rebuilt(after.get(i))) {
+            i++;
+        }
+        if (i < after.size() && dropsFragReuse(after.get(i))) {
+            i++;
+        }
+        return i == after.size() ? Optional.empty() : Optional.of("planned the compaction's Rewrite, then " + expected
+                + ", but after the Rewrite committed " + kinds(after));
+    }
+
+    /** Whether {@code c} only drops Lance's fragment-reuse index. */
+    private static boolean dropsFragReuse(CommitDescription c) {
+        return c.kind() == OperationKind.CREATE_INDEX && c.indicesAdded().isEmpty()
+                && c.indicesRemoved().equals(List.of(FRAG_REUSE_INDEX));
     }
 
     /** Whether {@code c} is this plan's rebuild of its index (a CreateIndex replacing exactly that name). */
@@ -255,6 +386,9 @@ public final class MaintenancePlan {
     public String toString() {
         return kind + (empty ? " (nothing to do)" : "") + " at " + base
                 + (kind == Kind.COMPACTION ? " groups " + groups + (rebuildsIndexFirst ? " after rebuilding index " + indexName : "")
-                : " index " + indexName + " covering " + new TreeSet<>(indexCoverage));
+                        + (defersIndexRemap ? " deferring the index remap" + (indexName == null ? "" : ", then rebuilding index "
+                        + indexName) : "")
+                : " index " + indexName + " covering " + new TreeSet<>(indexCoverage)
+                        + (dropsFragReuse ? " rebuilt, then dropping " + FRAG_REUSE_INDEX : ""));
     }
 }

@@ -143,6 +143,16 @@ public interface TableSnapshot extends AutoCloseable {
                 + plan.kind() + " plan");
     }
 
+    /**
+     * {@link #commit(MaintenancePlan)}, naming each step between two of the plan's versions to {@code step} as it is
+     * reached ({@code compaction-after-rewrite} and {@code compaction-after-index-rebuild} for a compaction that
+     * {@link MaintenancePlan#defersIndexRemap() defers its index remap}): the caller's crash points. This default
+     * names none.
+     */
+    default CommitResult commit(MaintenancePlan plan, java.util.function.Consumer<String> step) {
+        return commit(plan);
+    }
+
     /** How many rows have each key of {@code keys} here, as text, ascending; keys with no row are absent. */
     Map<String, Long> keyCounts(KeyFilter keys);
 

@@ -36,8 +36,8 @@ import java.util.function.Consumer;
  *   <li><b>Compaction</b> ({@link Compaction}): every {@code checkEvery} commits to a table it reads the table's
  *       fragments from the manifest and, at a trigger, queues a compaction ahead of everything pending: an ordinary
  *       maintenance op (planned, journaled, judged, verified), nobody waits for it, and a failure is logged and
- *       counted, never thrown at a writer. Journal-ack tables are not compacted: their fold watermark's system index
- *       cannot be compacted over with Lance 7.0.0 ({@code LanceSnapshot#planCompaction}).</li>
+ *       counted, never thrown at a writer. A journal-ack table's compaction defers Lance's index remap, then
+ *       rebuilds its id index ({@code MaintenancePlan#compactionDeferringRemap}).</li>
  *   <li><b>Version retention</b> ({@link Retention}): every {@code expireEvery} commits to a table branch it chooses
  *       the oldest version to keep, journals {@link JournalEvent.VersionsExpired} (synced), then removes the older
  *       versions through the store on the maintenance thread, off the acknowledgement path.</li>
@@ -107,7 +107,7 @@ final class AutoMaintenance {
     private void maybeCompact(Catalog.TableDef def, WriteOp first, TableRef achieved) {
         Compaction c = ctx.options().compaction();
         String where = first.where();
-        if (!c.auto() || def.journalAck() || compactionQueued.contains(where) || sinceCheck.merge(where, 1, Integer::sum) < c.checkEvery()) {
+        if (!c.auto() || compactionQueued.contains(where) || sinceCheck.merge(where, 1, Integer::sum) < c.checkEvery()) {
             return;
         }
         sinceCheck.remove(where);

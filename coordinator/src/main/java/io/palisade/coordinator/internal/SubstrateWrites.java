@@ -43,7 +43,7 @@ final class SubstrateWrites {
                     }
                     case WriteOp.Overwrite o -> t.overwrite(o.rows());
                     case WriteOp.AddColumns a -> t.addColumns(fields(a));
-                    case WriteOp.Compact c -> t.commit(first.plan());
+                    case WriteOp.Compact c -> t.commit(first.plan(), CrashPoints::hit);
                     case WriteOp.Insert i -> throw keyedOnly(op);
                     case WriteOp.Upsert u -> throw keyedOnly(op);
                     case WriteOp.Update u -> throw keyedOnly(op);
@@ -59,7 +59,7 @@ final class SubstrateWrites {
                 case WriteOp.Overwrite o -> t.overwrite(o.rows());
                 case WriteOp.AddColumns a -> t.addColumns(fields(a));
                 case WriteOp.OptimizeIndex o -> t.commit(first.plan());
-                case WriteOp.Compact c -> t.commit(first.plan());
+                case WriteOp.Compact c -> t.commit(first.plan(), CrashPoints::hit);
                 // the fold's rows were fenced when each write was acknowledged (docs/journal-ack.md)
                 case WriteOp.Fold f -> t.fold(f.rows(), f.deleteKeys(), FoldWatermark.of(f.branch(), f.table(),
                         f.plan().throughSequence()));

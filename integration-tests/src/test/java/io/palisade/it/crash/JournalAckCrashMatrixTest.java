@@ -93,17 +93,41 @@ class JournalAckCrashMatrixTest {
         return m;
     }
 
-    /** The child JVM: {@code <graph> <fold: branch|close>}. */
+    /** The compacting child's inserts after {@link #WRITES}. */
+    private static final Map<String, Long> EXTRA = new TreeMap<>(Map.of("f", 11L, "g", 12L, "h", 13L));
+
+    /** Folds only when asked, compacts only when asked. */
+    static Options manual() {
+        return noAutoFold().withCompaction(io.palisade.coordinator.Compaction.DEFAULTS.withAuto(false));
+    }
+
+    /**
+     * The child JVM: {@code <graph> <fold: branch|close|compact>}. With {@code compact} it folds each write by itself
+     * (an index optimise folds first), so the table has a fragment per write, then compacts it.
+     */
     public static final class Child {
         public static void main(String[] args) {
             Path graph = Path.of(args[0]);
-            Graph g = Palisade.open(graph, noAutoFold());
+            boolean compact = args[1].equals("compact");
+            Graph g = Palisade.open(graph, compact ? manual() : noAutoFold());
             System.out.println("OPENED");
             System.out.flush();
             for (String key : WRITES) {
                 Receipt r = write(g, key);
                 System.out.println("ACK " + key + " " + r.seq() + " folded=" + r.folded());
                 System.out.flush();
+                if (compact) {
+                    g.optimizeIndex("main", "person");
+                }
+            }
+            if (compact) {
+                // three more fragments that no later write empties (Lance leaves a fold's newest fragment out)
+                for (Map.Entry<String, Long> e : EXTRA.entrySet()) {
+                    g.insert("main", "person", List.of(Row.of("id", e.getKey(), "age", e.getValue())));
+                    g.optimizeIndex("main", "person");
+                }
+                g.compact("main", "person");
+                System.out.println("COMPACTED");
             }
             if (args[1].equals("branch")) {
                 g.createBranch("dev", "main"); // folds main's tables first
@@ -174,6 +198,53 @@ class JournalAckCrashMatrixTest {
                     .as("the Lance table alone after the fold, each id once").isEqualTo(expected);
         }
         assertEveryWriteFoldedOnce(graph, inWrites ? 4 : 6);
+    }
+
+    /**
+     * A journal-ack table's compaction defers Lance's index remap, then rebuilds the id index, then drops the
+     * fragment-reuse index: three versions in one maintenance intent. Killed between them (or after the last), the
+     * child leaves versions that recovery rolls forward as the intent's effect; every row reads once, through the table
+     * alone too, and the next compaction and fold leave the table exact.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"compaction-after-rewrite", "compaction-after-index-rebuild"})
+    void aChildKilledInsideAJournalAckCompactionLeavesEveryRowOnce(String point) throws Exception {
+        Path graph = dir.resolve("g");
+        try (Graph g = Palisade.create(graph, Catalog.fromJson(CATALOG), manual())) {
+            assertThat(g.catalog().require("person").ack()).isEqualTo(Catalog.Ack.JOURNAL);
+        }
+        List<String> lines = runChild(graph, point, "compact");
+        assertThat(lines.stream().filter(l -> l.startsWith("ACK ")).count()).isEqualTo(WRITES.size());
+        assertThat(lines).as("the child died inside the compaction").doesNotContain("COMPACTED", "END");
+        Map<String, Long> expected = model(5);
+        expected.putAll(EXTRA);
+        long beforeRecovery;
+        try (LanceTableStore s = new LanceTableStore(graph.resolve("tables").toString())) {
+            beforeRecovery = s.latest("person", TableRef.MAIN).version();
+        }
+        try (Graph g = Palisade.open(graph, manual())) {
+            assertThat(g.state().openIntents()).as("no open intent after recovery").isEmpty();
+            TableHead head = g.state().head("main", "person").orElseThrow();
+            assertThat(head.version()).as("the compaction's versions are rolled forward as its effect")
+                    .isEqualTo(beforeRecovery);
+            assertThat(ages(g.scan("main", "person"))).as("after recovery from %s", point).isEqualTo(expected);
+            assertThat(lanceAges(graph, head)).as("the Lance table alone, each id once").isEqualTo(expected);
+            // more writes, folded; the next compaction finishes what the killed one left
+            g.upsert("main", "person", List.of(Row.of("id", "a", "age", 8), Row.of("id", "e", "age", 7)));
+            expected.put("a", 8L);
+            expected.put("e", 7L);
+            g.optimizeIndex("main", "person");
+            g.upsert("main", "person", List.of(Row.of("id", "c", "age", 9)));
+            expected.put("c", 9L);
+            g.optimizeIndex("main", "person");
+            g.compact("main", "person");
+            g.upsert("main", "person", List.of(Row.of("id", "d", "age", 10)));
+            expected.put("d", 10L);
+            g.optimizeIndex("main", "person");
+            assertThat(ages(g.scan("main", "person"))).isEqualTo(expected);
+            assertThat(lanceAges(graph, g.state().head("main", "person").orElseThrow())).isEqualTo(expected);
+        }
+        assertEveryWriteFoldedOnce(graph, WRITES.size() + EXTRA.size() + 3);
     }
 
     private List<String> runChild(Path graph, String point, String fold) throws Exception {

@@ -300,6 +300,10 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         if (indexes.isEmpty()) {
             return MaintenancePlan.index(ref, false, ID_INDEX_NAME, live, java.util.Set.of(idFieldId));
         }
+        if (dataset.listIndexes().contains(MaintenancePlan.FRAG_REUSE_INDEX)) {
+            // a compaction that deferred its remap was interrupted before it rebuilt the index
+            return MaintenancePlan.indexRebuildDroppingFragReuse(ref, ID_INDEX_NAME, live, java.util.Set.of(idFieldId));
+        }
         java.util.Set<Long> covered = new java.util.HashSet<>();
         for (org.lance.index.Index i : indexes) {
             i.fragments().ifPresent(fs -> fs.forEach(f -> covered.add((long) f)));
@@ -319,6 +323,11 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
             return onWriteDataset(w -> {
                 if (plan.kind() == MaintenancePlan.Kind.INDEX_BUILD) {
                     createIdIndex(w, false);
+                } else if (plan.dropsFragReuse()) {
+                    createIdIndex(w, true); // a full rebuild reads every row's current address
+                    if (w.listIndexes().contains(MaintenancePlan.FRAG_REUSE_INDEX)) {
+                        w.dropIndex(MaintenancePlan.FRAG_REUSE_INDEX);
+                    }
                 } else {
                     w.optimizeIndices(OptimizeOptions.builder().indexNames(List.of(ID_INDEX_NAME)).build());
                 }

@@ -440,14 +440,18 @@ abstract class LanceSnapshot implements TableSnapshot {
      */
     @Override
     public MaintenancePlan planCompaction(CompactionTarget target) {
+        boolean defer = false;
         for (org.lance.index.Index i : dataset.getIndexes()) {
             if (i.fields().isEmpty()) {
                 // Lance 7.0.0 remaps every index at a compaction commit and panics, aborting the JVM, on one without
-                // fields, such as the fold watermark's system index (fixed upstream after 7.0.0: system indices are
-                // no longer remapped)
-                throw new ValidationException("table '" + name + "' cannot be compacted with Lance 7.0.0: it carries "
-                        + "the system index '" + i.name() + "' (the journal-ack fold watermark), and compacting over "
-                        + "it would abort the process");
+                // fields (fixed upstream after 7.0.0: system indices are no longer remapped). A compaction that defers
+                // the remap remaps nothing; known system indices are compacted that way, any other is refused
+                if (!LanceTornVersions.MEM_WAL_INDEX.equals(i.name()) && !MaintenancePlan.FRAG_REUSE_INDEX.equals(i.name())) {
+                    throw new ValidationException("table '" + name + "' cannot be compacted with Lance 7.0.0: it carries "
+                            + "the index '" + i.name() + "', which has no fields, and compacting over it would abort the "
+                            + "process");
+                }
+                defer = true;
             }
         }
         try {
@@ -455,6 +459,7 @@ abstract class LanceSnapshot implements TableSnapshot {
                     .withTargetRowsPerFragment(target.rowsPerFragment())
                     .withMaterializeDeletions(true)
                     .withMaterializeDeletionsThreshold((float) target.materializeDeletions())
+                    .withDeferIndexRemap(defer)
                     .build());
             List<Set<Long>> groups = new ArrayList<>();
             Set<Long> planned = new HashSet<>();
@@ -463,6 +468,9 @@ abstract class LanceSnapshot implements TableSnapshot {
                 t.getTaskData().getFragments().forEach(f -> g.add((long) f.getId()));
                 groups.add(g);
                 planned.addAll(g);
+            }
+            if (defer) {
+                return deferringPlan(groups, planned, plan);
             }
             Set<Integer> remapped = new TreeSet<>();
             org.lance.index.Index inherited = null;
@@ -498,6 +506,28 @@ abstract class LanceSnapshot implements TableSnapshot {
         }
     }
 
+    /**
+     * A compaction of {@code groups} that defers Lance's index remap, then rebuilds the id index (when the table has
+     * one) and drops the fragment-reuse index ({@link MaintenancePlan#compactionDeferringRemap}).
+     */
+    private MaintenancePlan deferringPlan(List<Set<Long>> groups, Set<Long> planned, CompactionPlan plan) {
+        org.lance.index.Index id = null;
+        for (org.lance.index.Index i : dataset.getIndexes()) {
+            if (KeyedTable.ID_INDEX_NAME.equals(i.name())) {
+                id = i;
+            }
+        }
+        Set<Long> kept = new TreeSet<>();
+        dataset.getFragments().forEach(f -> {
+            if (!planned.contains((long) f.getId())) {
+                kept.add((long) f.getId());
+            }
+        });
+        return id == null ? MaintenancePlan.compactionDeferringRemap(ref, groups, null, Set.of(), Set.of(), plan)
+                : MaintenancePlan.compactionDeferringRemap(ref, groups, KeyedTable.ID_INDEX_NAME, kept,
+                Set.copyOf(id.fields()), plan);
+    }
+
     @Override
     public FragmentStats fragmentStats(CompactionTarget target) {
         try {
@@ -522,11 +552,16 @@ abstract class LanceSnapshot implements TableSnapshot {
 
     @Override
     public CommitResult commit(MaintenancePlan plan) {
+        return commit(plan, step -> { });
+    }
+
+    @Override
+    public CommitResult commit(MaintenancePlan plan, java.util.function.Consumer<String> step) {
         if (plan.isEmpty()) {
             return CommitResult.of(ref);
         }
         return switch (plan.kind()) {
-            case COMPACTION -> commitCompaction(plan);
+            case COMPACTION -> commitCompaction(plan, step);
             case INDEX_BUILD, INDEX_REWRITE -> commitIndex(plan);
         };
     }
@@ -542,7 +577,7 @@ abstract class LanceSnapshot implements TableSnapshot {
      * A plan that {@link MaintenancePlan#rebuildsIndexFirst() rebuilds the id index first} commits that
      * rebuild, one CreateIndex at the ref's next version, before the tasks run.
      */
-    private CommitResult commitCompaction(MaintenancePlan plan) {
+    private CommitResult commitCompaction(MaintenancePlan plan, java.util.function.Consumer<String> step) {
         if (!(plan.execution() instanceof CompactionPlan lance)) {
             throw new ValidationException("table '" + name + "': the compaction plan was not made by the Lance store");
         }
@@ -567,6 +602,17 @@ abstract class LanceSnapshot implements TableSnapshot {
                     results.add(t.execute(w));
                 }
                 Compaction.commitCompaction(w, results, lance.getCompactionOptions());
+                if (plan.defersIndexRemap()) {
+                    step.accept("compaction-after-rewrite");
+                    if (plan.indexName() != null) {
+                        // a full rebuild reads every row's current address; an optimise would keep the old addresses
+                        LanceKeyedTable.createIdIndex(w, true);
+                        step.accept("compaction-after-index-rebuild");
+                    }
+                    if (w.listIndexes().contains(MaintenancePlan.FRAG_REUSE_INDEX)) {
+                        w.dropIndex(MaintenancePlan.FRAG_REUSE_INDEX);
+                    }
+                }
                 return advancedUnreadable(w);
             });
         } catch (Exception e) {

@@ -261,10 +261,15 @@ final class LanceTornVersions {
                 }
             }
             for (Index i : ds.getIndexes()) {
-                if (i.baseId().isPresent() || prev.indices.contains(i.uuid().toString()) || MEM_WAL_INDEX.equals(i.name())) {
-                    continue; // Lance's MemWAL system index (a fold's merged generation) keeps its state in the manifest
+                if (i.baseId().isPresent() || prev.indices.contains(i.uuid().toString())) {
+                    continue;
                 }
                 Path idx = dir.resolve("_indices").resolve(i.uuid().toString());
+                if (i.fields().isEmpty() && !Files.isDirectory(idx)) {
+                    // a system index with its state in the manifest: Lance's MemWAL index (a fold's merged generation)
+                    // always, the fragment-reuse index of a deferred compaction while its details are small
+                    continue;
+                }
                 if (!Files.isDirectory(idx)) {
                     damaged.add(idx + ": missing (index '" + i.name() + "')");
                     continue;
