@@ -33,9 +33,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>Rows are released only before the checkpoint's sequence and before every unfolded journal-ack write, and only
  *       in files older than {@link Retention#window()}: no read of the graph's present, nor a replay from this
  *       checkpoint, nor one from sequence 0 (whose folds are journaled) needs them.</li>
- *   <li>Files leave only before a checkpoint this writer wrote that is older than the retention window and kept (the
- *       older anchor; none before one exists): every point inside the window is rebuilt from a checkpoint at or before
- *       it, and a replay that falls back from a damaged newest checkpoint still finds its records. And only before
+ *   <li>Files leave only before a kept checkpoint that is older than the retention window (the older anchor of
+ *       {@link RetentionAnchors}; none before one exists): every point inside the window is rebuilt from a checkpoint
+ *       at or before it, and a replay that falls back from a damaged newest checkpoint still finds its records. And only before
  *       every graph branch's fork (a merge reads what both sides changed since it from the journal), and before every
  *       open intent (recovery reads on from an unfinished load's intent).</li>
  * </ul>
@@ -52,20 +52,15 @@ final class JournalRetention {
     /** The newest run asked for and not started yet: {releaseBelow, archiveBelow}; null when none. */
     private final AtomicReference<long[]> pending = new AtomicReference<>();
     private final Checkpoints checkpoints;
-    /**
-     * The graph's anchors for reading its past: two checkpoints kept beside the newest ones ({@link Checkpoints#keepAlso}),
-     * {@code older} always older than the retention window once it exists, so that every point inside the window is
-     * rebuilt from a checkpoint at or before it after older files left. -1: none yet.
-     */
-    private long olderAnchor = -1;
-    private long newerAnchor = -1;
-    private long newerAnchorNanos;
+    /** The graph's anchors for reading its past, kept beside the newest checkpoints ({@link Checkpoints#keepAlso}). */
+    private final RetentionAnchors anchors;
 
     JournalRetention(Journal journal, Checkpoints checkpoints, Options options, Meters meters, boolean inline) {
         this.checkpoints = checkpoints;
         this.journal = journal;
         this.options = options;
         this.meters = meters;
+        this.anchors = new RetentionAnchors(options.retention().window().toNanos());
         this.runner = inline ? null : Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "palisade-journal-release");
             t.setDaemon(true);
@@ -85,23 +80,11 @@ final class JournalRetention {
         }
         long now = journal.lastTimestampNanos();
         if (!anchorsRead) {
-            readAnchors(now);
+            readAnchors();
         }
-        if (newerAnchor < 0) {
-            newerAnchor = checkpointSequence;
-            newerAnchorNanos = now;
-        } else if (now - newerAnchorNanos >= options.retention().window().toNanos()) {
-            olderAnchor = newerAnchor; // older than the window, and it only ages
-            newerAnchor = checkpointSequence;
-            newerAnchorNanos = now;
-        }
-        java.util.Set<Long> anchors = new java.util.HashSet<>();
-        anchors.add(newerAnchor);
-        if (olderAnchor >= 0) {
-            anchors.add(olderAnchor);
-        }
-        checkpoints.keepAlso(anchors);
-        long archiveBelow = archiveBelow(releaseBelow, written);
+        anchors.checkpointed(checkpointSequence, now);
+        checkpoints.keepAlso(anchors.sequences());
+        long archiveBelow = archiveBelow(releaseBelow, anchors.older(now), written);
         if (runner == null) {
             run(releaseBelow, archiveBelow);
             return;
@@ -119,32 +102,25 @@ final class JournalRetention {
     private boolean anchorsRead;
 
     /**
-     * Takes the anchors over from the checkpoints an earlier writer kept: the newest one older than the retention window
-     * is the older anchor, the newest of all the newer (their times are their records' in the journal). Without this a
-     * writer's first checkpoints would prune them, and the window's past could not be rebuilt until a window later.
+     * Takes the anchors over from the checkpoints an earlier writer kept (their times are their records' in the
+     * journal). Without this a writer's first checkpoints would prune them, and the window's past could not be rebuilt
+     * until a window later.
      */
-    private void readAnchors(long nowNanos) {
+    private void readAnchors() {
         anchorsRead = true;
-        long window = options.retention().window().toNanos();
         try (io.palisade.journal.JournalReader reader = journal.reader()) {
             for (java.nio.file.Path p : checkpoints.list()) {
                 long seq = Checkpoints.sequenceOf(p);
-                java.util.Optional<io.palisade.journal.JournalRecord> r = reader.record(seq);
-                if (seq < 0 || r.isEmpty()) {
-                    continue;
+                java.util.Optional<io.palisade.journal.JournalRecord> r = seq < 0 ? java.util.Optional.empty()
+                        : reader.record(seq);
+                if (r.isPresent()) {
+                    anchors.takeOver(seq, r.get().timestampNanos());
                 }
-                long t = r.get().timestampNanos();
-                if (t <= nowNanos - window) {
-                    olderAnchor = seq;
-                }
-                newerAnchor = seq;
-                newerAnchorNanos = t;
             }
         } catch (RuntimeException e) {
             LOG.warn("cannot read the times of the kept checkpoints ({}); the journal's file retention starts its anchors "
                     + "anew", e.toString());
-            olderAnchor = -1;
-            newerAnchor = -1;
+            anchors.clear();
         }
     }
 
@@ -165,8 +141,11 @@ final class JournalRetention {
         }
     }
 
-    /** The sequence before which journal files may leave the local journal (the second invariant above); 0: none. */
-    private long archiveBelow(long releaseBelow, HeadsState written) {
+    /**
+     * The sequence before which journal files may leave the local journal (the second invariant above), given the older
+     * anchor ({@code olderAnchor}, -1: none yet); 0: none.
+     */
+    private long archiveBelow(long releaseBelow, long olderAnchor, HeadsState written) {
         if (olderAnchor < 0) {
             return 0;
         }
