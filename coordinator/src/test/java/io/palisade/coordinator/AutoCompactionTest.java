@@ -125,6 +125,31 @@ class AutoCompactionTest extends GraphTestSupport {
         }
     }
 
+    /** A compaction of a journal-ack table waits for the fold in flight only: it leaves the unfolded tail unfolded. */
+    @Test
+    void aJournalAckCompactionLeavesTheUnfoldedTailAsItIs() {
+        try (Graph g = Palisade.create(dir.resolve("tail"), Catalog.fromJson(JournalAckTest.CATALOG), Options.defaults()
+                .withCompaction(SMALL.withAuto(false)).withFolding(3_600_000, 1_000_000, 1L << 40))) {
+            for (int i = 0; i < 8; i++) {
+                upsert(g, "person", "k" + i, i);
+                g.optimizeIndex("main", "person"); // folds the write first
+            }
+            upsert(g, "person", "k1", 100);
+            upsert(g, "person", "late", 101);
+            long folds = g.metrics().folds();
+            assertThat(g.state().foldMark("main", "person").unfolded()).isEqualTo(2);
+            int before = fragments(g).fragments();
+            g.compact("main", "person");
+            assertThat(fragments(g).fragments()).isLessThan(before);
+            assertThat(g.metrics().folds()).as("folds during the compaction").isEqualTo(folds);
+            assertThat(g.state().foldMark("main", "person").unfolded()).isEqualTo(2);
+            java.util.Map<String, Long> got = new java.util.TreeMap<>();
+            g.get("main", "person", List.of("k1", "late", "k7")).forEach((k, r) -> got.put(k, r.int64("age")));
+            assertThat(got).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("k1", 100L, "late", 101L, "k7", 7L));
+            assertThat(ages(g.scan("main", "person"))).hasSize(9);
+        }
+    }
+
     /** Each row's age by id; fails on a second row of one id. */
     private static java.util.Map<String, Long> ages(java.util.Collection<java.util.Map<String, Object>> rows) {
         java.util.Map<String, Long> out = new java.util.TreeMap<>();

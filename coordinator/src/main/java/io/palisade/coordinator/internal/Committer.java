@@ -232,7 +232,11 @@ final class Committer implements Agent {
         WriteOp first = ops.get(0);
         Optional<Catalog.TableDef> ackTable = ctx.view().catalog().table(first.table()).filter(Catalog.TableDef::journalAck);
         if (ackTable.isPresent() && !(first instanceof WriteOp.Fold)) {
-            if (!first.journalable()) {
+            if (first instanceof WriteOp.Compact) {
+                // a compaction plans on the table's Lance head and leaves the unfolded tail as it is: it waits only for
+                // the fold in flight to publish, so that the two Lance commits never race
+                folder.awaitRunning();
+            } else if (!first.journalable()) {
                 folder.fold(first.branch(), first.table()); // every other operation on a journal-ack table follows a fold
             } else if (backPressured(first)) {
                 // past the memory or the lag bound the acknowledgement waits for the fold in flight to publish and

@@ -39,7 +39,8 @@ import java.util.concurrent.CompletionException;
  * {@link Options#foldEvery()} writes or whose oldest unfolded write is older than {@link Options#foldLagMillis()};
  * before an acknowledgement that would pass {@link Options#maxUnfoldedBytes()}, or on a table whose oldest unfolded
  * write is {@link Options#maxFoldLagMillis()} old, the committer folds first (after publishing the fold in flight), so
- * the writer waits (back-pressure) rather than fails; and before any other operation on the table, a branch created
+ * the writer waits (back-pressure) rather than fails; and before any other operation on the table but a compaction
+ * (which waits only for the fold in flight), a branch created
  * from its graph branch, a merge, a bulk load, or the graph's close.
  *
  * <p><b>Off the committer thread.</b> A fold's fence, Phase A (its intent and {@code fold_planned}, the watermark) and

@@ -236,6 +236,49 @@ class LanceDeferredCompactionTest {
     }
 
     /**
+     * On a table branch forked from a folded version, whose id index it inherits: the branch's compaction rebuilds the
+     * index as its own, and the branch and main each read their own rows, once.
+     */
+    @Test
+    void aTableBranchOfAFoldedTableIsCompactedAndMainIsUntouched() {
+        try (LanceTableStore store = new LanceTableStore(dir.toString()); BufferAllocator a = new RootAllocator()) {
+            TableRef main = folded(store, a);
+            Map<String, Object> onMain;
+            try (KeyedTable t = store.openKeyed("p", main)) {
+                onMain = byId(t);
+            }
+            TableRef b = store.forkBranch("p", main, "b");
+            for (int f = 0; f < 3; f++) {
+                try (KeyedTable t = store.openKeyed("p", b); VectorSchemaRoot r = rows(a, 40 + f, "k" + (f * 300 + 2), "m" + f)) {
+                    b = t.fold(r, null, FoldWatermark.of("b", "p", 500 + f)).ref();
+                }
+            }
+            Map<String, Object> onBranch;
+            try (KeyedTable t = store.openKeyed("p", b)) {
+                onBranch = byId(t);
+                MaintenancePlan plan = t.planCompaction(TARGET);
+                assertThat(plan.defersIndexRemap()).isTrue();
+                assertThat(plan.isEmpty()).isFalse();
+                b = t.commit(plan).ref();
+            }
+            assertThat(onBranch).hasSize(onMain.size() + 3).containsEntry("k2", 40L).containsEntry("m2", 42L);
+            try (KeyedTable t = store.openKeyed("p", b)) {
+                assertThat(byId(t)).isEqualTo(onBranch);
+            }
+            try (KeyedTable t = store.openKeyed("p", b); VectorSchemaRoot r = rows(a, 50, "k2", "k302", "k999")) {
+                b = t.fold(r, null, FoldWatermark.of("b", "p", 600)).ref();
+            }
+            Arrays.asList("k2", "k302", "k999").forEach(k -> onBranch.put(k, 50L));
+            try (KeyedTable t = store.openKeyed("p", b)) {
+                assertThat(byId(t)).isEqualTo(onBranch);
+            }
+            try (KeyedTable t = store.openKeyed("p", main)) {
+                assertThat(byId(t)).isEqualTo(onMain);
+            }
+        }
+    }
+
+    /**
      * Surface guard (Lance 7.0.0): an optimise of the id index while a fragment-reuse index is there keeps addresses
      * that a later merge misreads, and the merge writes a second row for a key. This is why an index refresh over a
      * fragment-reuse index rebuilds the index in full and drops it. If this guard fails, Lance has fixed it.
