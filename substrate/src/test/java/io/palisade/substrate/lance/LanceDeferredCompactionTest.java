@@ -1,7 +1,6 @@
 package io.palisade.substrate.lance;
 
 import io.palisade.fencing.KeyFilter;
-import io.palisade.substrate.ArrowRows;
 import io.palisade.substrate.CommitDescription;
 import io.palisade.substrate.CompactionTarget;
 import io.palisade.substrate.FoldWatermark;
@@ -13,8 +12,6 @@ import io.palisade.substrate.TableRef;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,24 +34,35 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * versions leaves a table that still reads and folds correctly and is finished by the next compaction.
  */
 class LanceDeferredCompactionTest {
-    private static final Schema S = new Schema(List.of(Field.notNullable("id", ArrowType.Utf8.INSTANCE),
-            Field.nullable("v", new ArrowType.Int(64, true))));
+    private static final Schema S = LanceFoldTest.S;
     private static final CompactionTarget TARGET = new CompactionTarget(1 << 20, 0.1);
 
     @TempDir
     Path dir;
 
     private static VectorSchemaRoot rows(BufferAllocator a, long v, String... ids) {
-        VectorSchemaRoot root = VectorSchemaRoot.create(S, a);
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (String id : ids) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("id", id);
-            r.put("v", v);
-            rows.add(r);
+        return LanceFoldTest.rows(a, v, ids);
+    }
+
+    /** Folds {@code ids} with {@code v} into {@code at}, marking watermark {@code through} on its table branch. */
+    private static TableRef fold(LanceTableStore store, BufferAllocator a, TableRef at, long v, long through, String... ids) {
+        try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, v, ids)) {
+            return t.fold(r, null, FoldWatermark.of(at.branch(), "p", through)).ref();
         }
-        ArrowRows.fill(root, rows);
-        return root;
+    }
+
+    /** Compacts {@code at}, stopping the commit after its Rewrite (as a crash would); the table's head after. */
+    private static TableRef stoppedAfterRewrite(LanceTableStore store, TableRef at) {
+        try (KeyedTable t = store.openKeyed("p", at)) {
+            MaintenancePlan plan = t.planCompaction(TARGET);
+            assertThat(plan.defersIndexRemap()).isTrue();
+            assertThatThrownBy(() -> t.commit(plan, step -> {
+                if (step.equals("compaction-after-rewrite")) {
+                    throw new IllegalStateException("stopped at " + step);
+                }
+            })).hasMessageContaining("stopped at compaction-after-rewrite");
+        }
+        return store.latest("p", at.branch());
     }
 
     /** Every row by id; fails on a second row of one id. */
@@ -166,15 +173,7 @@ class LanceDeferredCompactionTest {
                 before = byId(t);
             }
             TableRef start = at;
-            try (KeyedTable t = store.openKeyed("p", at)) {
-                MaintenancePlan plan = t.planCompaction(TARGET);
-                assertThatThrownBy(() -> t.commit(plan, step -> {
-                    if (step.equals("compaction-after-rewrite")) {
-                        throw new IllegalStateException("stopped at " + step);
-                    }
-                })).hasMessageContaining("stopped at compaction-after-rewrite");
-            }
-            at = store.latest("p", TableRef.MAIN);
+            at = stoppedAfterRewrite(store, at);
             List<CommitDescription> landed = described(store, start, at);
             assertThat(landed).extracting(CommitDescription::kind)
                     .containsExactly(OperationKind.RESERVE_FRAGMENTS, OperationKind.REWRITE);
@@ -183,9 +182,7 @@ class LanceDeferredCompactionTest {
             try (KeyedTable t = store.openKeyed("p", at)) {
                 assertThat(byId(t)).isEqualTo(before);
             }
-            try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 77, "k5", "k505", "y")) {
-                at = t.fold(r, null, FoldWatermark.of("main", "p", 300)).ref();
-            }
+            at = fold(store, a, at, 77, 300, "k5", "k505", "y");
             Map<String, Object> expected = new TreeMap<>(before);
             Arrays.asList("k5", "k505", "y").forEach(k -> expected.put(k, 77L));
             try (KeyedTable t = store.openKeyed("p", at)) {
@@ -209,9 +206,7 @@ class LanceDeferredCompactionTest {
                 assertThat(byId(t)).isEqualTo(expected);
             }
             // a fold through the refreshed index
-            try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 66, "k5", "k7", "k760", "y")) {
-                at = t.fold(r, null, FoldWatermark.of("main", "p", 350)).ref();
-            }
+            at = fold(store, a, at, 66, 350, "k5", "k7", "k760", "y");
             Arrays.asList("k5", "k7", "k760", "y").forEach(k -> expected.put(k, 66L));
             try (KeyedTable t = store.openKeyed("p", at)) {
                 assertThat(byId(t)).as("a fold after the refresh").isEqualTo(expected);
@@ -225,9 +220,7 @@ class LanceDeferredCompactionTest {
                 at = t.commit(next).ref();
             }
             assertThat(indexNames(store, at)).containsExactly("__lance_mem_wal", KeyedTable.ID_INDEX_NAME);
-            try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 55, "k5", "k6", "k990")) {
-                at = t.fold(r, null, FoldWatermark.of("main", "p", 400)).ref();
-            }
+            at = fold(store, a, at, 55, 400, "k5", "k6", "k990");
             Arrays.asList("k5", "k6", "k990").forEach(k -> expected.put(k, 55L));
             try (KeyedTable t = store.openKeyed("p", at)) {
                 assertThat(byId(t)).isEqualTo(expected);
@@ -265,9 +258,7 @@ class LanceDeferredCompactionTest {
             try (KeyedTable t = store.openKeyed("p", b)) {
                 assertThat(byId(t)).isEqualTo(onBranch);
             }
-            try (KeyedTable t = store.openKeyed("p", b); VectorSchemaRoot r = rows(a, 50, "k2", "k302", "k999")) {
-                b = t.fold(r, null, FoldWatermark.of("b", "p", 600)).ref();
-            }
+            b = fold(store, a, b, 50, 600, "k2", "k302", "k999");
             Arrays.asList("k2", "k302", "k999").forEach(k -> onBranch.put(k, 50L));
             try (KeyedTable t = store.openKeyed("p", b)) {
                 assertThat(byId(t)).isEqualTo(onBranch);
@@ -286,19 +277,8 @@ class LanceDeferredCompactionTest {
     @Test
     void surfaceGuardAnOptimiseOverTheFragmentReuseIndexMisleadsALaterMerge() {
         try (LanceTableStore store = new LanceTableStore(dir.toString()); BufferAllocator a = new RootAllocator()) {
-            TableRef at = folded(store, a);
-            try (KeyedTable t = store.openKeyed("p", at)) {
-                MaintenancePlan plan = t.planCompaction(TARGET);
-                assertThatThrownBy(() -> t.commit(plan, step -> {
-                    if (step.equals("compaction-after-rewrite")) {
-                        throw new IllegalStateException("stopped");
-                    }
-                })).hasMessageContaining("stopped");
-            }
-            at = store.latest("p", TableRef.MAIN);
-            try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 2, "y")) {
-                at = t.fold(r, null, FoldWatermark.of("main", "p", 300)).ref();
-            }
+            TableRef at = stoppedAfterRewrite(store, folded(store, a));
+            at = fold(store, a, at, 2, 300, "y");
             Set<Long> live = new java.util.TreeSet<>();
             try (org.lance.Dataset ds = store.openDataset("p", at)) {
                 ds.getFragments().forEach(f -> live.add((long) f.getId()));
@@ -307,9 +287,7 @@ class LanceDeferredCompactionTest {
                 at = t.commit(MaintenancePlan.index(at, true, KeyedTable.ID_INDEX_NAME, live, Set.of(0))).ref();
             }
             assertThat(indexNames(store, at)).contains(MaintenancePlan.FRAG_REUSE_INDEX);
-            try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 3, "k7", "k760")) {
-                at = t.fold(r, null, FoldWatermark.of("main", "p", 301)).ref();
-            }
+            at = fold(store, a, at, 3, 301, "k7", "k760");
             try (KeyedTable t = store.openKeyed("p", at)) {
                 long rows = t.scan().stream().filter(r -> List.of("k7", "k760").contains(String.valueOf(r.get("id")))).count();
                 assertThat(rows).as("rows of k7 and k760 in a scan").isGreaterThan(2);

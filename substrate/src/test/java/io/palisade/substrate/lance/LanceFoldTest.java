@@ -33,10 +33,11 @@ class LanceFoldTest {
     @TempDir
     Path dir;
 
-    private static final Schema S = new Schema(List.of(Field.notNullable("id", ArrowType.Utf8.INSTANCE),
+    static final Schema S = new Schema(List.of(Field.notNullable("id", ArrowType.Utf8.INSTANCE),
             Field.nullable("v", new ArrowType.Int(64, true))));
 
-    private static VectorSchemaRoot rows(BufferAllocator a, long v, String... ids) {
+    /** Rows of {@link #S}: each id with {@code v}. */
+    static VectorSchemaRoot rows(BufferAllocator a, long v, String... ids) {
         VectorSchemaRoot root = VectorSchemaRoot.create(S, a);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (String id : ids) {
