@@ -325,9 +325,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                     createIdIndex(w, false);
                 } else if (plan.dropsFragReuse()) {
                     createIdIndex(w, true); // a full rebuild reads every row's current address
-                    if (w.listIndexes().contains(MaintenancePlan.FRAG_REUSE_INDEX)) {
-                        w.dropIndex(MaintenancePlan.FRAG_REUSE_INDEX);
-                    }
+                    dropFragReuse(w);
                 } else {
                     w.optimizeIndices(OptimizeOptions.builder().indexNames(List.of(ID_INDEX_NAME)).build());
                 }

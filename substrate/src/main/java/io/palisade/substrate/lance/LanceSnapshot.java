@@ -528,6 +528,13 @@ abstract class LanceSnapshot implements TableSnapshot {
                 Set.copyOf(id.fields()), plan);
     }
 
+    /** Drops Lance's fragment-reuse index from {@code w}, if it has one (a CreateIndex removing only it). */
+    static void dropFragReuse(Dataset w) {
+        if (w.listIndexes().contains(MaintenancePlan.FRAG_REUSE_INDEX)) {
+            w.dropIndex(MaintenancePlan.FRAG_REUSE_INDEX);
+        }
+    }
+
     @Override
     public FragmentStats fragmentStats(CompactionTarget target) {
         try {
@@ -609,9 +616,7 @@ abstract class LanceSnapshot implements TableSnapshot {
                         LanceKeyedTable.createIdIndex(w, true);
                         step.accept("compaction-after-index-rebuild");
                     }
-                    if (w.listIndexes().contains(MaintenancePlan.FRAG_REUSE_INDEX)) {
-                        w.dropIndex(MaintenancePlan.FRAG_REUSE_INDEX);
-                    }
+                    dropFragReuse(w);
                 }
                 return advancedUnreadable(w);
             });

@@ -82,18 +82,23 @@ class LanceDeferredCompactionTest {
         return out;
     }
 
-    /** Four small inserted fragments, the id index over them, then folds that update keys of each. */
-    private static TableRef folded(LanceTableStore store, BufferAllocator a) {
+    /** {@code fragments} inserted fragments of {@code each} keys (k0, k1, …), then the id index over them. */
+    private static TableRef indexed(LanceTableStore store, BufferAllocator a, int fragments, int each) {
         store.createKeyed("p", TableKind.NODE, S).close();
         TableRef at = TableRef.main(1);
-        for (int b = 0; b < 4; b++) {
-            try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 1, keys(b * 250, b * 250 + 250))) {
+        for (int b = 0; b < fragments; b++) {
+            try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 1, keys(b * each, b * each + each))) {
                 at = t.insert(r, t.mergePath()).ref();
             }
         }
         try (KeyedTable t = store.openKeyed("p", at)) {
-            at = t.commit(t.planIndexOptimize()).ref();
+            return t.commit(t.planIndexOptimize()).ref();
         }
+    }
+
+    /** Four small inserted fragments, the id index over them, then folds that update keys of each. */
+    private static TableRef folded(LanceTableStore store, BufferAllocator a) {
+        TableRef at = indexed(store, a, 4, 250);
         for (int f = 0; f < 6; f++) {
             try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 10 + f, "k" + (f * 170), "n" + f)) {
                 at = t.fold(r, KeyFilter.ofStrings(0, List.of("k" + (f * 170 + 1))), FoldWatermark.of("main", "p", 100 + f)).ref();
@@ -298,16 +303,7 @@ class LanceDeferredCompactionTest {
     @Test
     void aTableWithoutTheWatermarkIsStillCompactedRemappingItsIndex() {
         try (LanceTableStore store = new LanceTableStore(dir.toString()); BufferAllocator a = new RootAllocator()) {
-            store.createKeyed("p", TableKind.NODE, S).close();
-            TableRef at = TableRef.main(1);
-            for (int b = 0; b < 3; b++) {
-                try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 1, keys(b * 10, b * 10 + 10))) {
-                    at = t.insert(r, t.mergePath()).ref();
-                }
-            }
-            try (KeyedTable t = store.openKeyed("p", at)) {
-                at = t.commit(t.planIndexOptimize()).ref();
-            }
+            TableRef at = indexed(store, a, 3, 10);
             try (KeyedTable t = store.openKeyed("p", at)) {
                 MaintenancePlan plan = t.planCompaction(TARGET);
                 assertThat(plan.defersIndexRemap()).isFalse();
