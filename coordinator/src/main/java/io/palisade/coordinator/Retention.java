@@ -15,9 +15,11 @@ import java.time.Duration;
  * their rows are released (docs/journal.md "File retention").
  *
  * <p>Defaults ({@link #DEFAULTS}): on; at least 16 and at most 256 versions, 10 minutes, checked every 64 commits; a
- * local journal of 1 GiB, older files removed without a copy (their chain anchors kept).
+ * local journal of 64 MiB, older files removed without a copy (their chain anchors kept).
  * Under steady load the count bound is reached first, so table bytes level off within minutes; at one commit a
- * minute a table keeps its last 10 minutes, but never fewer than 16 versions.
+ * minute a table keeps its last 10 minutes, but never fewer than 16 versions. Under steady load the journal levels off
+ * once its oldest file is about a window and a quarter old (about 13 to 18 minutes at the defaults); below 64 MiB it
+ * keeps every file, so a graph written slowly keeps hours or days of its history.
  *
  * @param auto        whether old versions are removed at all (and journal rows released)
  * @param minVersions the newest versions always kept (at least 1: the newest version is never removed)
@@ -35,8 +37,8 @@ import java.time.Duration;
 public record Retention(boolean auto, int minVersions, int maxVersions, Duration window, int expireEvery,
                         long journalBytes, java.nio.file.Path journalArchive) {
 
-    /** The local journal's default byte budget: 1 GiB. */
-    public static final long DEFAULT_JOURNAL_BYTES = 1L << 30;
+    /** The local journal's default byte budget: 64 MiB. */
+    public static final long DEFAULT_JOURNAL_BYTES = 64L << 20;
 
     /** The defaults described above. */
     public static final Retention DEFAULTS = new Retention(true, 16, 256, Duration.ofMinutes(10), 64,
