@@ -7,6 +7,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
@@ -39,20 +40,26 @@ import java.util.concurrent.TimeUnit;
  * or {@link InvalidProducerEpochException} (mid-transaction): both become {@link WriterFencedException}.
  *
  * <p>One {@link #write} is one transaction (group commit): it returns once the commit is acknowledged, i.e. every
- * record is on {@code min.insync.replicas} brokers. Both {@link Durability} modes mean the same here.
+ * record is on {@code min.insync.replicas} brokers. Both {@link Durability} modes mean the same here. A transaction
+ * that fails and is then aborted is known not to be in the journal (readers read committed transactions only), so the
+ * same records are sent again in a new transaction, up to {@link #ATTEMPTS} times in all; a broker that refuses a
+ * transaction's state now and then (Kafka's {@code InvalidTxnStateException}) costs a resend, not the writer. A
+ * transaction that cannot be aborted may have been committed: {@link CommitStateUnknownException}.
  */
 final class KafkaStorage implements JournalStorage {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaStorage.class);
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(60);
+    /** Transactions tried per {@link #write}: the first and the resends after an abort. */
+    static final int ATTEMPTS = 3;
 
     private final KafkaJournalConfig config;
     private final KafkaTopics.Topic known;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Producer<byte[], byte[]> producer;
     private final LeaseOwner owner;
     private final LeaseOwner previous;
     private final ChainState scan;
 
-    private KafkaStorage(KafkaJournalConfig config, KafkaTopics.Topic known, KafkaProducer<byte[], byte[]> producer,
+    private KafkaStorage(KafkaJournalConfig config, KafkaTopics.Topic known, Producer<byte[], byte[]> producer,
                          LeaseOwner owner, LeaseOwner previous, ChainState scan) {
         this.config = config;
         this.known = known;
@@ -252,32 +259,56 @@ final class KafkaStorage implements JournalStorage {
         return scan;
     }
 
-    /** One transaction for the whole group. */
+    /** A storage writing through {@code producer}, whose transactions are initialised: the write path without a broker. */
+    static KafkaStorage over(KafkaJournalConfig config, Producer<byte[], byte[]> producer, LeaseOwner owner) {
+        return new KafkaStorage(config, new KafkaTopics.Topic(), producer, owner, null, null);
+    }
+
+    /** One transaction for the whole group, sent again after a failed transaction that was aborted. */
     @Override
     public void write(byte[] bytes, int[] offsets, int n, long firstSequence, Durability durability) {
-        List<Future<RecordMetadata>> sent = new ArrayList<>(n);
-        try {
-            producer.beginTransaction();
-            for (int i = 0; i < n; i++) {
-                sent.add(producer.send(new ProducerRecord<>(config.topic(), 0, null,
-                        Arrays.copyOfRange(bytes, offsets[i], offsets[i + 1]))));
+        String range = firstSequence + ".." + (firstSequence + n - 1);
+        for (int attempt = 1; ; attempt++) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>(n);
+            try {
+                producer.beginTransaction();
+                for (int i = 0; i < n; i++) {
+                    sent.add(producer.send(new ProducerRecord<>(config.topic(), 0, null,
+                            Arrays.copyOfRange(bytes, offsets[i], offsets[i + 1]))));
+                }
+                producer.commitTransaction();
+            } catch (RuntimeException e) {
+                if (isFenced(e)) {
+                    throw fenced(e, range);
+                }
+                boolean aborted = abort();
+                if (aborted && attempt < ATTEMPTS) {
+                    LOG.warn("journal topic {}: the transaction of sequences {} failed and was aborted ({}); sending it"
+                            + " again (attempt {} of {})", config.topic(), range, e.getMessage(), attempt + 1, ATTEMPTS);
+                    continue;
+                }
+                throw new CommitStateUnknownException("journal topic " + config.topic() + ": the transaction of sequences "
+                        + range + (aborted ? " was aborted after " + attempt + " attempts"
+                        : " may or may not have been committed") + ": " + e.getMessage(), e);
             }
-            producer.commitTransaction();
-        } catch (RuntimeException e) {
-            throw failed(e, firstSequence, n);
+            indexCommitted(sent, firstSequence, n, range);
+            return;
         }
+    }
+
+    /** Records the committed sends' offsets; every future is complete, since the commit flushed every send. */
+    private void indexCommitted(List<Future<RecordMetadata>> sent, long firstSequence, int n, String range) {
         long lastOffset = -1;
         for (int i = 0; i < n; i++) {
             long offset;
             try {
-                offset = sent.get(i).get().offset(); // complete: the commit flushed every send
+                offset = sent.get(i).get().offset();
             } catch (ExecutionException e) {
-                throw failed(e.getCause() instanceof RuntimeException r ? r : new RuntimeException(e.getCause()),
-                        firstSequence, n);
+                throw new CommitStateUnknownException("journal topic " + config.topic() + ": the transaction of sequences "
+                        + range + " committed, but a send reports a failure: " + e.getCause().getMessage(), e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new CommitStateUnknownException("interrupted after the journal commit of sequences "
-                        + firstSequence + ".." + (firstSequence + n - 1), e);
+                throw new CommitStateUnknownException("interrupted after the journal commit of sequences " + range, e);
             }
             known.indexed(firstSequence + i, offset);
             lastOffset = offset;
@@ -285,21 +316,19 @@ final class KafkaStorage implements JournalStorage {
         known.committed(lastOffset);
     }
 
-    private RuntimeException failed(RuntimeException e, long first, long n) {
-        String range = first + ".." + (first + n - 1);
-        if (isFenced(e)) {
-            return new WriterFencedException("journal topic " + config.topic() + ": this writer (epoch " + owner.epoch()
-                    + ") was fenced by a newer writer of the graph; sequences " + range + " are not part of the journal", e);
-        }
-        boolean aborted = false;
+    private WriterFencedException fenced(RuntimeException e, String range) {
+        return new WriterFencedException("journal topic " + config.topic() + ": this writer (epoch " + owner.epoch()
+                + ") was fenced by a newer writer of the graph; sequences " + range + " are not part of the journal", e);
+    }
+
+    /** Whether the open transaction was aborted; false leaves its outcome unknown. */
+    private boolean abort() {
         try {
             producer.abortTransaction();
-            aborted = true;
+            return true;
         } catch (RuntimeException ignored) {
-            // the transaction's outcome stays unknown
+            return false;
         }
-        return new CommitStateUnknownException("journal topic " + config.topic() + ": the transaction of sequences "
-                + range + (aborted ? " was aborted" : " may or may not have been committed") + ": " + e.getMessage(), e);
     }
 
     static boolean isFenced(Throwable e) {
