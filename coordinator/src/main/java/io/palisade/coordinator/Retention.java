@@ -18,7 +18,7 @@ import java.time.Duration;
  * local journal of 64 MiB, older files removed without a copy (their chain anchors kept).
  * Under steady load the count bound is reached first, so table bytes level off within minutes; at one commit a
  * minute a table keeps its last 10 minutes, but never fewer than 16 versions. Under steady load the journal levels off
- * once its oldest file is about a window and a quarter old (about 13 to 18 minutes at the defaults); below 64 MiB it
+ * once its oldest file is a window to a window and a quarter old plus one file (15 to 18 minutes at the defaults); below 64 MiB it
  * keeps every file, so a graph written slowly keeps hours or days of its history.
  *
  * @param auto        whether old versions are removed at all (and journal rows released)
