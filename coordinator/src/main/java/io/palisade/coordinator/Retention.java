@@ -18,8 +18,8 @@ import java.time.Duration;
  * local journal of 64 MiB, older files removed without a copy (their chain anchors kept).
  * Under steady load the count bound is reached first, so table bytes level off within minutes; at one commit a
  * minute a table keeps its last 10 minutes, but never fewer than 16 versions. Under steady load the journal levels off
- * once its oldest file is a window to a window and a quarter old plus one file (15 to 18 minutes at the defaults); below 64 MiB it
- * keeps every file, so a graph written slowly keeps hours or days of its history.
+ * when its first file may leave: a window, up to a quarter window more, and one five-minute file into the load (15 to
+ * 18 minutes at the defaults). Below 64 MiB it keeps every file, so a graph written slowly keeps its whole history.
  *
  * @param auto        whether old versions are removed at all (and journal rows released)
  * @param minVersions the newest versions always kept (at least 1: the newest version is never removed)
