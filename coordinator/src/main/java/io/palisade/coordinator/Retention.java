@@ -11,25 +11,26 @@ import java.time.Duration;
  * table branch, off the acknowledgement path, and each removal is journaled first ({@code versions_expired}).
  *
  * <p>A read of a point older than what is kept ({@code scan --at}, {@link Graph#scanAt}) is refused, naming the
- * oldest version kept and this rule. The journal's own files leave the local journal under {@code journalBytes} once
- * their rows are released (docs/journal.md "File retention").
+ * oldest version kept and this rule. The journal's own files leave the local journal once it holds more than
+ * {@code journalBytes} (docs/journal.md "File retention").
  *
  * <p>Defaults ({@link #DEFAULTS}): on; at least 16 and at most 256 versions, 10 minutes, checked every 64 commits; a
  * local journal of 64 MiB, older files removed without a copy (their chain anchors kept).
  * Under steady load the count bound is reached first, so table bytes level off within minutes; at one commit a
- * minute a table keeps its last 10 minutes, but never fewer than 16 versions. Under steady load the journal levels off
- * when its first file may leave: a window, up to a quarter window more, and one five-minute file into the load (15 to
- * 18 minutes at the defaults). Below 64 MiB it keeps every file, so a graph written slowly keeps its whole history.
+ * minute a table keeps its last 10 minutes, but never fewer than 16 versions. The journal's byte budget cuts into the
+ * window the same way: over 64 MiB, its oldest closed files leave even when younger than the window, so under steady
+ * load the local journal levels off at the budget plus its open five-minute file. Below 64 MiB it keeps every file,
+ * so a graph written slowly keeps its whole history.
  *
  * @param auto        whether old versions are removed at all (and journal rows released)
  * @param minVersions the newest versions always kept (at least 1: the newest version is never removed)
  * @param maxVersions the most versions kept, whatever their age
  * @param window      versions younger than this are kept (up to {@code maxVersions}); so are the rows the journal holds
  *                    for folded journal-ack writes (docs/journal.md "Row release": older ones are released once a
- *                    checkpoint covers their fold)
+ *                    checkpoint covers their fold), unless their file leaves under {@code journalBytes}
  * @param expireEvery remove old versions after this many commits to a table branch
- * @param journalBytes the local journal's byte budget: once its files hold more, the oldest closed files whose rows are
- *                    released (so older than {@code window}, folded and checkpointed) leave it, their chain anchors kept
+ * @param journalBytes the local journal's byte budget: once its files hold more, the oldest closed files no reopen,
+ *                    fold, merge or recovery needs leave it, younger than {@code window} or not, their chain anchors kept
  *                    in {@code journal/archive.log} (docs/journal.md "File retention"); {@link Long#MAX_VALUE} keeps
  *                    every file
  * @param journalArchive nullable: a directory each file is copied to before it leaves; null removes it without a copy
@@ -79,8 +80,8 @@ public record Retention(boolean auto, int minVersions, int maxVersions, Duration
     }
 
     /**
-     * The local journal's byte budget ({@link Long#MAX_VALUE}: keep every file); files beyond it leave once their rows
-     * are released.
+     * The local journal's byte budget ({@link Long#MAX_VALUE}: keep every file); the oldest closed files beyond it leave
+     * once no reopen, fold, merge or recovery needs them, even inside the retention window.
      */
     public Retention withJournalBytes(long bytes) {
         return new Retention(auto, minVersions, maxVersions, window, expireEvery, bytes, journalArchive);

@@ -88,7 +88,7 @@ class JournalFileRetentionTest extends GraphTestSupport {
     }
 
     @Test
-    void everyPointInsideTheRetentionWindowStillReadsAfterFilesLeft() throws Exception {
+    void aPointTheLocalJournalHoldsStillReadsAfterFilesLeftAndANewWriterPrunedTheOldCheckpoints() throws Exception {
         Path root = dir.resolve("g");
         Options options = options(Retention.DEFAULTS.withJournalBytes(0));
         Palisade.Wiring wiring = created(root, options);
@@ -112,6 +112,45 @@ class JournalFileRetentionTest extends GraphTestSupport {
             g.upsert("main", "person", List.of(Row.of("id", "x", "age", 3L)));
             g.upsert("main", "person", List.of(Row.of("id", "x", "age", 4L)));
             assertThat(ages(g.scanAt("main", "person", inWindow))).isEqualTo(atThatPoint);
+        }
+    }
+
+    @Test
+    void theByteBudgetCutsIntoTheRetentionWindow() throws Exception {
+        java.time.Duration twoHours = java.time.Duration.ofHours(2); // every file of the history is younger
+        Map<String, Object> expected = new TreeMap<>();
+        // over its budget, the journal moves out files younger than the window
+        Path root = dir.resolve("g");
+        Options options = options(Retention.DEFAULTS.withWindow(twoHours).withJournalBytes(0));
+        Palisade.Wiring wiring = created(root, options);
+        long early;
+        try (Graph g = Palisade.open(root, options, false, wiring)) {
+            early = writeHistory(g, expected);
+        }
+        try (JournalReader r = JournalReader.open(root.resolve("_palisade"))) {
+            assertThat(r.archivedFiles()).hasSizeGreaterThanOrEqualTo(4);
+            assertThat(r.firstSequence()).isGreaterThan(early);
+            VerificationReport v = r.verify();
+            assertThat(v.ok()).as("verify: %s", v.problem()).isTrue();
+        }
+        try (Graph g = Palisade.open(root, options, false, wiring)) {
+            assertThat(ages(g.scan("main", "person"))).isEqualTo(expected);
+            assertThatThrownBy(() -> g.scanAt("main", "person", early)).isInstanceOf(VersionExpiredException.class)
+                    .hasMessageContaining("file retention");
+        }
+        // the same history inside its budget: nothing leaves, and the same point reads
+        Path whole = dir.resolve("whole");
+        Options roomy = options(Retention.DEFAULTS.withWindow(twoHours));
+        Palisade.Wiring roomyWiring = created(whole, roomy);
+        Map<String, Object> atEarly;
+        try (Graph g = Palisade.open(whole, roomy, false, roomyWiring)) {
+            long point = writeHistory(g, new TreeMap<>());
+            atEarly = ages(g.scanAt("main", "person", point));
+            assertThat(atEarly).hasSize(5);
+        }
+        try (JournalReader r = JournalReader.open(whole.resolve("_palisade"))) {
+            assertThat(r.archivedFiles()).isEmpty();
+            assertThat(r.firstSequence()).isZero();
         }
     }
 

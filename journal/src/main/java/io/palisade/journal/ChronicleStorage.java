@@ -163,8 +163,9 @@ final class ChronicleStorage implements JournalStorage {
     }
 
     @Override
-    public ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo, JournalArchive.Hook hook) {
-        return archive.run(Math.min(below, rowRelease.progress()), keepBytes, copyTo, lease.owner().epoch(),
+    public ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo, boolean unreleased,
+                                      JournalArchive.Hook hook) {
+        return archive.run(unreleased ? below : Math.min(below, rowRelease.progress()), keepBytes, copyTo, lease.owner().epoch(),
                 queue::refreshDirectoryListing, hook);
     }
 

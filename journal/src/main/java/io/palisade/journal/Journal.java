@@ -382,10 +382,25 @@ public final class Journal implements AutoCloseable {
      * @throws JournalClosedException when the journal is closed, failed or fenced
      */
     public ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo) {
-        return archiveFiles(below, keepBytes, copyTo, JournalArchive.Hook.NONE);
+        return archiveFiles(below, keepBytes, copyTo, false, JournalArchive.Hook.NONE);
+    }
+
+    /**
+     * {@link #archiveFiles(long, long, Path)}, and files whose rows the row release has not reached (younger than its
+     * window) leave too: the byte budget cutting into the retention window. The caller vouches for {@code below} alone:
+     * every journal-ack write before it is folded, and a durable checkpoint it may fall back to covers it.
+     *
+     * @throws JournalClosedException when the journal is closed, failed or fenced
+     */
+    public ArchiveReport archiveFilesUnreleased(long below, long keepBytes, Path copyTo) {
+        return archiveFiles(below, keepBytes, copyTo, true, JournalArchive.Hook.NONE);
     }
 
     ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo, JournalArchive.Hook hook) {
+        return archiveFiles(below, keepBytes, copyTo, false, hook);
+    }
+
+    ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo, boolean unreleased, JournalArchive.Hook hook) {
         if (keepBytes < 0) {
             throw new IllegalArgumentException("a journal byte budget is >= 0");
         }
@@ -396,7 +411,7 @@ public final class Journal implements AutoCloseable {
                             + "only its live writer moves files out");
                 }
             }
-            return storage.archiveFiles(below, keepBytes, copyTo, hook);
+            return storage.archiveFiles(below, keepBytes, copyTo, unreleased, hook);
         }
     }
 

@@ -36,8 +36,9 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The journal's file retention: moves the oldest closed Chronicle files out of the local journal once their rows are
- * released ({@link RowRelease}) and the local journal holds more than a byte budget, keeping for each file the chain
+ * The journal's file retention: moves the oldest closed Chronicle files out of the local journal once the local
+ * journal holds more than a byte budget and their rows are released ({@link RowRelease}) or the caller lets the budget
+ * cut into the retention window, keeping for each file the chain
  * anchors that tie it to its neighbours ({@link ArchivedFile}) in {@code journal/archive.log}, and optionally a copy.
  *
  * <p>Invariants:
@@ -45,9 +46,11 @@ import java.util.stream.Stream;
  *   <li>The local journal is always a suffix of the whole: files leave in sequence order, oldest first, so the local
  *       journal starts at one sequence ({@link #firstLocalSequence}), one past the last logged file's last record,
  *       and its first record links to that file's {@code lastHash}.</li>
- *   <li>Only files whose every record lies before the row release's progress leave: their journal-ack writes are
- *       folded, a durable checkpoint covers them, and they are older than the retention window, so no reopen,
- *       recovery or read of the graph's present needs them. The writer's open file never leaves.</li>
+ *   <li>Only files whose every record lies before the caller's bound leave: their journal-ack writes are folded and
+ *       a durable checkpoint the writer may fall back to covers them, so no reopen, recovery or read of the graph's
+ *       present needs them. Unless the caller lets the byte budget cut into the retention window
+ *       ({@link Journal#archiveFilesUnreleased}), the bound is also the row release's progress, so they are older
+ *       than the window too. The writer's open file never leaves.</li>
  *   <li>A file leaves in this order: its copy (when asked) is written, synced and renamed into place; its log line is
  *       appended and synced; then it is deleted and Chronicle's directory listing refreshed. A crash before the log
  *       line leaves the file in the journal (a copy left behind is overwritten by the next run); after it, the next run
@@ -246,7 +249,8 @@ final class JournalArchive {
      * Moves closed files out of the local journal, oldest first, while the journal's cycle files use more than
      * {@code keepBytes} and the next file's records all lie before {@code below}.
      *
-     * @param below         every record of a file that leaves is before it (the row release's progress)
+     * @param below         every record of a file that leaves is before it (the caller's bound, and the row release's
+     *                      progress unless the budget cuts into the window)
      * @param keepBytes     the local journal's byte budget (the bytes its cycle files use, to their last excerpt)
      * @param copyTo        a directory the files are copied to first; null to remove them without a copy
      * @param writerEpoch   the epoch of the writer's own segment, whose open file never leaves
@@ -629,8 +633,16 @@ final class JournalArchive {
         return total;
     }
 
+    /**
+     * The bytes a cycle file uses: to the end of its last excerpt; none when it holds none yet (Chronicle creates a
+     * file, sparse at its full block length, as the writer rolls onto it); its length only when Chronicle cannot count
+     * its excerpts (a torn tail).
+     */
     private static long usedBytes(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, Path dir, long cycle,
                                   long n) {
+        if (n == 0) {
+            return 0;
+        }
         try {
             if (n > 0 && t.moveToIndex(q.rollCycle().toIndex((int) cycle, n - 1)) && reader.next() != ExcerptReader.NONE) {
                 return reader.endPosition();

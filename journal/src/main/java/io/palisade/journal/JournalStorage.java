@@ -61,11 +61,13 @@ sealed interface JournalStorage permits ChronicleStorage, KafkaStorage {
     RowReleaseReport releaseRows(long belowSequence, long olderThanNanos, RowRelease.Hook hook);
 
     /**
-     * Moves closed files before {@code below} whose rows are released out of the local journal while it holds more than {@code keepBytes}
-     * ({@link JournalArchive}), copying them to {@code copyTo} first when it is not null. The Kafka storage moves none:
-     * a topic's bytes are bounded by its own retention.
+     * Moves closed files before {@code below} out of the local journal while it holds more than {@code keepBytes}
+     * ({@link JournalArchive}), copying them to {@code copyTo} first when it is not null; only files whose rows are
+     * released unless {@code unreleased}. The Kafka storage moves none: a topic's bytes are bounded by its own
+     * retention.
      */
-    default ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo, JournalArchive.Hook hook) {
+    default ArchiveReport archiveFiles(long below, long keepBytes, Path copyTo, boolean unreleased,
+                                       JournalArchive.Hook hook) {
         return new ArchiveReport(0, 0, 0, 0);
     }
 

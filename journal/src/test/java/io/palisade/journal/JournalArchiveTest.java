@@ -147,6 +147,38 @@ class JournalArchiveTest {
     }
 
     @Test
+    void unreleasedFilesLeaveOnlyWhenTheCallerLetsTheBudgetCutIntoTheWindow() throws Exception {
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 4, 0);
+            RowReleaseTest.write(j, clock, 1, 100); // the writer's open file
+            long end = j.endSequence();
+            String head = j.chainHead();
+            // nothing released: the plain rule moves nothing
+            assertThat(j.archiveFiles(Long.MAX_VALUE, 0, null).files()).isZero();
+            // the caller's bound still holds: the first file holds sequences 0..6, the second 7..12
+            assertThat(j.archiveFilesUnreleased(7 + 6, 0, null).files()).isEqualTo(2);
+            assertThat(j.reader().firstSequence()).isEqualTo(13);
+            ArchiveReport rest = j.archiveFilesUnreleased(Long.MAX_VALUE, 0, null);
+            assertThat(rest.files()).isEqualTo(2);
+            assertThat(rest.firstLocalSequence()).isEqualTo(end - 6);
+            VerificationReport v = j.reader().verify();
+            assertThat(v.ok()).as(v.problem()).isTrue();
+            assertThat(v.archivedFiles()).isEqualTo(4);
+            assertThat(v.lastHash()).isEqualToIgnoringCase(head);
+            // the row release goes on over what is left, and the writer appends
+            RowReleaseTest.write(j, clock, 1, 200);
+            RowReleaseReport released = j.releaseRows(j.endSequence());
+            assertThat(released.skipped()).isEmpty();
+            assertThat(released.files()).isEqualTo(1);
+            assertThat(j.reader().verify().ok()).isTrue();
+        }
+        try (Journal j = open()) {
+            RowReleaseTest.write(j, clock, 1, 300);
+            assertThat(j.reader().verify().ok()).isTrue();
+        }
+    }
+
+    @Test
     void aFileWithARecordAtOrAfterTheNamedSequenceStays() throws Exception {
         try (Journal j = open()) {
             RowReleaseTest.write(j, clock, 4, 0);

@@ -281,6 +281,11 @@ public final class Checkpoints {
         return CheckpointDescriptor.sequenceOf(file.getFileName().toString());
     }
 
+    /** How many of the newest checkpoints are always kept: a load falls back through them, newest first. */
+    public int keep() {
+        return keep;
+    }
+
     /** The checkpoint files (by name; not verified), oldest first. Empty when the directory does not exist. */
     public List<Path> list() {
         List<Path> out = new ArrayList<>();

@@ -12,6 +12,8 @@ import io.palisade.journal.RowReleaseReport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,11 +35,14 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>Rows are released only before the checkpoint's sequence and before every unfolded journal-ack write, and only
  *       in files older than {@link Retention#window()}: no read of the graph's present, nor a replay from this
  *       checkpoint, nor one from sequence 0 (whose folds are journaled) needs them.</li>
- *   <li>Files leave only before a kept checkpoint that is older than the retention window (the older anchor of
- *       {@link RetentionAnchors}; none before one exists): every point inside the window is rebuilt from a checkpoint
- *       at or before it, and a replay that falls back from a damaged newest checkpoint still finds its records. And only before
- *       every graph branch's fork (a merge reads what both sides changed since it from the journal), and before every
- *       open intent (recovery reads on from an unfinished load's intent).</li>
+ *   <li>Files leave only while the local journal holds more than {@link Retention#journalBytes()} (the byte budget
+ *       cuts into the retention window, as the version count bound cuts into its time bound), and only before the
+ *       oldest of the newest checkpoints a load falls back through ({@link Checkpoints#keep()}; none before two
+ *       exist): a reopen, and one that falls back from a damaged newest checkpoint, still finds every record it
+ *       replays. And only before every unfolded journal-ack write (the fold reads their rows), every graph branch's
+ *       fork (a merge reads what both sides changed since it), and every open intent (recovery reads on from an
+ *       unfinished load's intent). Under the budget nothing leaves, and the anchors ({@link RetentionAnchors}) keep
+ *       checkpoints that rebuild any point of the window quickly.</li>
  * </ul>
  */
 final class JournalRetention {
@@ -84,7 +89,7 @@ final class JournalRetention {
         }
         anchors.checkpointed(checkpointSequence, now);
         checkpoints.keepAlso(anchors.sequences());
-        long archiveBelow = archiveBelow(releaseBelow, anchors.older(now), written);
+        long archiveBelow = archiveBelow(releaseBelow, fallback(), written);
         if (runner == null) {
             run(releaseBelow, archiveBelow);
             return;
@@ -142,14 +147,14 @@ final class JournalRetention {
     }
 
     /**
-     * The sequence before which journal files may leave the local journal (the second invariant above), given the older
-     * anchor ({@code olderAnchor}, -1: none yet); 0: none.
+     * The sequence before which journal files may leave the local journal (the second invariant above), given the
+     * oldest of the newest checkpoints a load falls back through ({@code fallback}, -1: fewer than two yet); 0: none.
      */
-    private long archiveBelow(long releaseBelow, long olderAnchor, HeadsState written) {
-        if (olderAnchor < 0) {
+    private static long archiveBelow(long releaseBelow, long fallback, HeadsState written) {
+        if (fallback < 0) {
             return 0;
         }
-        long below = Math.min(releaseBelow, olderAnchor + 1);
+        long below = Math.min(releaseBelow, fallback + 1);
         for (GraphBranch b : written.branches().values()) {
             if (b.fromSequence() >= 0) {
                 below = Math.min(below, b.fromSequence() + 1);
@@ -157,6 +162,25 @@ final class JournalRetention {
         }
         List<OpenIntent> open = written.openIntents();
         return open.isEmpty() ? below : Math.min(below, open.get(0).recordedAt());
+    }
+
+    /**
+     * The oldest of the newest {@link Checkpoints#keep()} checkpoints on disk (a load falls back through them, newest
+     * first), or -1 when fewer than two are there: with one, a load that finds it damaged replays from sequence 0.
+     */
+    private long fallback() {
+        List<Long> sequences = new ArrayList<>();
+        for (java.nio.file.Path p : checkpoints.list()) {
+            long s = Checkpoints.sequenceOf(p);
+            if (s >= 0) {
+                sequences.add(s);
+            }
+        }
+        if (sequences.size() < 2) {
+            return -1;
+        }
+        Collections.sort(sequences);
+        return sequences.get(Math.max(0, sequences.size() - checkpoints.keep()));
     }
 
     private void run(long releaseBelow, long archiveBelow) {
@@ -170,7 +194,8 @@ final class JournalRetention {
                         r.files(), r.records(), r.rowBytes());
             }
             if (archiveBelow > 0 && retention.journalBytes() != Long.MAX_VALUE) {
-                ArchiveReport a = journal.archiveFiles(archiveBelow, retention.journalBytes(), retention.journalArchive());
+                ArchiveReport a = journal.archiveFilesUnreleased(archiveBelow, retention.journalBytes(),
+                        retention.journalArchive());
                 meters.journalFilesArchived.increment(a.files());
                 meters.journalBytesArchived.increment(a.bytes());
                 if (a.files() > 0) {

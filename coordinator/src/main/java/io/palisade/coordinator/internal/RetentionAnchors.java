@@ -5,9 +5,11 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The heads checkpoints the journal's file retention keeps as anchors for reading the graph's past: a checkpoint
- * becomes an anchor when it is at least a quarter of the retention window younger than the newest anchor, and an
- * anchor is let go once a younger one is older than the window too.
+ * The heads checkpoints the graph keeps as anchors for reading its past (beside the newest few a load falls back
+ * through): a checkpoint becomes an anchor when it is at least a quarter of the retention window younger than the
+ * newest anchor, and an anchor is let go once a younger one is older than the window too. While the local journal
+ * still holds the records after them (it is under its byte budget, docs/journal.md "File retention"), every point of
+ * the window is rebuilt from an anchor at or before it, replaying at most a quarter window of records.
  *
  * <pre>
  *   time ──────────────────────────────────────────────────────────────▶ now
@@ -18,11 +20,9 @@ import java.util.TreeSet;
  * </pre>
  *
  * <p>Invariants, for checkpoint times that never decrease: the anchors are in ascending sequence and time; at most
- * one of them but the newest is older than the window; the older anchor is never the newest; every point inside the window lies after the {@link #older older anchor} (so
- * it is rebuilt from a kept checkpoint at or before it once the files before that anchor left); the older anchor is
- * at most a window, plus a quarter window, plus one checkpoint interval old. So the local journal keeps about
- * 1.25 windows of records beyond what the byte budget keeps, rather than two. At most six anchors are kept while
- * checkpoints come more often than every quarter window.
+ * one of them but the newest is older than the window; the older anchor is never the newest; every point inside the
+ * window lies after the {@link #older older anchor}, which is at most a window, plus a quarter window, plus one
+ * checkpoint interval old. At most six anchors are kept while checkpoints come more often than every quarter window.
  */
 final class RetentionAnchors {
     /** One anchor: a checkpoint's sequence and its record's time. */
@@ -76,7 +76,7 @@ final class RetentionAnchors {
 
     /**
      * The newest anchor at least a window old at {@code nowNanos} other than the newest anchor, or -1 when there is none
-     * yet. Never the newest: a replay that falls back from a damaged newest checkpoint reads from the one before it.
+     * yet: every point inside the window lies after it, so the anchors cover the window from here on.
      */
     long older(long nowNanos) {
         long older = -1;
