@@ -49,6 +49,12 @@ class ArchivedJournalCliTest {
         assertThat(v.get("archived_files").asInt()).isGreaterThanOrEqualTo(4);
         assertThat(v.get("archived_copies_verified").asInt()).isEqualTo(v.get("archived_files").asInt());
         assertThat(v.get("archive_location").asText()).isEqualTo(copies.toString());
+        // removals are read from where the local journal starts, and it never claims none were made before it
+        assertThat(v.get("table_versions")).isNotEmpty();
+        for (JsonNode t : v.get("table_versions")) {
+            assertThat(t.get("removals_read_from_seq").asLong()).isEqualTo(v.get("verified_from").asLong());
+        }
+        assertThat(text.out()).doesNotContain("none removed");
 
         JsonNode status = JSON.readTree(CliRun.run("status", graph, "--format", "json").out());
         assertThat(status.get("journal_first_sequence").asLong()).isEqualTo(v.get("verified_from").asLong());

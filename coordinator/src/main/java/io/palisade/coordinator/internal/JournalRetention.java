@@ -59,6 +59,8 @@ final class JournalRetention {
     private final Checkpoints checkpoints;
     /** The graph's anchors for reading its past, kept beside the newest checkpoints ({@link Checkpoints#keepAlso}). */
     private final RetentionAnchors anchors;
+    /** The first sequence the local journal holds, as the file retention's last run left it (0 before one moved any). */
+    private final java.util.concurrent.atomic.AtomicLong firstLocal = new java.util.concurrent.atomic.AtomicLong();
 
     JournalRetention(Journal journal, Checkpoints checkpoints, Options options, Meters meters, boolean inline) {
         this.checkpoints = checkpoints;
@@ -88,6 +90,7 @@ final class JournalRetention {
             readAnchors();
         }
         anchors.checkpointed(checkpointSequence, now);
+        anchors.dropBefore(firstLocal.get() - 1); // a replay from one of them would read records no longer local
         checkpoints.keepAlso(anchors.sequences());
         long archiveBelow = archiveBelow(releaseBelow, fallback(), written);
         if (runner == null) {
@@ -196,6 +199,7 @@ final class JournalRetention {
             if (archiveBelow > 0 && retention.journalBytes() != Long.MAX_VALUE) {
                 ArchiveReport a = journal.archiveFilesUnreleased(archiveBelow, retention.journalBytes(),
                         retention.journalArchive());
+                firstLocal.accumulateAndGet(a.firstLocalSequence(), Math::max);
                 meters.journalFilesArchived.increment(a.files());
                 meters.journalBytesArchived.increment(a.bytes());
                 if (a.files() > 0) {

@@ -92,6 +92,16 @@ final class RetentionAnchors {
         return older;
     }
 
+    /**
+     * Lets go every anchor before {@code sequence}: the journal's file retention moved the records after them out, so
+     * no read replays from them any more.
+     */
+    void dropBefore(long sequence) {
+        while (!anchors.isEmpty() && anchors.peekFirst().sequence() < sequence) {
+            anchors.pollFirst();
+        }
+    }
+
     /** The sequences of every anchor kept, ascending. */
     Set<Long> sequences() {
         Set<Long> out = new TreeSet<>();

@@ -88,4 +88,19 @@ class RetentionAnchorsTest {
         assertThat(a.older(135 * SECOND)).isEqualTo(-1);
         assertThatThrownBy(() -> new RetentionAnchors(-1)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void anchorsBeforeTheLocalJournalAreLetGo() {
+        RetentionAnchors a = new RetentionAnchors(100 * SECOND);
+        a.checkpointed(10, 0);
+        a.checkpointed(20, 30 * SECOND);
+        a.checkpointed(30, 60 * SECOND);
+        assertThat(a.sequences()).containsExactly(10L, 20L, 30L);
+        a.dropBefore(20);
+        assertThat(a.sequences()).containsExactly(20L, 30L);
+        a.dropBefore(31);
+        assertThat(a.sequences()).isEmpty();
+        a.checkpointed(40, 61 * SECOND); // the first after: an anchor again
+        assertThat(a.sequences()).containsExactly(40L);
+    }
 }
