@@ -100,8 +100,32 @@ public final class Engine implements AutoCloseable {
                 return CompletableFuture.completedFuture(Receipts.of(r.get(), state));
             }
         }
+        encodeForTheJournal(op);
         enqueue(op);
         return op.future();
+    }
+
+    /**
+     * Encodes the rows of an insert or upsert to a journal-ack table for the journal here, on the writer's thread,
+     * rather than on the committer every writer waits on. A write that fails validation later wasted the encoding; a
+     * table whose ack mode is not known yet (unknown table) is left to the committer.
+     */
+    private void encodeForTheJournal(WriteOp op) {
+        JournalRowsMemo memo = switch (op) {
+            case WriteOp.Insert i -> i.journalRows();
+            case WriteOp.Upsert u -> u.journalRows();
+            case WriteOp.Update u -> null;
+            case WriteOp.Delete d -> null;
+            case WriteOp.Append a -> null;
+            case WriteOp.Overwrite o -> null;
+            case WriteOp.AddColumns a -> null;
+            case WriteOp.OptimizeIndex o -> null;
+            case WriteOp.Compact c -> null;
+            case WriteOp.Fold f -> null;
+        };
+        if (memo != null && ctx.view().catalog().table(op.table()).filter(Catalog.TableDef::journalAck).isPresent()) {
+            memo.bytes();
+        }
     }
 
     private void enqueue(Object item) {

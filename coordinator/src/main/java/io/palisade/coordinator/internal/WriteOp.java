@@ -76,16 +76,26 @@ public sealed interface WriteOp {
     }
 
     /** A strict insert of {@code rows} (a keyed table; every key new). Invariant: {@code rows} non-null. */
-    record Insert(Submission submission, VectorSchemaRoot rows) implements WriteOp {
+    record Insert(Submission submission, VectorSchemaRoot rows, JournalRowsMemo journalRows) implements WriteOp {
         public Insert {
             Objects.requireNonNull(rows, "rows");
+            Objects.requireNonNull(journalRows, "journalRows");
+        }
+
+        public Insert(Submission submission, VectorSchemaRoot rows) {
+            this(submission, rows, new JournalRowsMemo(rows));
         }
     }
 
     /** An insert-or-replace by key of {@code rows} (a keyed table). Invariant: {@code rows} non-null. */
-    record Upsert(Submission submission, VectorSchemaRoot rows) implements WriteOp {
+    record Upsert(Submission submission, VectorSchemaRoot rows, JournalRowsMemo journalRows) implements WriteOp {
         public Upsert {
             Objects.requireNonNull(rows, "rows");
+            Objects.requireNonNull(journalRows, "journalRows");
+        }
+
+        public Upsert(Submission submission, VectorSchemaRoot rows) {
+            this(submission, rows, new JournalRowsMemo(rows));
         }
     }
 
