@@ -111,18 +111,7 @@ public final class Engine implements AutoCloseable {
      * table whose ack mode is not known yet (unknown table) is left to the committer.
      */
     private void encodeForTheJournal(WriteOp op) {
-        JournalRowsMemo memo = switch (op) {
-            case WriteOp.Insert i -> i.journalRows();
-            case WriteOp.Upsert u -> u.journalRows();
-            case WriteOp.Update u -> null;
-            case WriteOp.Delete d -> null;
-            case WriteOp.Append a -> null;
-            case WriteOp.Overwrite o -> null;
-            case WriteOp.AddColumns a -> null;
-            case WriteOp.OptimizeIndex o -> null;
-            case WriteOp.Compact c -> null;
-            case WriteOp.Fold f -> null;
-        };
+        JournalRowsMemo memo = op.submittedRows();
         if (memo != null && ctx.view().catalog().table(op.table()).filter(Catalog.TableDef::journalAck).isPresent()) {
             memo.bytes();
         }

@@ -61,18 +61,9 @@ final class JournalAck {
             WriteOp op = a.op();
             batch.add(journal.acknowledgedIntent(a, head));
             boolean delete = op instanceof WriteOp.Delete;
-            byte[] rows = switch (op) { // inserts and upserts come encoded by their writer's thread
-                case WriteOp.Insert i -> i.journalRows().bytes();
-                case WriteOp.Upsert u -> u.journalRows().bytes();
-                case WriteOp.Delete d -> new byte[0];
-                case WriteOp.Update u -> JournaledRows.encode(SubstrateWrites.rows(op));
-                case WriteOp.Append x -> throw notJournalable(op);
-                case WriteOp.Overwrite x -> throw notJournalable(op);
-                case WriteOp.AddColumns x -> throw notJournalable(op);
-                case WriteOp.OptimizeIndex x -> throw notJournalable(op);
-                case WriteOp.Compact x -> throw notJournalable(op);
-                case WriteOp.Fold x -> throw notJournalable(op);
-            };
+            JournalRowsMemo submitted = op.submittedRows(); // encoded by the writer's thread when it submitted
+            byte[] rows = submitted != null ? submitted.bytes()
+                    : delete ? new byte[0] : JournaledRows.encode(SubstrateWrites.rows(op));
             batch.add(new JournalEvent.RowsRecorded(a.intentId(), op.branch(), op.table(),
                     delete ? 0 : SubstrateWrites.rows(op).getRowCount(), rows));
         }
@@ -100,10 +91,6 @@ final class JournalAck {
         for (Lost l : judged.conflicted()) {
             l.op().op().future().completeExceptionally(l.failure());
         }
-    }
-
-    private static IllegalStateException notJournalable(WriteOp op) {
-        return new IllegalStateException(op.kind() + " is not acknowledged from the journal");
     }
 
     /**

@@ -28,9 +28,4 @@ final class JournalRowsMemo {
         }
         return b;
     }
-
-    /** Whether the bytes are encoded already. */
-    boolean encoded() {
-        return bytes != null;
-    }
 }

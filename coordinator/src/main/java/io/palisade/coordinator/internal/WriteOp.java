@@ -185,6 +185,25 @@ public sealed interface WriteOp {
     /** What the op carries from its submission. */
     Submission submission();
 
+    /**
+     * The journal bytes of the rows the writer submitted with the op (an insert's or upsert's), encoded once by the
+     * thread that asks first; null for an op whose rows the writer did not submit as they are journaled.
+     */
+    default JournalRowsMemo submittedRows() {
+        return switch (this) {
+            case Insert i -> i.journalRows();
+            case Upsert u -> u.journalRows();
+            case Update u -> null;
+            case Delete d -> null;
+            case Append a -> null;
+            case Overwrite o -> null;
+            case AddColumns a -> null;
+            case OptimizeIndex o -> null;
+            case Compact c -> null;
+            case Fold f -> null;
+        };
+    }
+
     /** The op's kind. */
     default Kind kind() {
         return switch (this) {
