@@ -286,6 +286,19 @@ final class Committer implements Agent {
         for (int i = deferred.size() - 1; i >= 0; i--) {
             pending.addFirst(deferred.get(i));
         }
+        try {
+            journalAndCommit(first, def, pin, state, admission);
+        } finally {
+            // a rejected op is answered once its records are in the journal (or the journal failed: then with the
+            // rejection all the same, nothing of the op was written)
+            for (Lost l : admission.rejected()) {
+                l.op().op().future().completeExceptionally(l.failure());
+            }
+        }
+    }
+
+    private void journalAndCommit(WriteOp first, Catalog.TableDef def, Pin pin, HeadsState state,
+                                  Fence.Admission admission) {
         List<Fence.Admitted> accepted = admission.accepted();
         if (accepted.isEmpty()) {
             if (!admission.rejections().isEmpty()) {

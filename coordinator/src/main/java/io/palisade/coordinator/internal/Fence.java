@@ -54,9 +54,11 @@ import java.util.UUID;
  * <p>Invariants: committer thread only (nothing here is thread-safe). It reads the catalog, the published heads and
  * the substrate (planning on the head, describing remembered versions); it writes no table and appends nothing to the
  * journal: the records of the ops it rejects are returned in {@link Admission#rejections} for the caller to journal
- * ahead of Phase A. It completes the future of every op it does not pass on (an idempotent replay with the first
- * receipt, an invalid or rejected op with its failure — a rejected op's before its records are journaled; a twin
- * completes when its twin does, with the same outcome) and leaves the accepted and deferred ops' futures alone; it
+ * ahead of Phase A. It completes the future of every op it does not pass on and does not reject (an idempotent replay
+ * with the first receipt, an invalid op with its failure; a twin completes when its twin does, with the same
+ * outcome); a rejected op is returned with its failure in {@link Admission#rejected}, for the caller to complete once
+ * its records are journaled, so that a writer told of a rejection finds it in the journal. It leaves the accepted and
+ * deferred ops' futures alone; it
  * changes no op: what it learns of an op it passes on (its intent id, its key filter, a maintenance op's judged plan)
  * is returned in an {@link Admitted}, which the later stages take. Guarantees: no two accepted
  * ops share a key; an op is deferred exactly when it shares a key with an earlier accepted or deferred op of the group
@@ -72,12 +74,13 @@ final class Fence {
 
     /**
      * What the fence made of a group: the ops for Phase A, in queue order; the ops deferred to the next group, in
-     * queue order (unchanged: fenced again there); the ops it rejected with journaled records (completed already), in
-     * queue order; the records of those rejections, to journal (with Phase A, or alone when nothing was accepted).
+     * queue order (unchanged: fenced again there); the ops it rejected with journaled records, in queue order, each with
+     * the failure to complete it with once those records are journaled (not completed yet); the records of those
+     * rejections, to journal (with Phase A, or alone when nothing was accepted).
      * Invariants: every op of the group is in at most one of the lists; an op in none was answered by the fence (an
      * idempotent replay, a twin, an invalid op or an unplannable maintenance op); no two accepted ops share a key.
      */
-    record Admission(List<Admitted> accepted, List<WriteOp> deferred, List<Admitted> rejected,
+    record Admission(List<Admitted> accepted, List<WriteOp> deferred, List<Lost> rejected,
                      List<JournalEvent> rejections) {
     }
 
@@ -164,7 +167,7 @@ final class Fence {
     Admission admit(List<WriteOp> ops, Catalog.TableDef def, Pin pin, HeadsState state) {
         String where = ops.get(0).where();
         List<Admitted> accepted = new ArrayList<>();
-        List<Admitted> rejected = new ArrayList<>();
+        List<Lost> rejected = new ArrayList<>();
         List<JournalEvent> rejections = new ArrayList<>();
         Map<String, Admitted> byIdempotencyKey = new HashMap<>();
         KeyFilter acceptedKeys = null;
@@ -242,8 +245,8 @@ final class Fence {
                 Optional<Conflict> winner = keyCollision(where, intentId, keys, op.baseVersion());
                 if (winner.isPresent()) {
                     Conflict c = winner.get();
-                    rejectKeyConflict(admitted, pin.head(), c.keys(), c.keys().size(), c.winnerId(), rejections);
-                    rejected.add(admitted);
+                    rejected.add(rejectKeyConflict(admitted, pin.head(), c.keys(), c.keys().size(), c.winnerId(),
+                            rejections));
                     continue;
                 }
             }
@@ -284,12 +287,12 @@ final class Fence {
         return v.conflicts().stream().filter(Conflict::keyCollision).findFirst();
     }
 
-    private void rejectKeyConflict(Admitted op, TableHead head, List<String> keys, long count, String winner,
+    private Lost rejectKeyConflict(Admitted op, TableHead head, List<String> keys, long count, String winner,
                                    List<JournalEvent> rejections) {
         KeyConflictException e = new KeyConflictException(op.op().table(), keys, count, winner);
         rejections.addAll(journal.keyConflictRejection(op, head, e.getMessage(), winner, keys));
         ctx.meters().keyConflicts.increment();
-        op.op().future().completeExceptionally(e);
+        return new Lost(op, e);
     }
 
     /**
@@ -300,11 +303,11 @@ final class Fence {
      * journaled with its last plan and completed WRITE_CONFLICT, and the op fails with a retryable
      * {@link WriteConflictException}. A maintenance plan is committed exactly as planned, never as
      * rebased: Lance, not the resolver, decides what the commit writes. Returns the plan with which the op (intent
-     * {@code intentId}) goes on to Phase A; when empty its future is completed (and a rejection is added to
-     * {@code rejected}, its records to {@code rejections}, when its retries were exhausted).
+     * {@code intentId}) goes on to Phase A; when empty either its future is completed (no plan) or, when its retries
+     * were exhausted, a rejection is added to {@code rejected} and its records to {@code rejections}.
      */
     private Optional<MaintenancePlan> planMaintenance(WriteOp op, String intentId, Catalog.TableDef def, Pin pin,
-                                                      String where, List<Admitted> rejected, List<JournalEvent> rejections) {
+                                                      String where, List<Lost> rejected, List<JournalEvent> rejections) {
         TableHead head = pin.head();
         if (!pin.owned()) {
             // the branch reads another branch's version unchanged: nothing of its own to maintain, and a plan made on
@@ -346,8 +349,7 @@ final class Fence {
                         + " conflicts with commits since its base v" + readVersion + " (" + reason + "); retry");
                 Admitted last = new Admitted(op, intentId, null, plan);
                 rejections.addAll(journal.writeConflictRejection(last, head, e.getMessage()));
-                rejected.add(last);
-                op.future().completeExceptionally(e);
+                rejected.add(new Lost(last, e));
                 return Optional.empty();
             }
             LOG.info("{} of {}: plan judged against winners since v{}: {}; planning again from the head", op.kind(), where,
