@@ -9,20 +9,13 @@ import io.palisade.heads.FoldMark;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.TableHead;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowStreamReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -73,7 +66,7 @@ final class Folder implements AutoCloseable {
 
     private static final class Running {
         final WriteOp.Fold op;
-        final VectorSchemaRoot rows;
+        final FoldRows rows;
         final int rowCount;
         final long started;
         final long writes;
@@ -82,7 +75,7 @@ final class Folder implements AutoCloseable {
         Running(WriteOp.Fold op, long started, long writes) {
             this.op = op;
             this.rows = op.rows();
-            this.rowCount = rows.getRowCount();
+            this.rowCount = rows.count();
             this.started = started;
             this.writes = writes;
         }
@@ -207,7 +200,7 @@ final class Folder implements AutoCloseable {
         }
         long t0 = System.nanoTime();
         KeyFilter deletes = deleted.isEmpty() ? null : BatchValidation.keyFilter(def, deleted);
-        VectorSchemaRoot rows = newestRows(def, newest);
+        FoldRows rows = new FoldRows(def, ctx.allocator(), newest); // decoded by the fold's Lance commit
         String intentId = "f-" + UUID.randomUUID();
         WriteOp.Fold op = new WriteOp.Fold(WriteOp.Submission.of(branch, table, head.version(), Optional.empty()), rows,
                 deletes, BatchValidation.keyFilter(def, all), intentId, new JournalEvent.FoldPlanned(intentId, branch,
@@ -280,55 +273,5 @@ final class Folder implements AutoCloseable {
         if (lance != null) {
             lance.shutdownNow();
         }
-    }
-
-    /**
-     * The newest row of every key whose newest unfolded write inserted or upserted it, copied vector by vector from
-     * the journaled batches (so every column type the catalog declares is carried exactly), in the catalog schema.
-     */
-    private VectorSchemaRoot newestRows(Catalog.TableDef def, Map<String, UnfoldedWrites.Entry> newest) {
-        VectorSchemaRoot target = VectorSchemaRoot.create(def.arrowSchema(), ctx.allocator());
-        target.allocateNew();
-        Set<UnfoldedWrites.Entry> entries = new java.util.LinkedHashSet<>();
-        for (UnfoldedWrites.Entry e : newest.values()) {
-            if (!e.deletes()) {
-                entries.add(e);
-            }
-        }
-        List<UnfoldedWrites.Entry> ordered = new ArrayList<>(entries);
-        ordered.sort(java.util.Comparator.comparingLong(e -> e.acknowledgedAt));
-        int n = 0;
-        Set<String> copied = new HashSet<>();
-        for (UnfoldedWrites.Entry e : ordered) {
-            try (ArrowStreamReader r = new ArrowStreamReader(new ByteArrayInputStream(e.rows), ctx.allocator())) {
-                while (r.loadNextBatch()) {
-                    VectorSchemaRoot from = r.getVectorSchemaRoot();
-                    FieldVector ids = from.getVector("id");
-                    for (int i = 0; i < from.getRowCount(); i++) {
-                        String key = String.valueOf(ids.getObject(i));
-                        if (newest.get(key) != e || !copied.add(key)) {
-                            continue; // a newer write of the key decides, or the key was copied already
-                        }
-                        for (FieldVector to : target.getFieldVectors()) {
-                            FieldVector src = from.getVector(to.getName());
-                            if (src == null) {
-                                to.setNull(n);
-                            } else {
-                                to.copyFromSafe(i, n, src);
-                            }
-                        }
-                        n++;
-                    }
-                }
-            } catch (IOException ex) {
-                target.close();
-                throw new IllegalStateException("journaled rows of " + e.intentId + " do not decode: " + ex.getMessage(), ex);
-            }
-        }
-        for (FieldVector v : target.getFieldVectors()) {
-            v.setValueCount(n);
-        }
-        target.setRowCount(n);
-        return target;
     }
 }

@@ -61,7 +61,7 @@ final class SubstrateWrites {
                 case WriteOp.OptimizeIndex o -> t.commit(first.plan());
                 case WriteOp.Compact c -> t.commit(first.plan(), CrashPoints::hit);
                 // the fold's rows were fenced when each write was acknowledged (docs/journal-ack.md)
-                case WriteOp.Fold f -> t.fold(f.rows(), f.deleteKeys(), FoldWatermark.of(f.branch(), f.table(),
+                case WriteOp.Fold f -> t.fold(f.rows().root(), f.deleteKeys(), FoldWatermark.of(f.branch(), f.table(),
                         f.plan().throughSequence()));
                 case WriteOp.Delete d -> t.delete(allKeys(ops));
                 case WriteOp.Insert i -> merge(ctx, t, path, ops, true);
@@ -92,7 +92,7 @@ final class SubstrateWrites {
             case WriteOp.Update u -> u.rows();
             case WriteOp.Append a -> a.rows();
             case WriteOp.Overwrite o -> o.rows();
-            case WriteOp.Fold f -> f.rows();
+            case WriteOp.Fold f -> f.rows().root();
             case WriteOp.Delete d -> throw noRows(op);
             case WriteOp.AddColumns a -> throw noRows(op);
             case WriteOp.OptimizeIndex o -> throw noRows(op);

@@ -170,7 +170,7 @@ public sealed interface WriteOp {
      * its {@code fold_planned} record, journaled right after its intent. Invariants: {@code rows}, {@code keys},
      * {@code intentId} and {@code plan} non-null; {@code plan.intentId()} is {@code intentId}.
      */
-    record Fold(Submission submission, VectorSchemaRoot rows, KeyFilter deleteKeys, KeyFilter keys, String intentId,
+    record Fold(Submission submission, FoldRows rows, KeyFilter deleteKeys, KeyFilter keys, String intentId,
                 JournalEvent.FoldPlanned plan) implements WriteOp {
         public Fold {
             Objects.requireNonNull(rows, "rows");
@@ -258,7 +258,7 @@ public sealed interface WriteOp {
             case AddColumns a -> 0;
             case OptimizeIndex o -> 0;
             case Compact c -> 0;
-            case Fold f -> f.rows().getRowCount() + (f.deleteKeys() == null ? 0 : f.deleteKeys().size());
+            case Fold f -> f.rows().count() + (f.deleteKeys() == null ? 0 : f.deleteKeys().size());
         };
     }
 
