@@ -68,8 +68,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60]
- *                   [--checkpoint-every 10000] [--dir PATH] [--seed 42]
+ *                   [--checkpoint-every 10000] [--fold-every 8192] [--dir PATH] [--seed 42]
  * </pre>
+ * {@code --fold-every} sets {@link Options#foldEvery()} (default: the default options'), the unfolded writes at which
+ * a fold starts before the lag bound does.
  * {@code --checkpoint-every} sets {@link Options#checkpointEvery()} (default: the default options' 10,000 records):
  * before checkpoint format 3 a heads checkpoint encoded every completed intent of the graph's history, so its cost
  * grew with the writes (docs/benchmarks.md "Journal-ack tables"); since, a checkpoint is mostly a delta of what
@@ -98,6 +100,7 @@ public final class JournalAckHarness {
     private int seconds = 60;
     private long seed = 42;
     private int checkpointEvery = Options.defaults().checkpointEvery();
+    private int foldEvery = Options.defaults().foldEvery();
     private final AtomicLong heapPeak = new AtomicLong();
     private final AtomicLong afterGcPeak = new AtomicLong();
     private final AtomicLong lagPeakMs = new AtomicLong();
@@ -119,10 +122,11 @@ public final class JournalAckHarness {
                 }
                 case "--seconds" -> h.seconds = Integer.parseInt(args[++i]);
                 case "--checkpoint-every" -> h.checkpointEvery = Integer.parseInt(args[++i]);
+                case "--fold-every" -> h.foldEvery = Integer.parseInt(args[++i]);
                 case "--seed" -> h.seed = Long.parseLong(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: JournalAckHarness "
-                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--dir PATH] [--seed 42]");
+                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 8192] [--dir PATH] [--seed 42]");
             }
         }
         boolean temp = dir == null;
@@ -142,13 +146,15 @@ public final class JournalAckHarness {
     }
 
     void run(Path root) throws Exception {
-        out.printf(Locale.ROOT, "rows=%,d iterations=%d warmup=%d threads=%s seconds=%d checkpointEvery=%,d java=%s cores=%d maxHeap=%,d MiB load=%.2f%n",
-                rows, iterations, warmup, java.util.Arrays.toString(threads), seconds, checkpointEvery, System.getProperty("java.version"),
+        out.printf(Locale.ROOT, "rows=%,d iterations=%d warmup=%d threads=%s seconds=%d checkpointEvery=%,d foldEvery=%,d java=%s cores=%d maxHeap=%,d MiB load=%.2f%n",
+                rows, iterations, warmup, java.util.Arrays.toString(threads), seconds, checkpointEvery, foldEvery, System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         filterMemory();
         Path graphDir = root.resolve("graph");
-        Options options = Options.defaults().withCheckpointEvery(checkpointEvery);
+        Options defaults = Options.defaults();
+        Options options = defaults.withCheckpointEvery(checkpointEvery)
+                .withFolding(defaults.foldLagMillis(), foldEvery, defaults.maxUnfoldedBytes());
         try (BufferAllocator allocator = new RootAllocator();
              TableStore store = new LanceTableStore(root.resolve("raw").toString(), Map.of(), false);
              TableStore synced = new LanceTableStore(root.resolve("raw").toString(), Map.of(), true);
