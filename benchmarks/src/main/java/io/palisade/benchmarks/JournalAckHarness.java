@@ -68,7 +68,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60]
- *                   [--checkpoint-every 10000] [--fold-every 8192] [--dir PATH] [--seed 42]
+ *                   [--checkpoint-every 10000] [--fold-every 32768] [--dir PATH] [--seed 42]
  * </pre>
  * {@code --fold-every} sets {@link Options#foldEvery()} (default: the default options'), the unfolded writes at which
  * a fold starts before the lag bound does.
@@ -126,7 +126,7 @@ public final class JournalAckHarness {
                 case "--seed" -> h.seed = Long.parseLong(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: JournalAckHarness "
-                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 8192] [--dir PATH] [--seed 42]");
+                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 32768] [--dir PATH] [--seed 42]");
             }
         }
         boolean temp = dir == null;

@@ -42,7 +42,7 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
     public static final int DEFAULT_INDEX_REFRESH_EVERY = 32;
     /** Defaults of the journal-ack fold bounds. */
     public static final long DEFAULT_FOLD_LAG_MILLIS = 1_000;
-    public static final int DEFAULT_FOLD_EVERY = 8_192;
+    public static final int DEFAULT_FOLD_EVERY = 32_768;
     public static final long DEFAULT_MAX_UNFOLDED_BYTES = 64L << 20;
 
     public Options {
