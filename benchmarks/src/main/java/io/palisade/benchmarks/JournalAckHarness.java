@@ -68,8 +68,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60]
- *                   [--checkpoint-every 10000] [--fold-every 32768] [--dir PATH] [--seed 42]
+ *                   [--checkpoint-every 10000] [--fold-every 32768] [--table-ack-threads 16] [--dir PATH] [--seed 42]
  * </pre>
+ * After the journal-ack phases, {@code --table-ack-threads} writers upsert into the table-ack table for {@code --seconds}
+ * (its throughput and the merge plan of each group's commit).
  * {@code --fold-every} sets {@link Options#foldEvery()} (default: the default options'), the unfolded writes at which
  * a fold starts before the lag bound does.
  * {@code --checkpoint-every} sets {@link Options#checkpointEvery()} (default: the default options' 10,000 records):
@@ -101,6 +103,7 @@ public final class JournalAckHarness {
     private long seed = 42;
     private int checkpointEvery = Options.defaults().checkpointEvery();
     private int foldEvery = Options.defaults().foldEvery();
+    private int tableAckThreads = 16;
     private final AtomicLong heapPeak = new AtomicLong();
     private final AtomicLong afterGcPeak = new AtomicLong();
     private final AtomicLong lagPeakMs = new AtomicLong();
@@ -123,10 +126,11 @@ public final class JournalAckHarness {
                 case "--seconds" -> h.seconds = Integer.parseInt(args[++i]);
                 case "--checkpoint-every" -> h.checkpointEvery = Integer.parseInt(args[++i]);
                 case "--fold-every" -> h.foldEvery = Integer.parseInt(args[++i]);
+                case "--table-ack-threads" -> h.tableAckThreads = Integer.parseInt(args[++i]);
                 case "--seed" -> h.seed = Long.parseLong(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: JournalAckHarness "
-                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 32768] [--dir PATH] [--seed 42]");
+                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 32768] [--table-ack-threads 16] [--dir PATH] [--seed 42]");
             }
         }
         boolean temp = dir == null;
@@ -188,6 +192,9 @@ public final class JournalAckHarness {
                     throughput(g, options, allocator, n, true);
                     mark("throughput insert " + n + " end");
                 }
+                mark("table-ack throughput start");
+                tableAckThroughput(g, allocator, tableAckThreads);
+                mark("table-ack throughput end");
                 probe(g, allocator, graphDir);
                 mark("close start");
             }
@@ -505,6 +512,61 @@ public final class JournalAckHarness {
                     m.keyLookups() - lookups0, m.keyFilterFalsePositives() - fp0,
                     100.0 * (m.keyLookups() - lookups0) / Math.max(1, writes));
         }
+    }
+
+    /**
+     * {@code n} writer threads upserting single rows of random existing keys into the table-ack table for
+     * {@code --seconds}: writes per second, the latency percentiles each writer saw, the table commits (one per
+     * group), and the plan Lance ran each group's merge-insert with.
+     */
+    private void tableAckThroughput(Graph g, BufferAllocator allocator, int n) throws Exception {
+        Metrics m = g.metrics();
+        long commits0 = m.snapshot().substrateCommits();
+        long indexed0 = m.mergesIndexed();
+        long scanned0 = m.mergesScanned();
+        long refreshes0 = m.autoIndexRefreshes();
+        long compactions0 = m.autoCompactions();
+        org.HdrHistogram.ConcurrentHistogram latencies = new org.HdrHistogram.ConcurrentHistogram(3);
+        LongAdder failed = new LongAdder();
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        double secs;
+        try {
+            long t0 = System.nanoTime();
+            long end = t0 + seconds * 1_000_000_000L;
+            List<Future<?>> fs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                fs.add(pool.submit(() -> {
+                    ThreadLocalRandom r = ThreadLocalRandom.current();
+                    while (System.nanoTime() < end) {
+                        try (VectorSchemaRoot row = UpsertCostHarness.rows(allocator, r.nextLong(rows), 1, 9)) {
+                            long s0 = System.nanoTime();
+                            g.upsert("main", T, row);
+                            latencies.recordValue(System.nanoTime() - s0);
+                        } catch (PalisadeException e) {
+                            failed.increment();
+                        }
+                    }
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+            secs = secs(t0);
+        } finally {
+            pool.shutdownNow();
+        }
+        long writes = latencies.getTotalCount();
+        long commits = m.snapshot().substrateCommits() - commits0;
+        out.println();
+        out.printf(Locale.ROOT, "table-ack throughput, %d writer threads, single-row upserts of random existing keys into the "
+                + "%,d-row table-ack table, %d s%n", n, rows, seconds);
+        out.println("| writes | writes/s | failures | p50 (ms) | p99 (ms) | table commits | writes per commit "
+                + "| merges on the indexed plan | merges on the scan plan | auto index refreshes | auto compactions |");
+        out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        out.printf(Locale.ROOT, "| %,d | %,.0f | %d | %.2f | %.2f | %,d | %.1f | %,d | %,d | %d | %d |%n", writes, writes / secs,
+                failed.sum(), latencies.getValueAtPercentile(50) / 1e6, latencies.getValueAtPercentile(99) / 1e6, commits,
+                writes / (double) Math.max(1, commits), m.mergesIndexed() - indexed0, m.mergesScanned() - scanned0,
+                m.autoIndexRefreshes() - refreshes0, m.autoCompactions() - compactions0);
     }
 
     /** One operation of each kind, each after a stderr marker, to attribute Lance's MemWAL index log lines. */

@@ -95,6 +95,16 @@ public final class Metrics implements MeterBinder {
         return keyFilterBytes(KeyPresence.capacityFor(keys));
     }
 
+    /** Merge-inserts (keyed writes and folds) Lance ran on its indexed plan. */
+    public long mergesIndexed() {
+        return count(m.mergesIndexed);
+    }
+
+    /** Merge-inserts (keyed writes and folds) Lance ran on its scan plan. */
+    public long mergesScanned() {
+        return count(m.mergesScanned);
+    }
+
     /** Writes acknowledged from the journal (journal-ack tables). */
     public long journalAcks() {
         return count(m.journalAckWrites);

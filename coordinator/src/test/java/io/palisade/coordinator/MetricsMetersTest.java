@@ -52,6 +52,43 @@ class MetricsMetersTest extends GraphTestSupport {
         throw new AssertionError(t.getId() + " publishes no 0.99 percentile");
     }
 
+    private static List<Row> cities(int from, int n, int age) {
+        List<Row> out = new java.util.ArrayList<>(n);
+        for (int i = from; i < from + n; i++) {
+            out.add(Row.of("id", "c" + i, "age", age));
+        }
+        return out;
+    }
+
+    @Test
+    void eachMergeIsCountedUnderThePlanLanceRanItWith() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (Graph g = Palisade.create(dir.resolve("plans"), Catalog.fromJson(CATALOG), JournalAckTest.noAutoFold())) {
+            g.metrics().bindTo(registry);
+            int table = 20_000;
+            g.insert("main", "city", cities(0, table, 1));
+            g.optimizeIndex("main", "city"); // the id index covers the whole table: the indexed plan is the table's
+            long indexed = g.metrics().mergesIndexed();
+            long scanned = g.metrics().mergesScanned();
+
+            g.upsert("main", "city", cities(7, 1, 2)); // one row: the indexed plan
+            assertThat(g.metrics().mergesIndexed()).isEqualTo(indexed + 1);
+            assertThat(g.metrics().mergesScanned()).isEqualTo(scanned);
+
+            int large = 15_000; // rows × table rows = 3·10⁸: the scan plan costs less (MergeCost)
+            assertThat(io.palisade.substrate.MergeCost.scanCheaper(large, table)).isTrue();
+            g.upsert("main", "city", cities(0, large, 3));
+            assertThat(g.metrics().mergesIndexed()).isEqualTo(indexed + 1);
+            assertThat(g.metrics().mergesScanned()).isEqualTo(scanned + 1);
+            assertThat(counter(registry, "palisade.merges", "plan", "scan")).isEqualTo(scanned + 1);
+            assertThat(counter(registry, "palisade.merges", "plan", "indexed")).isEqualTo(indexed + 1);
+            java.util.Map<String, Row> got = g.get("main", "city", List.of("c0", "c7", "c19999"));
+            assertThat(got.get("c0").get("age")).isEqualTo(3L);
+            assertThat(got.get("c7").get("age")).isEqualTo(3L);
+            assertThat(got.get("c19999").get("age")).isEqualTo(1L);
+        }
+    }
+
     @Test
     void theBinderPublishesTheWritesOfBothAcknowledgementPathsTheirLatenciesAndTheGraphsState() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -62,6 +62,8 @@ public final class Meters implements AutoCloseable {
     public final Counter tableAckWrites;
     public final Counter journalAckWrites;
     public final Counter substrateCommits;
+    public final Counter mergesIndexed;
+    public final Counter mergesScanned;
     public final Counter keyConflicts;
     public final Counter writeConflicts;
     public final Counter validationFailures;
@@ -109,6 +111,10 @@ public final class Meters implements AutoCloseable {
         journalAckWrites = counter(WRITES, writes, "ack", "journal");
         substrateCommits = counter("palisade.commits",
                 "Table commits of writes: one per committed write group, one per bulk-load batch");
+        String merges = "Merge-inserts of keyed writes and folds, by the plan Lance ran them with: indexed (each key"
+                + " looked up in the id index) or scan (one scan of the key column joined by hash)";
+        mergesIndexed = counter("palisade.merges", merges, "plan", "indexed");
+        mergesScanned = counter("palisade.merges", merges, "plan", "scan");
         String conflicts = "Conflicts met, by kind: key (a strict insert met a key already held; the write is refused)"
                 + " or write (a concurrent commit conflicted; retried, or refused once out of retries)";
         keyConflicts = counter("palisade.conflicts", conflicts, "kind", "key");

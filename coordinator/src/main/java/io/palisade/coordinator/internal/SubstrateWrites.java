@@ -55,7 +55,7 @@ final class SubstrateWrites {
         }
         try (KeyedTable t = ctx.store().openKeyed(op.table(), ref)) {
             MergePath path = t.mergePath();
-            return switch (op) {
+            CommitResult r = switch (op) {
                 case WriteOp.Overwrite o -> t.overwrite(o.rows());
                 case WriteOp.AddColumns a -> t.addColumns(fields(a));
                 case WriteOp.OptimizeIndex o -> t.commit(first.plan());
@@ -70,6 +70,12 @@ final class SubstrateWrites {
                 case WriteOp.Update u -> merge(ctx, t, path, ops, false);
                 case WriteOp.Append a -> throw new IllegalStateException("an append is written to its table as keyless");
             };
+            switch (r.plan()) {
+                case INDEXED -> ctx.meters().mergesIndexed.increment();
+                case SCAN -> ctx.meters().mergesScanned.increment();
+                case NONE -> { } // no merge-insert, or a store that does not say
+            }
+            return r;
         }
     }
 

@@ -10,6 +10,7 @@ import io.palisade.substrate.KeyedSchemas;
 import io.palisade.substrate.KeyedTable;
 import io.palisade.substrate.MaintenancePlan;
 import io.palisade.substrate.MergePath;
+import io.palisade.substrate.MergePlan;
 import io.palisade.substrate.TableKind;
 import io.palisade.substrate.TableRef;
 import org.apache.arrow.c.ArrowArrayStream;
@@ -92,7 +93,9 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
             params = params.withNotMatchedBySourceDeleteIf("false"); // deletes nothing; switches Lance to the scan plan
         }
         try {
-            return mergeInsert(params, rows);
+            // without an index on id (V2_FENCED) Lance takes the v2 plan too
+            return mergeInsert(params, rows).withPlan(scan || path == MergePath.V2_FENCED ? MergePlan.SCAN
+                    : MergePlan.INDEXED);
         } catch (PalisadeException e) {
             throw e;
         } catch (Exception e) {
@@ -127,15 +130,18 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 .withMatchedUpdateAll()
                 .markGenerationsAsMerged(List.of(new org.lance.memwal.MergedGeneration(watermark.shard().toString(),
                         watermark.generation())));
+        boolean indexed = hasIdIndex();
         if (hasDeletes) {
             params = params.withNotMatchedBySourceDeleteIf(inPredicate(deletes, 0, deletes.size()));
-        } else if (upserts.getRowCount() >= io.palisade.substrate.MergeCost.MIN_ROWS && hasIdIndex()
+            indexed = false;
+        } else if (upserts.getRowCount() >= io.palisade.substrate.MergeCost.MIN_ROWS && indexed
                 && io.palisade.substrate.MergeCost.scanCheaper(upserts.getRowCount(), dataset.countRows())) {
             // deletes nothing; a by-source clause makes Lance 7.0.0 take the scan plan with the index present
             params = params.withNotMatchedBySourceDeleteIf("false");
+            indexed = false;
         }
         try {
-            return mergeInsert(params, upserts);
+            return mergeInsert(params, upserts).withPlan(indexed ? MergePlan.INDEXED : MergePlan.SCAN);
         } catch (PalisadeException e) {
             throw e;
         } catch (Exception e) {

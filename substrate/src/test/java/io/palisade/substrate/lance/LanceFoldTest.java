@@ -77,6 +77,8 @@ class LanceFoldTest {
                 folded = t.fold(r, KeyFilter.ofStrings(0, List.of("a")), FoldWatermark.of("main", "p", 42));
             }
             assertThat(folded.ref().version()).isEqualTo(at.version() + 1);
+            // a by-source delete clause takes Lance's scan plan, index or not
+            assertThat(folded.plan()).isEqualTo(io.palisade.substrate.MergePlan.SCAN);
             try (KeyedTable t = store.openKeyed("p", folded.ref())) {
                 assertThat(byId(t.scan())).containsExactlyEntriesOf(new TreeMap<>(Map.of("b", 7L, "c", 1L, "z", 7L)));
             }
@@ -128,7 +130,9 @@ class LanceFoldTest {
                 Map<String, Object> after = new TreeMap<>();
                 if (large) {
                     try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 7, half)) {
-                        at = t.fold(r, null, FoldWatermark.of("main", "p", 5)).ref();
+                        io.palisade.substrate.CommitResult c = t.fold(r, null, FoldWatermark.of("main", "p", 5));
+                        assertThat(c.plan()).isEqualTo(io.palisade.substrate.MergePlan.SCAN);
+                        at = c.ref();
                     }
                 } else { // the same rows in folds too small for the scan plan
                     int chunk = 4_000;
@@ -136,7 +140,9 @@ class LanceFoldTest {
                     for (int from = 0; from < n; from += chunk) {
                         String[] part = java.util.Arrays.copyOfRange(half, from, Math.min(n, from + chunk));
                         try (KeyedTable t = store.openKeyed("p", at); VectorSchemaRoot r = rows(a, 7, part)) {
-                            at = t.fold(r, null, FoldWatermark.of("main", "p", 5 + from)).ref();
+                            io.palisade.substrate.CommitResult c = t.fold(r, null, FoldWatermark.of("main", "p", 5 + from));
+                            assertThat(c.plan()).isEqualTo(io.palisade.substrate.MergePlan.INDEXED);
+                            at = c.ref();
                         }
                     }
                 }
