@@ -130,11 +130,12 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 .withMatchedUpdateAll()
                 .markGenerationsAsMerged(List.of(new org.lance.memwal.MergedGeneration(watermark.shard().toString(),
                         watermark.generation())));
-        boolean indexed = hasIdIndex();
+        // the indexed plan only when an id index covers a live fragment (mergePath) and no by-source clause is set
+        boolean indexed = mergePath() == MergePath.INDEXED_UNFENCED;
         if (hasDeletes) {
             params = params.withNotMatchedBySourceDeleteIf(inPredicate(deletes, 0, deletes.size()));
             indexed = false;
-        } else if (upserts.getRowCount() >= io.palisade.substrate.MergeCost.MIN_ROWS && indexed
+        } else if (upserts.getRowCount() >= io.palisade.substrate.MergeCost.MIN_ROWS && hasIdIndex()
                 && io.palisade.substrate.MergeCost.scanCheaper(upserts.getRowCount(), dataset.countRows())) {
             // deletes nothing; a by-source clause makes Lance 7.0.0 take the scan plan with the index present
             params = params.withNotMatchedBySourceDeleteIf("false");

@@ -13,7 +13,9 @@ import io.palisade.substrate.FragmentDiff;
 import io.palisade.substrate.KeyedSchemas;
 import io.palisade.substrate.KeyedTable;
 import io.palisade.substrate.KeylessTable;
+import io.palisade.substrate.MergeCost;
 import io.palisade.substrate.MergePath;
+import io.palisade.substrate.MergePlan;
 import io.palisade.substrate.OperationKind;
 import io.palisade.substrate.PrimaryKeyInstall;
 import io.palisade.substrate.TableKind;
@@ -787,6 +789,9 @@ public final class SimulatedTableStore implements TableStore {
                         + " merge path; " + path + " was requested");
             }
             List<Map<String, Object>> data = tableColumnsOnly(ArrowRows.rows(batch));
+            // the plan LanceKeyedTable reports: the scan plan without an index, or when MergeCost says it costs less
+            MergePlan plan = path == MergePath.V2_FENCED || MergeCost.scanCheaper(batch.getRowCount(), countRows())
+                    ? MergePlan.SCAN : MergePlan.INDEXED;
             synchronized (SimulatedTableStore.this) {
                 // classify against the base, as Lance's join does
                 // key -> every {fragment id, row offset} holding it (several once the indexed path duplicated a key)
@@ -858,7 +863,7 @@ public final class SimulatedTableStore implements TableStore {
                     throw e;
                 }
                 long updatedRows = matched.values().stream().mapToLong(List::size).sum();
-                return new CommitResult(r, inserted.size(), updatedRows, 0);
+                return new CommitResult(r, inserted.size(), updatedRows, 0, plan);
             }
         }
 
@@ -871,6 +876,9 @@ public final class SimulatedTableStore implements TableStore {
             KeyedSchemas.checkBatch(state.schema(), upserts);
             KeyFilter keys = upserts.getRowCount() == 0 ? null : KeyedSchemas.keysOf(upserts, idFieldId());
             List<Map<String, Object>> data = tableColumnsOnly(ArrowRows.rows(upserts));
+            // as LanceKeyedTable: a by-source clause (deletes, or a large fold) or no covering index is the scan plan
+            MergePlan foldPlan = !hasDeletes && mergePath() == MergePath.INDEXED_UNFENCED
+                    && !MergeCost.scanCheaper(upserts.getRowCount(), countRows()) ? MergePlan.INDEXED : MergePlan.SCAN;
             synchronized (SimulatedTableStore.this) {
                 Map<Long, Set<Integer>> touched = new HashMap<>();
                 long updated = 0, removed = 0;
@@ -909,7 +917,7 @@ public final class SimulatedTableStore implements TableStore {
                     }
                     return latest.with(frags, latest.nextFragmentId() + (data.isEmpty() ? 0 : 1), txn);
                 });
-                return new CommitResult(r, data.size() - upserted.size(), updated, removed);
+                return new CommitResult(r, data.size() - upserted.size(), updated, removed, foldPlan);
             }
         }
 
