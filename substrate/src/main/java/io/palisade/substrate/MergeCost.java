@@ -31,4 +31,17 @@ public final class MergeCost {
     public static boolean scanCheaper(long rows, long tableRows) {
         return rows >= MIN_ROWS && (double) rows * tableRows >= CROSSOVER;
     }
+
+    /**
+     * The plan a keyed merge of {@code rows} rows runs with on {@code path}: the scan plan without a covering index
+     * ({@link MergePath#V2_FENCED}), with a by-source clause of the merge's own ({@code bySource}: a fold's deletes),
+     * or where {@link #scanCheaper} says so; the indexed plan otherwise. {@code tableRows} is asked for only when the
+     * cost decides (from {@value #MIN_ROWS} rows on an indexed table).
+     */
+    public static MergePlan plan(MergePath path, boolean bySource, long rows, java.util.function.LongSupplier tableRows) {
+        if (path == MergePath.V2_FENCED || bySource) {
+            return MergePlan.SCAN;
+        }
+        return rows >= MIN_ROWS && scanCheaper(rows, tableRows.getAsLong()) ? MergePlan.SCAN : MergePlan.INDEXED;
+    }
 }

@@ -67,7 +67,6 @@ final class Folder implements AutoCloseable {
     private static final class Running {
         final WriteOp.Fold op;
         final FoldRows rows;
-        final int rowCount;
         final long started;
         final long writes;
         Committer.FoldInFlight flight;
@@ -75,7 +74,6 @@ final class Folder implements AutoCloseable {
         Running(WriteOp.Fold op, long started, long writes) {
             this.op = op;
             this.rows = op.rows();
-            this.rowCount = rows.count();
             this.started = started;
             this.writes = writes;
         }
@@ -257,7 +255,7 @@ final class Folder implements AutoCloseable {
             r.op.future().join();
             Meters.TableMeters m = ctx.meters().table(r.op.table());
             m.fold().record(System.nanoTime() - r.started);
-            m.foldedRows().increment(r.rowCount);
+            m.foldedRows().increment(r.rows.count());
             return true;
         } catch (CompletionException | PalisadeException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;

@@ -75,8 +75,8 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
         KeyFilter keys = KeyedSchemas.keysOf(rows, idFieldId);
         checkPath(path);
         // a large merge is cheaper on the scan plan, which is also fenced by Lance's key filter (MergeCost)
-        boolean scan = path == MergePath.INDEXED_UNFENCED && rows.getRowCount() >= io.palisade.substrate.MergeCost.MIN_ROWS
-                && io.palisade.substrate.MergeCost.scanCheaper(rows.getRowCount(), dataset.countRows());
+        MergePlan plan = io.palisade.substrate.MergeCost.plan(path, false, rows.getRowCount(), dataset::countRows);
+        boolean scan = path == MergePath.INDEXED_UNFENCED && plan == MergePlan.SCAN;
         if (strict && path == MergePath.INDEXED_UNFENCED && !scan) {
             // Lance 7.0.0's indexed path ignores WhenMatched Fail and updates the match (surface guard
             // indexedPathTurnsWhenMatchedFailIntoAnUpdate); the strict check is therefore ours, at the
@@ -93,9 +93,7 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
             params = params.withNotMatchedBySourceDeleteIf("false"); // deletes nothing; switches Lance to the scan plan
         }
         try {
-            // without an index on id (V2_FENCED) Lance takes the v2 plan too
-            return mergeInsert(params, rows).withPlan(scan || path == MergePath.V2_FENCED ? MergePlan.SCAN
-                    : MergePlan.INDEXED);
+            return mergeInsert(params, rows).withPlan(plan);
         } catch (PalisadeException e) {
             throw e;
         } catch (Exception e) {
@@ -130,19 +128,16 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 .withMatchedUpdateAll()
                 .markGenerationsAsMerged(List.of(new org.lance.memwal.MergedGeneration(watermark.shard().toString(),
                         watermark.generation())));
-        // the indexed plan only when an id index covers a live fragment (mergePath) and no by-source clause is set
-        boolean indexed = mergePath() == MergePath.INDEXED_UNFENCED;
         if (hasDeletes) {
             params = params.withNotMatchedBySourceDeleteIf(inPredicate(deletes, 0, deletes.size()));
-            indexed = false;
         } else if (upserts.getRowCount() >= io.palisade.substrate.MergeCost.MIN_ROWS && hasIdIndex()
                 && io.palisade.substrate.MergeCost.scanCheaper(upserts.getRowCount(), dataset.countRows())) {
             // deletes nothing; a by-source clause makes Lance 7.0.0 take the scan plan with the index present
             params = params.withNotMatchedBySourceDeleteIf("false");
-            indexed = false;
         }
         try {
-            return mergeInsert(params, upserts).withPlan(indexed ? MergePlan.INDEXED : MergePlan.SCAN);
+            return mergeInsert(params, upserts).withPlan(io.palisade.substrate.MergeCost.plan(mergePath(), hasDeletes,
+                    upserts.getRowCount(), dataset::countRows));
         } catch (PalisadeException e) {
             throw e;
         } catch (Exception e) {

@@ -789,9 +789,7 @@ public final class SimulatedTableStore implements TableStore {
                         + " merge path; " + path + " was requested");
             }
             List<Map<String, Object>> data = tableColumnsOnly(ArrowRows.rows(batch));
-            // the plan LanceKeyedTable reports: the scan plan without an index, or when MergeCost says it costs less
-            MergePlan plan = path == MergePath.V2_FENCED || MergeCost.scanCheaper(batch.getRowCount(), countRows())
-                    ? MergePlan.SCAN : MergePlan.INDEXED;
+            MergePlan plan = MergeCost.plan(path, false, batch.getRowCount(), this::countRows); // as LanceKeyedTable
             synchronized (SimulatedTableStore.this) {
                 // classify against the base, as Lance's join does
                 // key -> every {fragment id, row offset} holding it (several once the indexed path duplicated a key)
@@ -876,9 +874,7 @@ public final class SimulatedTableStore implements TableStore {
             KeyedSchemas.checkBatch(state.schema(), upserts);
             KeyFilter keys = upserts.getRowCount() == 0 ? null : KeyedSchemas.keysOf(upserts, idFieldId());
             List<Map<String, Object>> data = tableColumnsOnly(ArrowRows.rows(upserts));
-            // as LanceKeyedTable: a by-source clause (deletes, or a large fold) or no covering index is the scan plan
-            MergePlan foldPlan = !hasDeletes && mergePath() == MergePath.INDEXED_UNFENCED
-                    && !MergeCost.scanCheaper(upserts.getRowCount(), countRows()) ? MergePlan.INDEXED : MergePlan.SCAN;
+            MergePlan foldPlan = MergeCost.plan(mergePath(), hasDeletes, upserts.getRowCount(), this::countRows);
             synchronized (SimulatedTableStore.this) {
                 Map<Long, Set<Integer>> touched = new HashMap<>();
                 long updated = 0, removed = 0;
