@@ -462,6 +462,8 @@ public final class JournalAckHarness {
         long waits0 = m.backPressureWaits();
         long waitNanos0 = m.backPressureNanos();
         long v0 = version(g, J);
+        long acks0 = m.journalAcks();
+        long groups0 = m.journalAckGroups();
         long durationNanos = seconds * 1_000_000_000L;
         LongAdder ops = new LongAdder();
         LongAdder conflicts = new LongAdder();
@@ -524,6 +526,9 @@ public final class JournalAckHarness {
                 versions * per10k, m.autoIndexRefreshes() - refreshes0, m.foldedWrites() - foldedWrites0, foldedRows, foldSecs,
                 foldedRows / Math.max(foldSecs, 1e-9), foldSecs * 1e3 / Math.max(1, folds), heapPeak.get() >> 20,
                 afterGcPeak.get() >> 20);
+        long groups = m.journalAckGroups() - groups0;
+        out.printf(Locale.ROOT, "acknowledgement groups (one journal sync each): %,d, %,.0f per s, %.1f writes each%n", groups,
+                groups / secs, (m.journalAcks() - acks0) / (double) Math.max(1, groups));
         out.printf(Locale.ROOT, "back-pressure (memory or lag bound): %,d acknowledgement groups waited for a fold, %.1f s "
                 + "in all (%.0f %% of the run)%n", m.backPressureWaits() - waits0, (m.backPressureNanos() - waitNanos0) / 1e9,
                 100.0 * (m.backPressureNanos() - waitNanos0) / 1e9 / secs);
@@ -543,6 +548,9 @@ public final class JournalAckHarness {
      * group), and the plan Lance ran each group's merge-insert with.
      */
     private void tableAckThroughput(Graph g, BufferAllocator allocator, int n) throws Exception {
+        if (n < 1) {
+            return;
+        }
         Metrics m = g.metrics();
         long commits0 = m.snapshot().substrateCommits();
         long indexed0 = m.mergesIndexed();

@@ -110,6 +110,14 @@ public final class Metrics implements MeterBinder {
         return count(m.journalAckWrites);
     }
 
+    /**
+     * Acknowledgement groups of journal-ack writes: each is one journal append and one sync, so
+     * {@link #journalAcks()} / this is the writes one sync acknowledges.
+     */
+    public long journalAckGroups() {
+        return count(m.journalAckGroups);
+    }
+
     /** Folds committed to journal-ack tables. */
     public long folds() {
         return sum(t -> count(t.folds()));

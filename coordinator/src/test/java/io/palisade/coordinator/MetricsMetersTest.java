@@ -112,6 +112,8 @@ class MetricsMetersTest extends GraphTestSupport {
             String[] orders = {"graph", "orders"};
             assertThat(counter(registry, "palisade.writes", "graph", "orders", "ack", "table")).isEqualTo(4);
             assertThat(counter(registry, "palisade.writes", "graph", "orders", "ack", "journal")).isEqualTo(3);
+            // one journal append (one sync) per journal-ack group: the three writes, one at a time, and the refused insert
+            assertThat(counter(registry, "palisade.write.groups", "graph", "orders", "ack", "journal")).isEqualTo(4);
             assertThat(counter(registry, "palisade.commits", orders)).isEqualTo(4);
             assertThat(counter(registry, "palisade.conflicts", "graph", "orders", "kind", "key")).isEqualTo(2);
             assertThat(counter(registry, "palisade.conflicts", "graph", "orders", "kind", "write")).isZero();
@@ -159,6 +161,7 @@ class MetricsMetersTest extends GraphTestSupport {
             assertThat(s.keyConflicts()).isEqualTo(2);
             assertThat(s.idempotentReplays()).isEqualTo(1);
             assertThat(g.metrics().journalAcks()).isEqualTo(3);
+            assertThat(g.metrics().journalAckGroups()).isEqualTo(4);
             assertThat(g.metrics().folds()).isEqualTo(1);
             assertThat(g.metrics().foldedWrites()).isEqualTo(3);
             assertThat(g.metrics().foldNanos()).isPositive();

@@ -80,6 +80,7 @@ final class JournalAck {
             }
         }
         ctx.meters().journalAckWrites.increment(acked.size());
+        ctx.meters().journalAckGroups.increment();
         long now = System.nanoTime();
         for (int i = 0; i < acked.size(); i++) {
             Fence.Admitted a = acked.get(i);

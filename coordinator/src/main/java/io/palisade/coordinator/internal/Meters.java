@@ -61,6 +61,7 @@ public final class Meters implements AutoCloseable {
 
     public final Counter tableAckWrites;
     public final Counter journalAckWrites;
+    public final Counter journalAckGroups;
     public final Counter substrateCommits;
     public final Counter mergesIndexed;
     public final Counter mergesScanned;
@@ -109,6 +110,8 @@ public final class Meters implements AutoCloseable {
                 + " a bulk load counts once) or journal (journal-ack tables, before their fold)";
         tableAckWrites = counter(WRITES, writes, "ack", "table");
         journalAckWrites = counter(WRITES, writes, "ack", "journal");
+        journalAckGroups = counter("palisade.write.groups", "Acknowledgement groups of journal-ack writes: one journal "
+                + "append and one sync each, whatever the number of writes in it", "ack", "journal");
         substrateCommits = counter("palisade.commits",
                 "Table commits of writes: one per committed write group, one per bulk-load batch");
         String merges = "Merge-inserts of keyed writes and folds, by the plan Lance ran them with: indexed (each key"
