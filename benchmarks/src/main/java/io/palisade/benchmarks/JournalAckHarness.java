@@ -58,6 +58,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       {@code optimizeIdIndex} every {@link Options#DEFAULT_INDEX_REFRESH_EVERY} commits, not timed: a fair peer),
  *       unsynced and with Palisade's file sync, and the journal's own POWER_LOSS append of a
  *       {@link JournalEvent.RowsRecorded} carrying the same Arrow IPC bytes as the journal-ack write.</li>
+ *   <li>The same journal-ack upsert and synced append back to back on one thread, in alternating blocks of 100
+ *       ({@code --iterations} × 10 of each): both paths warm.</li>
  *   <li>Throughput of T writer threads (each of {@code --threads}, e.g. {@code 16,64}) on the journal-ack table for
  *       {@code --seconds}: upserts of random existing keys, then strict inserts of random new keys; with fold lag,
  *       folds and Lance versions per 10,000 writes, fold cost, key lookups, peak heap.</li>
@@ -184,6 +186,8 @@ public final class JournalAckHarness {
                 mark("latency start");
                 latency(g, store, synced, journal, allocator);
                 mark("latency end");
+                backToBack(g, journal, allocator);
+                mark("back-to-back end");
                 for (int n : threads) {
                     mark("throughput upsert " + n + " start");
                     throughput(g, options, allocator, n, false);
@@ -375,6 +379,50 @@ public final class JournalAckHarness {
                 + "journal-ack folds in the measured part: %d, Lance versions: %d%n", sj.median() / sa.median(),
                 st.median() / sj.median(), sr.median() / sj.median(), refreshes.size(),
                 refreshes.stream().mapToDouble(Double::doubleValue).average().orElse(0), m.folds() - folds0, version(g, J) - v0);
+    }
+
+    /**
+     * The same two paths as {@link #latency}'s first and last rows, but back to back: one thread writes blocks of
+     * {@link #BLOCK} journal-ack upserts, then {@link #BLOCK} synced appends of the same bytes, {@code --iterations}
+     * × 10 writes of each in all, so both paths run warm (no other write between two of the same path) and the blocks
+     * alternate to share the noise. The interleaved table above measures a write after 30 ms of other work: a
+     * committer parked and caches cold on both sides of its hand-offs.
+     */
+    private void backToBack(Graph g, Journal journal, BufferAllocator allocator) {
+        SplittableRandom random = new SplittableRandom(seed + 1);
+        org.HdrHistogram.Histogram ja = new org.HdrHistogram.Histogram(3);
+        org.HdrHistogram.Histogram app = new org.HdrHistogram.Histogram(3);
+        int total = iterations * 10;
+        for (int done = -BLOCK; done < total; done += BLOCK) { // the first block of each is warm-up
+            for (int i = 0; i < BLOCK; i++) {
+                double a = upsert(g, allocator, J, random.nextLong(rows), i);
+                if (done >= 0) {
+                    ja.recordValue((long) (a * 1e6));
+                }
+            }
+            for (int i = 0; i < BLOCK; i++) {
+                double e = append(journal, allocator, random.nextLong(rows), i, i);
+                if (done >= 0) {
+                    app.recordValue((long) (e * 1e6));
+                }
+            }
+        }
+        out.println();
+        out.printf(Locale.ROOT, "single-row upsert latency, back to back on one thread: blocks of %d of each path, %,d writes of "
+                + "each (ms)%n", BLOCK, ja.getTotalCount());
+        out.println("| path | p50 | p90 | p99 | mean |");
+        out.println("|---|---:|---:|---:|---:|");
+        hdrRow("coordinator, journal-ack table", ja);
+        hdrRow("journal synced append (POWER_LOSS) of RowsRecorded, same IPC bytes", app);
+        out.printf(Locale.ROOT, "back to back: journal-ack p50 / synced append p50: %.2fx (target <= 2x)%n",
+                ja.getValueAtPercentile(50) / (double) Math.max(1, app.getValueAtPercentile(50)));
+    }
+
+    private static final int BLOCK = 100;
+
+    private void hdrRow(String name, org.HdrHistogram.Histogram h) {
+        out.printf(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f |%n", name, h.getValueAtPercentile(50) / 1e6,
+                h.getValueAtPercentile(90) / 1e6, h.getValueAtPercentile(99) / 1e6, h.getMean() / 1e6);
     }
 
     /**
