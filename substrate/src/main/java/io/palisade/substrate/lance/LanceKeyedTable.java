@@ -128,16 +128,19 @@ final class LanceKeyedTable extends LanceSnapshot implements KeyedTable {
                 .withMatchedUpdateAll()
                 .markGenerationsAsMerged(List.of(new org.lance.memwal.MergedGeneration(watermark.shard().toString(),
                         watermark.generation())));
+        long[] tableRows = {-1}; // the base's rows, counted at most once, and only when the cost decides
+        java.util.function.LongSupplier countRows = () -> tableRows[0] >= 0 ? tableRows[0]
+                : (tableRows[0] = dataset.countRows());
         if (hasDeletes) {
             params = params.withNotMatchedBySourceDeleteIf(inPredicate(deletes, 0, deletes.size()));
         } else if (upserts.getRowCount() >= io.palisade.substrate.MergeCost.MIN_ROWS && hasIdIndex()
-                && io.palisade.substrate.MergeCost.scanCheaper(upserts.getRowCount(), dataset.countRows())) {
+                && io.palisade.substrate.MergeCost.scanCheaper(upserts.getRowCount(), countRows.getAsLong())) {
             // deletes nothing; a by-source clause makes Lance 7.0.0 take the scan plan with the index present
             params = params.withNotMatchedBySourceDeleteIf("false");
         }
         try {
-            return mergeInsert(params, upserts).withPlan(io.palisade.substrate.MergeCost.plan(mergePath(), hasDeletes,
-                    upserts.getRowCount(), dataset::countRows));
+            MergePlan plan = io.palisade.substrate.MergeCost.plan(mergePath(), hasDeletes, upserts.getRowCount(), countRows);
+            return mergeInsert(params, upserts).withPlan(plan);
         } catch (PalisadeException e) {
             throw e;
         } catch (Exception e) {
