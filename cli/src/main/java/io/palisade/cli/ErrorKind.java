@@ -2,6 +2,7 @@ package io.palisade.cli;
 
 import io.palisade.fencing.CatalogCorruptedException;
 import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.EndpointConflictException;
 import io.palisade.fencing.ForeignCommitException;
 import io.palisade.fencing.GraphRefusedException;
 import io.palisade.fencing.IdempotencyMismatchException;
@@ -10,6 +11,7 @@ import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.MergeConflictException;
 import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.TableCorruptedException;
+import io.palisade.fencing.UniqueConflictException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.fencing.VersionExpiredException;
 import io.palisade.fencing.WriteConflictException;
@@ -32,6 +34,8 @@ public enum ErrorKind {
     VERSION_EXPIRED(Main.USAGE, VersionExpiredException.class, ""),
     KEY_CONFLICT(Main.KEY_CONFLICT, KeyConflictException.class, ""),
     MERGE_CONFLICT(Main.KEY_CONFLICT, MergeConflictException.class, ""),
+    ENDPOINT_CONFLICT(Main.KEY_CONFLICT, EndpointConflictException.class, ""),
+    UNIQUE_CONFLICT(Main.KEY_CONFLICT, UniqueConflictException.class, ""),
     WRITE_CONFLICT(Main.WRITE_CONFLICT, WriteConflictException.class, " (retryable)"),
     VALIDATION(Main.INVALID_INPUT, ValidationException.class, " (nothing written)"),
     IDEMPOTENCY_MISMATCH(Main.IDEMPOTENCY_MISMATCH, IdempotencyMismatchException.class, " (nothing written)"),

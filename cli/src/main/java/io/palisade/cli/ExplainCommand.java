@@ -70,7 +70,7 @@ final class ExplainCommand implements Callable<Integer>, ReadOnly {
 
     @Option(names = "--outcome", paramLabel = "O[,O...]", split = ",",
             description = "With --key: only intents with these outcomes: committed, key_conflict, write_conflict, "
-                    + "validation_failed, aborted, rolled_forward, rolled_back, foreign_commit, journaled, open.")
+                    + "validation_failed, aborted, rolled_forward, rolled_back, foreign_commit, journaled, integrity_conflict, open.")
     List<String> outcomes;
 
     @Option(names = "--all", description = "Show every intent in full, even when many identical losers could be folded.")

@@ -28,7 +28,8 @@ import java.util.Set;
  *
  * <p>Conflicts and retries are exactly those of docs/conflict-resolution.md "Conflicts and retries: definitions":
  * <ul>
- *   <li>a <em>conflict</em> is an intent completed {@code KEY_CONFLICT} or {@code WRITE_CONFLICT} (the coordinator's
+ *   <li>a <em>conflict</em> is an intent completed {@code KEY_CONFLICT}, {@code WRITE_CONFLICT} or
+ *       {@code INTEGRITY_CONFLICT} (the coordinator's
  *       internal re-plans of one intent are one intent, never a conflict or a retry);</li>
  *   <li>its <em>keys</em> are its own keys (its key filter) among those the completion names, or all of its own keys
  *       when the completion names none of them: never a key of another intent of its group;</li>
@@ -206,13 +207,14 @@ final class IncidentModel {
     static boolean applied(IntentOutcome o) {
         return switch (o) {
             case COMMITTED, ROLLED_FORWARD, JOURNALED -> true;
-            case KEY_CONFLICT, WRITE_CONFLICT, VALIDATION_FAILED, ABORTED, ROLLED_BACK, FOREIGN_COMMIT -> false;
+            case KEY_CONFLICT, WRITE_CONFLICT, VALIDATION_FAILED, ABORTED, ROLLED_BACK, FOREIGN_COMMIT,
+                 INTEGRITY_CONFLICT -> false;
         };
     }
 
     static boolean conflict(IntentOutcome o) {
         return switch (o) {
-            case KEY_CONFLICT, WRITE_CONFLICT -> true;
+            case KEY_CONFLICT, WRITE_CONFLICT, INTEGRITY_CONFLICT -> true;
             case COMMITTED, ROLLED_FORWARD, JOURNALED, VALIDATION_FAILED, ABORTED, ROLLED_BACK, FOREIGN_COMMIT -> false;
         };
     }

@@ -21,7 +21,8 @@ import java.util.List;
                 "0:ok",
                 "1:internal error (internal_error, checkpoint)",
                 "2:usage error: unknown command, bad option, a journal point or range outside the journal, an unknown type, branch or table (usage); a point whose table version retention removed (version_expired)",
-                "3:key conflict: strict insert of an existing or concurrently inserted key (key_conflict); merge conflict (merge_conflict)",
+                "3:key conflict: strict insert of an existing or concurrently inserted key (key_conflict); merge conflict (merge_conflict); "
+                        + "a missing edge endpoint or a node with edges (endpoint_conflict); a unique value held (unique_conflict)",
                 "4:retryable write conflict: the same request may succeed if retried (write_conflict)",
                 "5:invalid input, nothing written: bad JSON line, null or duplicate id, wrong type, unknown column (validation)",
                 "6:refused: writer lease held by another process, unsupported format stamp (graph_refused)",

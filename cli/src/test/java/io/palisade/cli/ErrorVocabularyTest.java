@@ -51,6 +51,9 @@ class ErrorVocabularyTest {
     static final List<PalisadeException> SAMPLES = List.of(
             new KeyConflictException("person", List.of("a"), 1, null),
             new MergeConflictException("both sides changed", List.of("a")),
+            new io.palisade.fencing.EndpointConflictException(io.palisade.fencing.EndpointConflictException.Situation.MISSING_ENDPOINT,
+                    "works_at", List.of("zed"), 1, List.of("works_at/e1"), "table 'person'"),
+            new io.palisade.fencing.UniqueConflictException("person", "email", "a@x", "alice", "bob"),
             new io.palisade.fencing.VersionExpiredException("table 'person' no longer has version 3", 40),
             new WriteConflictException("retry me"),
             new ValidationException("bad"),

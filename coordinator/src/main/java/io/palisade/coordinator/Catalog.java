@@ -56,6 +56,60 @@ public record Catalog(List<TableDef> tables) {
                 throw new ValidationException("catalog declares table '" + t.name() + "' twice");
             }
         }
+        for (TableDef t : tables) {
+            endpoint(tables, t, "src", t.src());
+            endpoint(tables, t, "dst", t.dst());
+        }
+    }
+
+    /** Refuses an endpoint declaration that names no node table, or one whose key type is not the column's. */
+    private static void endpoint(List<TableDef> tables, TableDef edge, String column, String node) {
+        if (node == null) {
+            return;
+        }
+        TableDef n = tables.stream().filter(x -> x.name().equals(node)).findFirst().orElseThrow(
+                () -> new ValidationException("table '" + edge.name() + "': \"" + column + "\" names table '" + node
+                        + "', which the catalog does not declare"));
+        if (n.kind() != Kind.NODE) {
+            throw new ValidationException("table '" + edge.name() + "': \"" + column + "\" names table '" + node
+                    + "', which is " + n.kind().json() + ", not a node table");
+        }
+        ColumnType key = n.column("id").orElseThrow().type();
+        ColumnType end = edge.column(column).orElseThrow().type();
+        if (!key.equals(end)) {
+            throw new ValidationException("table '" + edge.name() + "': column '" + column + "' is " + typeName(end)
+                    + " but the ids of table '" + node + "' are " + typeName(key));
+        }
+    }
+
+    /** The node tables' names an edge table declares as its endpoints, with the edges' column: src, then dst. */
+    public List<Endpoint> endpointsOf(TableDef edge) {
+        List<Endpoint> out = new ArrayList<>();
+        edge.srcTable().ifPresent(n -> out.add(new Endpoint(edge.name(), "src", n)));
+        edge.dstTable().ifPresent(n -> out.add(new Endpoint(edge.name(), "dst", n)));
+        return out;
+    }
+
+    /** Every endpoint declaration that names {@code node}: the edge tables whose edges a delete of a node must not orphan. */
+    public List<Endpoint> endpointsInto(String node) {
+        List<Endpoint> out = new ArrayList<>();
+        for (TableDef t : tables) {
+            for (Endpoint e : endpointsOf(t)) {
+                if (e.node().equals(node)) {
+                    out.add(e);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** An endpoint declaration: edge table {@code edge}'s column {@code column} (src or dst) names ids of {@code node}. */
+    public record Endpoint(String edge, String column, String node) {
+    }
+
+    /** Whether any table declares endpoints or unique columns. */
+    public boolean declaresIntegrity() {
+        return tables.stream().anyMatch(TableDef::declaresIntegrity);
     }
 
     /** What a table is: its kind decides its key contract (RFC-023 §4). */
@@ -136,10 +190,42 @@ public record Catalog(List<TableDef> tables) {
     public record ColumnDef(String name, ColumnType type, boolean nullable) {
     }
 
-    public record TableDef(String name, Kind kind, List<ColumnDef> columns, Ack ack) {
+    /**
+     * One declared table. {@code src} and {@code dst} (edge tables only; each may be null) name the node tables an
+     * edge's {@code src} and {@code dst} must exist in when it is written; {@code unique} lists the columns whose
+     * non-null values no two rows share (keyed tables; never {@code id}, which is unique already). Both are checked at
+     * commit (docs/integrity.md).
+     */
+    public record TableDef(String name, Kind kind, List<ColumnDef> columns, Ack ack, String src, String dst,
+                           List<String> unique) {
         /** A table acknowledged at its table commit ({@link Ack#TABLE}). */
         public TableDef(String name, Kind kind, List<ColumnDef> columns) {
             this(name, kind, columns, Ack.TABLE);
+        }
+
+        /** A table without integrity declarations. */
+        public TableDef(String name, Kind kind, List<ColumnDef> columns, Ack ack) {
+            this(name, kind, columns, ack, null, null, List.of());
+        }
+
+        /** This table with {@code columns} instead of its own (its other declarations kept). */
+        public TableDef withColumns(List<ColumnDef> columns) {
+            return new TableDef(name, kind, columns, ack, src, dst, unique);
+        }
+
+        /** The node table an edge's {@code src} must exist in, when declared. */
+        public Optional<String> srcTable() {
+            return Optional.ofNullable(src);
+        }
+
+        /** The node table an edge's {@code dst} must exist in, when declared. */
+        public Optional<String> dstTable() {
+            return Optional.ofNullable(dst);
+        }
+
+        /** Whether a write to this table is checked against a declaration of its own (endpoints or unique columns). */
+        public boolean declaresIntegrity() {
+            return src != null || dst != null || !unique.isEmpty();
         }
 
         /** Whether writes to this table are acknowledged from the journal. */
@@ -179,6 +265,31 @@ public record Catalog(List<TableDef> tables) {
                 if (kind == Kind.EDGE) {
                     requireKeyColumn(name, columns, "src", false);
                     requireKeyColumn(name, columns, "dst", false);
+                }
+            }
+            unique = unique == null ? List.of() : List.copyOf(unique);
+            if ((src != null || dst != null) && kind != Kind.EDGE) {
+                throw new ValidationException("table '" + name + "': \"src\" and \"dst\" declare the endpoint tables of "
+                        + "an edge table; this table is " + kind.json());
+            }
+            if (!unique.isEmpty() && !kind.keyed()) {
+                throw new ValidationException("table '" + name + "': \"unique\" needs a keyed table (node or edge)");
+            }
+            Set<String> uniqueSeen = new HashSet<>();
+            for (String u : unique) {
+                if (!uniqueSeen.add(u)) {
+                    throw new ValidationException("table '" + name + "': \"unique\" lists column '" + u + "' twice");
+                }
+                if (u.equals("id")) {
+                    throw new ValidationException("table '" + name + "': \"unique\" cannot list 'id', which is the "
+                            + "table's key and unique already");
+                }
+                ColumnDef c = columns.stream().filter(x -> x.name().equals(u)).findFirst().orElseThrow(
+                        () -> new ValidationException("table '" + name + "': \"unique\" names column '" + u
+                                + "', which the table does not declare"));
+                if (c.type() instanceof ColumnType.Vector) {
+                    throw new ValidationException("table '" + name + "': unique column '" + u + "' is a vector; "
+                            + "only scalar columns can be unique");
                 }
             }
         }
@@ -281,7 +392,7 @@ public record Catalog(List<TableDef> tables) {
     /** The keys of the catalog object; any other key is refused, as at every level below. */
     public static final List<String> CATALOG_KEYS = List.of("tables");
     /** The keys of a table object. */
-    public static final List<String> TABLE_KEYS = List.of("name", "kind", "ack", "columns");
+    public static final List<String> TABLE_KEYS = List.of("name", "kind", "ack", "src", "dst", "unique", "columns");
     /** The keys of a column object. */
     public static final List<String> COLUMN_KEYS = List.of("name", "type", "nullable");
     /** The keys of a vector type object. */
@@ -329,7 +440,23 @@ public record Catalog(List<TableDef> tables) {
                 columns.add(new ColumnDef(col, type, nullable));
             }
             Ack ack = t.has("ack") ? Ack.parse(text(t, "ack", "table '" + name + "'"), name) : Ack.TABLE;
-            tables.add(new TableDef(name, kind, columns, ack));
+            String src = t.has("src") ? text(t, "src", "table '" + name + "'") : null;
+            String dst = t.has("dst") ? text(t, "dst", "table '" + name + "'") : null;
+            List<String> unique = new ArrayList<>();
+            if (t.has("unique")) {
+                if (!t.get("unique").isArray()) {
+                    throw new ValidationException("table '" + name + "': \"unique\" must be an array of column names, "
+                            + "not " + t.get("unique"));
+                }
+                for (JsonNode u : t.get("unique")) {
+                    if (!u.isTextual() || u.asText().isEmpty()) {
+                        throw new ValidationException("table '" + name + "': \"unique\" must be an array of column "
+                                + "names, not " + t.get("unique"));
+                    }
+                    unique.add(u.asText());
+                }
+            }
+            tables.add(new TableDef(name, kind, columns, ack, src, dst, unique));
         }
         return new Catalog(tables);
     }
@@ -459,6 +586,13 @@ public record Catalog(List<TableDef> tables) {
             if (t.ack() != r.ack()) {
                 out.add("table '" + t.name() + "': ack is " + t.ack().json() + ", the journal recorded " + r.ack().json());
             }
+            if (!java.util.Objects.equals(t.src(), r.src()) || !java.util.Objects.equals(t.dst(), r.dst())) {
+                out.add("table '" + t.name() + "': endpoints are src " + t.src() + " and dst " + t.dst()
+                        + ", the journal recorded src " + r.src() + " and dst " + r.dst());
+            }
+            if (!t.unique().equals(r.unique())) {
+                out.add("table '" + t.name() + "': unique columns are " + t.unique() + ", the journal recorded " + r.unique());
+            }
             for (ColumnDef c : t.columns()) {
                 Optional<ColumnDef> rc = r.column(c.name());
                 if (rc.isEmpty()) {
@@ -515,6 +649,16 @@ public record Catalog(List<TableDef> tables) {
             tn.put("kind", t.kind().json());
             if (t.ack() != Ack.TABLE) {
                 tn.put("ack", t.ack().json());
+            }
+            if (t.src() != null) {
+                tn.put("src", t.src());
+            }
+            if (t.dst() != null) {
+                tn.put("dst", t.dst());
+            }
+            if (!t.unique().isEmpty()) {
+                ArrayNode un = tn.putArray("unique");
+                t.unique().forEach(un::add);
             }
             ArrayNode cs = tn.putArray("columns");
             for (ColumnDef c : t.columns()) {

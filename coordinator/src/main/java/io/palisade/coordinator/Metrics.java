@@ -249,6 +249,14 @@ public final class Metrics implements MeterBinder {
         return count(m.maintenanceReplans);
     }
 
+    /**
+     * Writes refused by an integrity check of the catalog's declarations: an edge endpoint its node table does not
+     * hold, a node deleted while edges name it, a unique value another id holds (docs/integrity.md).
+     */
+    public long integrityConflicts() {
+        return count(m.integrityConflicts);
+    }
+
     /** An immutable snapshot. Mean latencies are per substrate commit (group). */
     public record Snapshot(long commits, long substrateCommits, long keyConflicts, long writeConflicts,
                            long validationFailures, long retries, long idempotentReplays, long largestGroup,

@@ -20,7 +20,13 @@ public enum IntentOutcome {
      * A write to a journal-ack table acknowledged once its intent and rows were durable in the journal: it is part of
      * the graph (every read through Palisade sees it) and reaches the table at a later fold (docs/journal-ack.md).
      */
-    JOURNALED(9);
+    JOURNALED(9),
+    /**
+     * The write would have broken a declared integrity rule of the graph: an edge endpoint its node table does not
+     * hold, a node deleted while edges name it, or a unique value held by another id (docs/integrity.md). Nothing of
+     * it was applied.
+     */
+    INTEGRITY_CONFLICT(10);
 
     private final int code;
 

@@ -96,6 +96,20 @@ public interface TableSnapshot extends AutoCloseable {
         }
     }
 
+    /**
+     * Calls {@code action} with every row's values of {@code columns} only (a map of those columns), in storage order.
+     * This default scans every column; a store overrides it with a projected scan.
+     */
+    default void forEachRow(List<String> columns, java.util.function.Consumer<Map<String, Object>> action) {
+        for (Map<String, Object> r : scan()) {
+            Map<String, Object> only = new java.util.HashMap<>();
+            for (String c : columns) {
+                only.put(c, r.get(c));
+            }
+            action.accept(only);
+        }
+    }
+
     /** Whether a scalar index on {@code id} exists. */
     boolean hasIdIndex();
 

@@ -66,6 +66,11 @@ final class BulkLoader {
         if (!def.kind().keyed()) {
             throw new ValidationException("table '" + table + "' is append-only and has no key: a bulk load needs a keyed table");
         }
+        if (Integrity.checks(ctx.view().catalog(), def)) {
+            throw new ValidationException("table '" + table + "' takes part in the graph's integrity declarations (edge "
+                    + "endpoints or unique columns), which a bulk load does not check: write its rows with inserts "
+                    + "and upserts, which are checked (docs/integrity.md)");
+        }
         if (ctx.refusals().foreignRefusal(branch, table) != null) {
             throw ctx.refusals().foreignRefusal(branch, table);
         }

@@ -61,6 +61,7 @@ final class Committer implements Agent {
     private final KeyPresence presence;
     private final JournalAck journalAck;
     private final Folder folder;
+    private final Integrity integrity;
 
     Committer(Context ctx, ManyToOneConcurrentArrayQueue<Object> queue) {
         this.ctx = ctx;
@@ -73,6 +74,7 @@ final class Committer implements Agent {
         this.presence = new KeyPresence(ctx);
         this.journalAck = new JournalAck(ctx, journal, presence);
         this.folder = new Folder(ctx, this, ctx.steppedCommitter());
+        this.integrity = new Integrity(ctx, journal);
     }
 
     /** The automatic maintenance (closed with the graph, before its store). */
@@ -126,6 +128,7 @@ final class Committer implements Agent {
                 runGroup(group);
             } catch (RuntimeException e) {
                 LOG.error("committer failed a group of {} on {}/{}", group.size(), first.branch(), first.table(), e);
+                integrity.forget(first.branch(), first.table());
                 PalisadeException failure = e instanceof PalisadeException p ? p
                         : new CommitStateUnknownException("internal error while committing: " + e, e);
                 group.forEach(op -> op.future().completeExceptionally(failure));
@@ -189,6 +192,7 @@ final class Committer implements Agent {
                 fence.remember(op.where(), f.def().kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
             }
             publisher.publish(op, f.def(), f.head(), result, f.phaseAStart(), f.phaseBStart(), t2);
+            integrity.folded(op.branch(), op.table(), f.head());
         } catch (RuntimeException e) {
             // its Lance commit may have landed without Phases C/D: an unknown outcome, as for any commit
             ctx.refusals().poison(op.branch(), op.table());
@@ -266,13 +270,14 @@ final class Committer implements Agent {
             return;
         }
 
-        // 1. the fence: validation, idempotency, in-group and winner conflict checks, maintenance plans
-        Fence.Admission admission = fence.admit(ops, def, pin, state);
+        // 1. the fence: validation, idempotency, in-group and winner conflict checks, maintenance plans; then the
+        // integrity checks of edge endpoints and unique columns
+        Fence.Admission fenced = fence.admit(ops, def, pin, state);
         try {
-            runAdmitted(first, def, pin, state, admission);
+            runAdmitted(first, def, pin, state, integrity.judge(def, pin, state, ops, fenced));
         } finally {
             // an update's resolved rows live for this run: committed, or encoded into the journal, within it
-            for (Fence.Admitted a : admission.accepted()) {
+            for (Fence.Admitted a : fenced.accepted()) {
                 if (a.op() instanceof WriteOp.Update u && u.afterImage() != null) {
                     u.afterImage().close();
                 }
@@ -307,7 +312,8 @@ final class Committer implements Agent {
             return;
         }
         if (def.journalAck() && first.journalable()) {
-            journalAck.acknowledge(def, pin, state, accepted, admission.rejections());
+            List<Fence.Admitted> acked = journalAck.acknowledge(def, pin, state, accepted, admission.rejections());
+            integrity.published(def, first.branch(), pin.head(), acked);
             return;
         }
 
@@ -343,6 +349,9 @@ final class Committer implements Agent {
             fence.remember(first.where(), def.kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
         }
         publisher.publish(first, def, head, result, t0, t1, t2);
+        if (result instanceof SubstrateCommit.Result.Committed c) {
+            integrity.published(def, first.branch(), head, c.committed());
+        }
     }
 
     /**

@@ -48,8 +48,11 @@ final class JournalAck {
         this.presence = presence;
     }
 
-    /** Acknowledges the fenced {@code accepted} ops of one group; {@code rejections} are the fence's records. */
-    void acknowledge(Catalog.TableDef def, Pin pin, HeadsState state, List<Fence.Admitted> accepted,
+    /**
+     * Acknowledges the fenced {@code accepted} ops of one group; {@code rejections} are the fence's records. Returns
+     * the ops acknowledged (the others were refused by the strict-insert fence), in order.
+     */
+    List<Fence.Admitted> acknowledge(Catalog.TableDef def, Pin pin, HeadsState state, List<Fence.Admitted> accepted,
                      List<JournalEvent> rejections) {
         WriteOp first = accepted.get(0).op();
         TableHead head = pin.head();
@@ -92,6 +95,7 @@ final class JournalAck {
         for (Lost l : judged.conflicted()) {
             l.op().op().future().completeExceptionally(l.failure());
         }
+        return acked;
     }
 
     /**

@@ -66,6 +66,16 @@ final class JournalPhases {
     }
 
     /**
+     * A write refused by an integrity check (docs/integrity.md): its intent, which leaves {@code head} as it is, and
+     * its completion {@code INTEGRITY_CONFLICT} with {@code message}, naming {@code keys} (the endpoint keys or the
+     * ids at fault).
+     */
+    List<JournalEvent> integrityRejection(Fence.Admitted op, TableHead head, String message, List<String> keys) {
+        return List.of(rejectedIntent(op, head, op.keys()),
+                new IntentCompleted(op.intentId(), IntentOutcome.INTEGRITY_CONFLICT, message, null, keys));
+    }
+
+    /**
      * A maintenance operation whose plan conflicted until its retries were exhausted: its intent with the last plan
      * (no key filter), which leaves {@code head} as it is, and its completion {@code WRITE_CONFLICT}.
      */

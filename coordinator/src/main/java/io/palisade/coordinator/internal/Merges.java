@@ -37,6 +37,12 @@ final class Merges {
     static MergeResult merge(Context ctx, Committer committer, String source, String target) {
         HeadsState state = ctx.view().state();
         GraphBranches.checkMerge(state, source, target);
+        if (ctx.view().catalog().declaresIntegrity()) {
+            // a merge writes table by table; with endpoints or unique columns declared, a part refused midway would
+            // leave the merge half applied
+            throw new ValidationException("graph branch merges are not supported on a graph whose catalog declares "
+                    + "edge endpoints or unique columns (docs/integrity.md): nothing merged");
+        }
         GraphBranch branch = state.branch(source).orElseThrow();
         long fork = branch.fromSequence();
         Map<String, Set<String>> sourceKeys = changedKeys(ctx, state, source, fork);

@@ -66,6 +66,7 @@ public final class Meters implements AutoCloseable {
     public final Counter mergesIndexed;
     public final Counter mergesScanned;
     public final Counter keyConflicts;
+    public final Counter integrityConflicts;
     public final Counter writeConflicts;
     public final Counter validationFailures;
     public final Counter retries;
@@ -119,8 +120,10 @@ public final class Meters implements AutoCloseable {
         mergesIndexed = counter("palisade.merges", merges, "plan", "indexed");
         mergesScanned = counter("palisade.merges", merges, "plan", "scan");
         String conflicts = "Conflicts met, by kind: key (a strict insert met a key already held; the write is refused)"
-                + " or write (a concurrent commit conflicted; retried, or refused once out of retries)";
+                + ", write (a concurrent commit conflicted; retried, or refused once out of retries) or integrity (an edge"
+                + " endpoint, a node with edges or a unique value; the write is refused)";
         keyConflicts = counter("palisade.conflicts", conflicts, "kind", "key");
+        integrityConflicts = counter("palisade.conflicts", conflicts, "kind", "integrity");
         writeConflicts = counter("palisade.conflicts", conflicts, "kind", "write");
         validationFailures = counter("palisade.validation.failures",
                 "Writes refused as invalid (including an idempotency key repeated with another request)");

@@ -77,7 +77,7 @@ public final class OpenChecks {
                     changed = true;
                 }
             }
-            tables.add(new Catalog.TableDef(t.name(), t.kind(), cols, t.ack()));
+            tables.add(t.withColumns(cols));
         }
         if (!changed) {
             return catalog;

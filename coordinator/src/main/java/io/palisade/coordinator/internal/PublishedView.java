@@ -226,7 +226,7 @@ public final class PublishedView {
             if (t.name().equals(table)) {
                 List<Catalog.ColumnDef> cols = new ArrayList<>(t.columns());
                 cols.addAll(columns);
-                tables.add(new Catalog.TableDef(t.name(), t.kind(), cols, t.ack()));
+                tables.add(t.withColumns(cols));
             } else {
                 tables.add(t);
             }

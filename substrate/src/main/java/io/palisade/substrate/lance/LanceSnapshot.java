@@ -341,6 +341,20 @@ abstract class LanceSnapshot implements TableSnapshot {
         }
     }
 
+    @Override
+    public void forEachRow(List<String> columns, java.util.function.Consumer<Map<String, Object>> action) {
+        LanceScanner scanner = dataset.newScan(new ScanOptions.Builder().columns(columns).build());
+        try (ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                ArrowRows.rows(reader.getVectorSchemaRoot()).forEach(action);
+            }
+        } catch (Exception e) { // Lance's natives also throw undeclared IOExceptions
+            throw LanceErrors.readFailure(name, ref, "scan of " + columns + " at " + ref, e);
+        } finally {
+            closeScanner(scanner);
+        }
+    }
+
     @SuppressWarnings("try")
     private static void closeScanner(LanceScanner scanner) {
         try {

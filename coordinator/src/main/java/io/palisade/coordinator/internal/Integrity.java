@@ -1,0 +1,575 @@
+package io.palisade.coordinator.internal;
+
+import io.palisade.coordinator.Catalog;
+import io.palisade.fencing.EndpointConflictException;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.UniqueConflictException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.heads.HeadsState;
+import io.palisade.heads.Pin;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.TableHead;
+import io.palisade.substrate.ArrowRows;
+import io.palisade.substrate.KeyedTable;
+import io.palisade.substrate.TableRef;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The integrity stage of a write group (docs/integrity.md), between the fence and the journal: the catalog's edge
+ * endpoints and unique columns, checked against the newest published state of the graph branch.
+ * <ul>
+ *   <li>An inserted, upserted or updated edge's {@code src} and {@code dst} must be ids its declared node tables hold
+ *       (the newest unfolded write of the id decides, else the folded head, looked up by id).</li>
+ *   <li>A deleted node must be named by no edge of a table that declares it as an endpoint.</li>
+ *   <li>An inserted, upserted or updated row's non-null value of a unique column must be held by no other id, in the
+ *       table or earlier in the same group.</li>
+ * </ul>
+ * An op that breaks one is rejected whole: its intent and an {@code INTEGRITY_CONFLICT} completion are journaled with
+ * the group's other records, and it is answered with {@link EndpointConflictException} or
+ * {@link UniqueConflictException}. The answers are exact because the committer runs every write group of the graph
+ * one at a time on its thread, and this stage looks at the state every earlier group published: a delete of an
+ * endpoint and an insert of an edge naming it are two groups, and whichever runs second sees the first.
+ *
+ * <p>The reverse lookups (edges by endpoint, ids by unique value) use a {@link TableImage} per (graph branch, table),
+ * built on first use from one projected scan of the head and the unfolded tail, then advanced by each published group
+ * ({@link #published}) and kept across folds ({@link #folded}). An image whose stamp is not its table's head (the table
+ * moved by a path that does not report here: a load, a merge, a repair) is rebuilt before use. Committer thread only.
+ */
+final class Integrity {
+    /** Edges or keys named in one error at most. */
+    static final int NAMED = 20;
+
+    private final Context ctx;
+    private final JournalPhases journal;
+    private final Map<Where, TableImage> images = new HashMap<>();
+    /**
+     * The rows of the group being judged, by op, read before any of them is answered: a writer may release its rows
+     * once its future completes, and {@link #published} runs after that.
+     */
+    private final Map<Fence.Admitted, List<Map<String, Object>>> staged = new java.util.IdentityHashMap<>();
+
+    /** The (graph branch, table) of an image. */
+    private record Where(String branch, String table) {
+    }
+
+    Integrity(Context ctx, JournalPhases journal) {
+        this.ctx = ctx;
+        this.journal = journal;
+    }
+
+    /** Whether writes of {@code def} take this stage at all. */
+    static boolean checks(Catalog catalog, Catalog.TableDef def) {
+        return def.declaresIntegrity() || !catalog.endpointsInto(def.name()).isEmpty();
+    }
+
+    /**
+     * The fence's {@code admission} of a group on {@code def}, with every accepted op that breaks an integrity rule
+     * moved to the rejected ops (its records added to the rejections).
+     */
+    Fence.Admission judge(Catalog.TableDef def, Pin pin, HeadsState state, List<WriteOp> group, Fence.Admission admission) {
+        Catalog catalog = ctx.view().catalog();
+        staged.clear();
+        if (admission.accepted().isEmpty() || !checks(catalog, def)) {
+            return admission;
+        }
+        admission = inQueueOrder(def, group, admission);
+        if (admission.accepted().isEmpty()) {
+            return admission;
+        }
+        WriteOp first = admission.accepted().get(0).op();
+        Map<Fence.Admitted, PalisadeException> refused = new LinkedHashMap<>();
+        switch (first) {
+            case WriteOp.Insert i -> written(catalog, def, state, admission.accepted(), refused);
+            case WriteOp.Upsert u -> written(catalog, def, state, admission.accepted(), refused);
+            case WriteOp.Update u -> written(catalog, def, state, admission.accepted(), refused);
+            case WriteOp.Delete d -> deleted(catalog, def, state, admission.accepted(), refused);
+            case WriteOp.Overwrite o -> {
+                for (Fence.Admitted a : admission.accepted()) {
+                    refused.put(a, new ValidationException("table '" + def.name() + "' takes part in the graph's "
+                            + "integrity declarations (edge endpoints or unique columns): an overwrite, which replaces "
+                            + "every row unchecked, is refused; write its rows with inserts, upserts and deletes"));
+                }
+            }
+            // a keyless table declares nothing; added columns, maintenance and folds change no checked value
+            case WriteOp.Append a -> {
+            }
+            case WriteOp.AddColumns a -> {
+            }
+            case WriteOp.OptimizeIndex o -> {
+            }
+            case WriteOp.Compact c -> {
+            }
+            case WriteOp.Fold f -> {
+            }
+        }
+        if (refused.isEmpty()) {
+            return admission;
+        }
+        List<Fence.Admitted> accepted = new ArrayList<>();
+        List<Lost> rejected = new ArrayList<>(admission.rejected());
+        List<JournalEvent> rejections = new ArrayList<>(admission.rejections());
+        for (Fence.Admitted a : admission.accepted()) {
+            PalisadeException e = refused.get(a);
+            if (e == null) {
+                accepted.add(a);
+            } else if (e instanceof ValidationException) {
+                ctx.meters().validationFailures.increment();
+                a.op().future().completeExceptionally(e); // bad input: nothing journaled, as for any invalid op
+            } else {
+                ctx.meters().integrityConflicts.increment();
+                rejections.addAll(journal.integrityRejection(a, pin.head(), e.getMessage(), named(e)));
+                rejected.add(new Lost(a, e));
+            }
+        }
+        return new Fence.Admission(accepted, admission.deferred(), rejected, rejections);
+    }
+
+    /**
+     * The fence defers an op that shares a key with an earlier op of the group to the next group, so the ops after it
+     * run before it. Unique values tie rows of different keys together, so on a table with unique columns every
+     * accepted op queued after the first deferred one is deferred too: the group's writes take effect in queue order.
+     */
+    private static Fence.Admission inQueueOrder(Catalog.TableDef def, List<WriteOp> group, Fence.Admission admission) {
+        if (def.unique().isEmpty() || admission.deferred().isEmpty()) {
+            return admission;
+        }
+        Map<CompletableFutureKey, Integer> index = new HashMap<>();
+        for (int i = 0; i < group.size(); i++) {
+            index.put(new CompletableFutureKey(group.get(i).future()), i);
+        }
+        int firstDeferred = Integer.MAX_VALUE;
+        for (WriteOp d : admission.deferred()) {
+            firstDeferred = Math.min(firstDeferred, index.get(new CompletableFutureKey(d.future())));
+        }
+        List<Fence.Admitted> accepted = new ArrayList<>();
+        java.util.TreeMap<Integer, WriteOp> deferred = new java.util.TreeMap<>();
+        for (WriteOp d : admission.deferred()) {
+            deferred.put(index.get(new CompletableFutureKey(d.future())), d);
+        }
+        for (Fence.Admitted a : admission.accepted()) {
+            int i = index.get(new CompletableFutureKey(a.op().future()));
+            if (i > firstDeferred) {
+                deferred.put(i, group.get(i)); // as queued (an update unresolved: it is resolved again)
+            } else {
+                accepted.add(a);
+            }
+        }
+        if (accepted.size() == admission.accepted().size()) {
+            return admission;
+        }
+        return new Fence.Admission(accepted, new ArrayList<>(deferred.values()), admission.rejected(),
+                admission.rejections());
+    }
+
+    /** A writer's future as a map key, by identity. */
+    private record CompletableFutureKey(java.util.concurrent.CompletableFuture<?> future) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof CompletableFutureKey k && k.future == future;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(future);
+        }
+    }
+
+    private static List<String> named(PalisadeException e) {
+        return switch (e) {
+            case EndpointConflictException c -> c.keys();
+            case UniqueConflictException u -> List.of(u.writer());
+            default -> List.of();
+        };
+    }
+
+    // ------------------------------------------------------------------ inserts, upserts, updates
+
+    private void written(Catalog catalog, Catalog.TableDef def, HeadsState state, List<Fence.Admitted> ops,
+                         Map<Fence.Admitted, PalisadeException> refused) {
+        if (!def.declaresIntegrity()) {
+            return; // a node table that edges name: only its deletes are checked
+        }
+        String branch = ops.get(0).op().branch();
+        Map<Fence.Admitted, List<Map<String, Object>>> rows = new LinkedHashMap<>();
+        for (Fence.Admitted a : ops) {
+            rows.put(a, ArrowRows.rows(SubstrateWrites.rows(a.op())));
+        }
+        staged.putAll(rows);
+        if (ops.get(0).op() instanceof WriteOp.Insert) {
+            // a strict insert of an id the table holds is the key fence's to refuse (KeyConflictException), whatever
+            // else it breaks: it is judged here no further, and the values it names are not taken from the ops after it
+            TableImage image = image(def, branch, state);
+            rows.keySet().removeIf(a -> rows.get(a).stream().anyMatch(r -> image.holds(String.valueOf(r.get("id")))));
+        }
+        for (Catalog.Endpoint e : catalog.endpointsOf(def)) {
+            endpoints(catalog, def, branch, state, e, rows, refused);
+        }
+        if (!def.unique().isEmpty()) {
+            unique(def, branch, state, rows, refused);
+        }
+    }
+
+    /** Refuses each op one of whose rows names, in {@code e.column()}, an id {@code e.node()} does not hold. */
+    private void endpoints(Catalog catalog, Catalog.TableDef def, String branch, HeadsState state, Catalog.Endpoint e,
+                           Map<Fence.Admitted, List<Map<String, Object>>> rows,
+                           Map<Fence.Admitted, PalisadeException> refused) {
+        Set<String> asked = new LinkedHashSet<>();
+        rows.forEach((a, rs) -> {
+            if (!refused.containsKey(a)) {
+                rs.forEach(r -> asked.add(TableImage.text(r.get(e.column()))));
+            }
+        });
+        Set<String> present = present(catalog.require(e.node()), branch, state, asked);
+        rows.forEach((a, rs) -> {
+            if (refused.containsKey(a)) {
+                return;
+            }
+            Set<String> missing = new LinkedHashSet<>();
+            List<String> edges = new ArrayList<>();
+            for (Map<String, Object> r : rs) {
+                String end = TableImage.text(r.get(e.column()));
+                if (!present.contains(end)) {
+                    missing.add(end);
+                    if (edges.size() < NAMED) {
+                        edges.add(def.name() + "/" + r.get("id"));
+                    }
+                }
+            }
+            if (!missing.isEmpty()) {
+                refused.put(a, new EndpointConflictException(EndpointConflictException.Situation.MISSING_ENDPOINT,
+                        def.name(), first(missing), missing.size(), edges,
+                        "table '" + e.node() + "' (the declared " + e.column() + " of '" + def.name() + "')"));
+            }
+        });
+    }
+
+    /**
+     * The ids of {@code keys} that node table {@code node} holds on {@code branch}: the newest unfolded write of an id
+     * decides; the others are looked up at the folded head.
+     */
+    private Set<String> present(Catalog.TableDef node, String branch, HeadsState state, Set<String> keys) {
+        Set<String> present = new java.util.HashSet<>();
+        if (keys.isEmpty()) {
+            return present;
+        }
+        Optional<Pin> pin = state.pin(branch, node.name());
+        if (pin.isEmpty()) {
+            return present;
+        }
+        Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(branch, node.name(), keys);
+        List<String> atHead = new ArrayList<>();
+        for (String k : keys) {
+            UnfoldedWrites.Entry w = tail.get(k);
+            if (w == null) {
+                atHead.add(k);
+            } else if (!w.deletes()) {
+                present.add(k);
+            }
+        }
+        if (atHead.isEmpty()) {
+            return present;
+        }
+        TableHead head = pin.get().head();
+        ctx.meters().keyLookups.increment(atHead.size());
+        try (KeyedTable t = ctx.store().openKeyed(node.name(), new TableRef(head.tableBranch(), head.version()))) {
+            for (Map<String, Object> r : t.rowsWithKeys(node.keyFilter(atHead))) {
+                present.add(String.valueOf(r.get("id")));
+            }
+        }
+        return present;
+    }
+
+    /**
+     * Refuses each op one of whose rows gives a unique column's non-null value that another id holds: in the table's
+     * image as moved by the rows before it, of the same op and of the ops of the group before it that were not
+     * refused (a row gives up its id's old value as it takes its new one, so a value given up is free and one taken
+     * is held).
+     */
+    private void unique(Catalog.TableDef def, String branch, HeadsState state,
+                        Map<Fence.Admitted, List<Map<String, Object>>> rows,
+                        Map<Fence.Admitted, PalisadeException> refused) {
+        TableImage image = image(def, branch, state);
+        // the group's moves so far: "column NUL value" → the id now holding it (null: freed); "column NUL id" → the
+        // id's value now (null: none)
+        Moves group = new Moves(image, null);
+        rows.forEach((a, rs) -> {
+            if (refused.containsKey(a)) {
+                return;
+            }
+            Moves op = new Moves(image, group);
+            UniqueConflictException conflict = null;
+            for (Map<String, Object> r : rs) {
+                String id = String.valueOf(r.get("id"));
+                for (String col : def.unique()) {
+                    String v = TableImage.text(r.get(col));
+                    String old = op.valueOf(col, id);
+                    if (old != null && !old.equals(v)) {
+                        op.holders.put(col + '\u0000' + old, null);
+                    }
+                    op.values.put(col + '\u0000' + id, v);
+                    if (v == null) {
+                        continue;
+                    }
+                    String holder = op.holderOf(col, v);
+                    if (holder != null && !holder.equals(id)) {
+                        conflict = new UniqueConflictException(def.name(), col, v, holder, id);
+                        break;
+                    }
+                    op.holders.put(col + '\u0000' + v, id);
+                }
+                if (conflict != null) {
+                    break;
+                }
+            }
+            if (conflict != null) {
+                refused.put(a, conflict);
+            } else {
+                group.holders.putAll(op.holders);
+                group.values.putAll(op.values);
+            }
+        });
+    }
+
+    /**
+     * Unique values moved by rows not yet published, over {@code image} (through {@code under}, the moves before these,
+     * when not null). Keys are "column NUL value" (→ holder id, null when freed) and "column NUL id" (→ value).
+     */
+    private static final class Moves {
+        final TableImage image;
+        final Moves under;
+        final Map<String, String> holders = new HashMap<>();
+        final Map<String, String> values = new HashMap<>();
+
+        Moves(TableImage image, Moves under) {
+            this.image = image;
+            this.under = under;
+        }
+
+        /** {@code id}'s value of {@code col} after these moves. */
+        String valueOf(String col, String id) {
+            String key = col + '\u0000' + id;
+            if (values.containsKey(key)) {
+                return values.get(key);
+            }
+            return under != null ? under.valueOf(col, id) : image.valueOf(id, image.column(col));
+        }
+
+        /** The id holding {@code v} of {@code col} after these moves, or null. */
+        String holderOf(String col, String v) {
+            String key = col + '\u0000' + v;
+            if (holders.containsKey(key)) {
+                return holders.get(key);
+            }
+            if (under != null) {
+                return under.holderOfAbove(col, v, this);
+            }
+            String h = image.holder(image.column(col), v);
+            return h != null && v.equals(top(col, h)) ? h : null;
+        }
+
+        private String top(String col, String id) {
+            return valueOf(col, id);
+        }
+
+        /** {@link #holderOf} in this layer, judged by the values of {@code above} (the newest layer). */
+        private String holderOfAbove(String col, String v, Moves above) {
+            String key = col + '\u0000' + v;
+            if (holders.containsKey(key)) {
+                String h = holders.get(key);
+                return h != null && v.equals(above.valueOf(col, h)) ? h : null;
+            }
+            String h = image.holder(image.column(col), v);
+            return h != null && v.equals(above.valueOf(col, h)) ? h : null;
+        }
+    }
+
+    // ------------------------------------------------------------------ deletes
+
+    /** Refuses each delete of a node that an edge of a table declaring it as an endpoint still names. */
+    private void deleted(Catalog catalog, Catalog.TableDef def, HeadsState state, List<Fence.Admitted> ops,
+                         Map<Fence.Admitted, PalisadeException> refused) {
+        List<Catalog.Endpoint> into = catalog.endpointsInto(def.name());
+        if (into.isEmpty()) {
+            return;
+        }
+        String branch = ops.get(0).op().branch();
+        for (Fence.Admitted a : ops) {
+            Set<String> held = new LinkedHashSet<>();
+            List<String> edges = new ArrayList<>();
+            for (Catalog.Endpoint e : into) {
+                Catalog.TableDef edge = catalog.require(e.edge());
+                if (state.pin(branch, edge.name()).isEmpty()) {
+                    continue;
+                }
+                TableImage image = image(edge, branch, state);
+                int col = image.column(e.column());
+                Set<String> mine = new LinkedHashSet<>();
+                for (String k : a.keys().keys()) {
+                    if (image.count(col, k) > 0) {
+                        mine.add(k);
+                    }
+                }
+                held.addAll(mine);
+                if (!mine.isEmpty() && edges.size() < NAMED) {
+                    for (String id : image.rowsNaming(col, mine, NAMED - edges.size())) {
+                        edges.add(edge.name() + "/" + id + " (" + e.column() + ")");
+                    }
+                }
+            }
+            if (!held.isEmpty()) {
+                refused.put(a, new EndpointConflictException(EndpointConflictException.Situation.NODE_HAS_EDGES,
+                        def.name(), first(held), held.size(), edges, ""));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ images
+
+    /** The columns an image of {@code def} tracks: its unique columns, then its declared endpoint columns. */
+    private static List<String> tracked(Catalog.TableDef def) {
+        List<String> cols = new ArrayList<>(def.unique());
+        def.srcTable().ifPresent(n -> cols.add("src"));
+        def.dstTable().ifPresent(n -> cols.add("dst"));
+        return cols;
+    }
+
+    private static String stamp(TableHead head) {
+        return head.tableBranch() + "@" + head.version();
+    }
+
+    /** The image of (branch, def) agreeing with its head in {@code state}, built when there is none that does. */
+    TableImage image(Catalog.TableDef def, String branch, HeadsState state) {
+        Where where = new Where(branch, def.name());
+        TableHead head = state.pin(branch, def.name()).orElseThrow(
+                () -> new ValidationException("table '" + def.name() + "' has no head on branch '" + branch + "'")).head();
+        TableImage image = images.get(where);
+        if (image != null && image.stamp().equals(stamp(head))) {
+            return image;
+        }
+        List<String> cols = tracked(def);
+        boolean[] unique = new boolean[cols.size()];
+        for (int i = 0; i < cols.size(); i++) {
+            unique[i] = def.unique().contains(cols.get(i));
+        }
+        images.keySet().removeIf(w -> !state.branchLive(w.branch())); // a deleted graph branch's images go with it
+        TableImage built = new TableImage(stamp(head), cols, unique);
+        List<String> read = new ArrayList<>(cols);
+        read.add(0, "id");
+        try (KeyedTable t = ctx.store().openKeyed(def.name(), new TableRef(head.tableBranch(), head.version()))) {
+            t.forEachRow(read, r -> built.put(String.valueOf(r.get("id")), r));
+        }
+        for (Map.Entry<String, UnfoldedWrites.Entry> e : ctx.view().unfoldedNewest(branch, def.name()).entrySet()) {
+            UnfoldedWrites.Entry w = e.getValue();
+            if (w.deletes()) {
+                built.remove(e.getKey());
+            } else if (!w.released()) { // a released write's rows are in the folded head already
+                built.put(e.getKey(), w.rows(ctx.allocator()).get(e.getKey()));
+            }
+        }
+        images.put(where, built);
+        return built;
+    }
+
+    /**
+     * A group on (branch, def) was published: {@code ops} took effect, and the table's head moved from
+     * {@code before} to the head now published (the same head for journal-ack writes). The image advances with them;
+     * an image that did not agree with {@code before} is dropped (rebuilt on next use).
+     */
+    void published(Catalog.TableDef def, String branch, TableHead before, List<Fence.Admitted> ops) {
+        Where where = new Where(branch, def.name());
+        TableImage image = images.get(where);
+        if (image == null) {
+            staged.clear();
+            return;
+        }
+        Optional<Pin> now = ctx.view().state().pin(branch, def.name());
+        if (!image.stamp().equals(stamp(before)) || now.isEmpty()) {
+            images.remove(where);
+            staged.clear();
+            return;
+        }
+        for (Fence.Admitted a : ops) {
+            List<Map<String, Object>> rows = staged.get(a);
+            switch (a.op()) {
+                case WriteOp.Insert i -> putAll(image, rows, where);
+                case WriteOp.Upsert u -> putAll(image, rows, where);
+                case WriteOp.Update u -> putAll(image, rows, where);
+                case WriteOp.Delete d -> d.keys().keys().forEach(image::remove);
+                case WriteOp.Append x -> images.remove(where);
+                case WriteOp.Overwrite x -> images.remove(where);
+                case WriteOp.AddColumns x -> {
+                }
+                case WriteOp.OptimizeIndex x -> {
+                }
+                case WriteOp.Compact x -> {
+                }
+                case WriteOp.Fold x -> {
+                }
+            }
+        }
+        if (images.get(where) == image) {
+            image.restamp(stamp(now.get().head()));
+        }
+        staged.clear();
+    }
+
+    /** Advances {@code image} by {@code rows}; without them (not staged) the image is dropped, to be rebuilt. */
+    private void putAll(TableImage image, List<Map<String, Object>> rows, Where where) {
+        if (rows == null) {
+            images.remove(where);
+            return;
+        }
+        for (Map<String, Object> r : rows) {
+            image.put(String.valueOf(r.get("id")), r);
+        }
+    }
+
+    /** A fold of (branch, table) published: the head moved from {@code before}; what the table holds did not. */
+    void folded(String branch, String table, TableHead before) {
+        Where where = new Where(branch, table);
+        TableImage image = images.get(where);
+        Optional<Pin> now = ctx.view().state().pin(branch, table);
+        if (image == null) {
+            return;
+        }
+        if (!image.stamp().equals(stamp(before)) || now.isEmpty()) {
+            images.remove(where);
+            return;
+        }
+        image.restamp(stamp(now.get().head()));
+    }
+
+    /** Drops the image of (branch, table): a group on it failed with an unknown outcome. */
+    void forget(String branch, String table) {
+        staged.clear();
+        images.remove(new Where(branch, table));
+    }
+
+    /** Rows held by all images (for the memory measurement of docs/integrity.md). */
+    long rowsHeld() {
+        long n = 0;
+        for (TableImage t : images.values()) {
+            n += t.size();
+        }
+        return n;
+    }
+
+    private static List<String> first(Set<String> keys) {
+        List<String> out = new ArrayList<>();
+        for (String k : keys) {
+            if (out.size() == NAMED) {
+                break;
+            }
+            out.add(k);
+        }
+        return out;
+    }
+}
