@@ -26,8 +26,7 @@ import java.util.Set;
  * The integrity stage of a write group (docs/integrity.md), between the fence and the journal: the catalog's edge
  * endpoints and unique columns, checked against the newest published state of the graph branch.
  * <ul>
- *   <li>An inserted, upserted or updated edge's {@code src} and {@code dst} must be ids its declared node tables hold
- *       (the newest unfolded write of the id decides, else the folded head, looked up by id).</li>
+ *   <li>An inserted, upserted or updated edge's {@code src} and {@code dst} must be ids its declared node tables hold.</li>
  *   <li>A deleted node must be named by no edge of a table that declares it as an endpoint.</li>
  *   <li>An inserted, upserted or updated row's non-null value of a unique column must be held by no other id, in the
  *       table or earlier in the same group.</li>
@@ -38,7 +37,8 @@ import java.util.Set;
  * one at a time on its thread, and this stage looks at the state every earlier group published: a delete of an
  * endpoint and an insert of an edge naming it are two groups, and whichever runs second sees the first.
  *
- * <p>The reverse lookups (edges by endpoint, ids by unique value) use a {@link TableImage} per (graph branch, table),
+ * <p>The lookups (the ids of a node table, edges by endpoint, ids by unique value) use a {@link TableImage} per
+ * (graph branch, table),
  * built on first use from one projected scan of the head and the unfolded tail, then advanced by each published group
  * ({@link #published}) and kept across folds ({@link #folded}). An image whose stamp is not its table's head (the table
  * moved by a path that does not report here: a load, a merge, a repair) is rebuilt before use. Committer thread only.
@@ -194,15 +194,15 @@ final class Integrity {
 
     private void written(Catalog catalog, Catalog.TableDef def, HeadsState state, List<Fence.Admitted> ops,
                          Map<Fence.Admitted, PalisadeException> refused) {
-        if (!def.declaresIntegrity()) {
-            return; // a node table that edges name: only its deletes are checked
-        }
         String branch = ops.get(0).op().branch();
         Map<Fence.Admitted, List<Map<String, Object>>> rows = new LinkedHashMap<>();
         for (Fence.Admitted a : ops) {
             rows.put(a, ArrowRows.rows(SubstrateWrites.rows(a.op())));
         }
-        staged.putAll(rows);
+        staged.putAll(rows); // the table's image (if any) advances by them once published
+        if (!def.declaresIntegrity()) {
+            return; // a node table that edges name: only its deletes are checked
+        }
         if (ops.get(0).op() instanceof WriteOp.Insert) {
             // a strict insert of an id the table holds is the key fence's to refuse (KeyConflictException), whatever
             // else it breaks: it is judged here no further, and the values it names are not taken from the ops after it
@@ -251,10 +251,7 @@ final class Integrity {
         });
     }
 
-    /**
-     * The ids of {@code keys} that node table {@code node} holds on {@code branch}: the newest unfolded write of an id
-     * decides; the others are looked up at the folded head.
-     */
+    /** The ids of {@code keys} that node table {@code node} holds on {@code branch}: its image's. */
     private Set<String> present(Catalog.TableDef node, String branch, HeadsState state, Set<String> keys) {
         Set<String> present = new java.util.HashSet<>();
         if (keys.isEmpty()) {
@@ -264,24 +261,10 @@ final class Integrity {
         if (pin.isEmpty()) {
             return present;
         }
-        Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(branch, node.name(), keys);
-        List<String> atHead = new ArrayList<>();
+        TableImage image = image(node, branch, state);
         for (String k : keys) {
-            UnfoldedWrites.Entry w = tail.get(k);
-            if (w == null) {
-                atHead.add(k);
-            } else if (!w.deletes()) {
+            if (image.holds(k)) {
                 present.add(k);
-            }
-        }
-        if (atHead.isEmpty()) {
-            return present;
-        }
-        TableHead head = pin.get().head();
-        ctx.meters().keyLookups.increment(atHead.size());
-        try (KeyedTable t = ctx.store().openKeyed(node.name(), new TableRef(head.tableBranch(), head.version()))) {
-            for (Map<String, Object> r : t.rowsWithKeys(node.keyFilter(atHead))) {
-                present.add(String.valueOf(r.get("id")));
             }
         }
         return present;

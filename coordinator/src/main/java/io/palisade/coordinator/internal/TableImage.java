@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The exact values of a few columns of one keyed table on one graph branch, as its newest published state holds them
- * (folded head and unfolded tail), with the reverse maps the integrity checks ask (docs/integrity.md):
+ * The ids of one keyed table on one graph branch and the exact values of a few of its columns, as its newest published
+ * state holds them (folded head and unfolded tail), with the reverse maps the integrity checks ask (docs/integrity.md);
+ * a node table that edges name is imaged with no column, its ids only:
  * <ul>
  *   <li>a <em>unique</em> column: value → the one id holding it;</li>
  *   <li>an <em>endpoint</em> column ({@code src}, {@code dst} of an edge table): value → how many edges name it.</li>
@@ -21,6 +22,8 @@ import java.util.Objects;
  * is not the table's head is rebuilt before use.
  */
 final class TableImage {
+    /** The values of a row of an image that tracks no column (a node table's ids only). */
+    private static final String[] NONE = new String[0];
     private String stamp;
     private final List<String> columns;
     private final boolean[] unique;
@@ -66,7 +69,7 @@ final class TableImage {
     /** Row {@code id} now holds {@code row}'s values of the tracked columns (an insert, upsert or update). */
     void put(String id, Map<String, Object> row) {
         remove(id);
-        String[] values = new String[columns.size()];
+        String[] values = columns.isEmpty() ? NONE : new String[columns.size()];
         for (int i = 0; i < values.length; i++) {
             values[i] = text(row.get(columns.get(i)));
             if (values[i] == null) {
