@@ -31,8 +31,9 @@ import static org.quicktheories.generators.SourceDSL.longs;
 /**
  * The integrity serial-model property (docs/integrity.md): random sequences of inserts, upserts, deletes and updates of
  * persons (unique {@code email}), companies and {@code works_at} edges (src person, dst company), each table in a
- * random ack mode and folded at random small bounds, give the answers of a serial model of the documented rules:
- * a strict insert of a held id is a key conflict; an edge naming an id its node table does not hold is an endpoint
+ * random ack mode and folded at random small bounds, on {@code main} and, from a random step on, on a graph branch
+ * {@code dev} forked from it (one model per branch), give the answers of a serial model of the documented rules:
+ * a strict insert of a held id is a key conflict; an update of an absent id is refused whole; an edge naming an id its node table does not hold is an endpoint
  * conflict; a node an edge names cannot be deleted; a non-null email held by another id (in the table or earlier in the
  * same write) is a unique conflict; a refused write writes nothing. Some steps are bursts: several writes of one kind
  * to one table submitted at once from one thread, which the committer runs as one group, in order. After every step
@@ -67,7 +68,7 @@ class IntegrityModelPropertiesTest {
         }
     }
 
-    /** The model: each table's rows by id (a row: column → value). */
+    /** The model of one graph branch: each table's rows by id (a row: column → value). */
     private static final class Model {
         final Map<String, Map<String, Map<String, Object>>> tables = new TreeMap<>();
 
@@ -77,9 +78,37 @@ class IntegrityModelPropertiesTest {
             }
         }
 
+        /** A copy (a graph branch forked from this one). */
+        Model fork() {
+            Model m = new Model();
+            tables.forEach((t, rows) -> rows.forEach((id, r) -> m.tables.get(t).put(id, new LinkedHashMap<>(r))));
+            return m;
+        }
+
+        /** An update's changes as whole new rows, or null when an id is absent (the update is refused whole). */
+        List<Map<String, Object>> updated(String table, List<Map<String, Object>> changes) {
+            List<Map<String, Object>> out = new ArrayList<>();
+            for (Map<String, Object> c : changes) {
+                Map<String, Object> old = tables.get(table).get((String) c.get("id"));
+                if (old == null) {
+                    return null;
+                }
+                Map<String, Object> r = new LinkedHashMap<>(old);
+                r.putAll(c);
+                out.add(r);
+            }
+            return out;
+        }
+
         /** What a write should get: null (ok) or the exception classes that may refuse it. */
         Set<Class<?>> judge(String table, String kind, List<Map<String, Object>> rows) {
             Map<String, Map<String, Object>> t = tables.get(table);
+            if (kind.equals("update")) {
+                rows = updated(table, rows);
+                if (rows == null) {
+                    return Set.of(io.palisade.fencing.KeyNotFoundException.class);
+                }
+            }
             if (kind.equals("delete")) {
                 if (!table.equals("works_at")) {
                     String col = table.equals("person") ? "src" : "dst";
@@ -135,6 +164,9 @@ class IntegrityModelPropertiesTest {
 
         void apply(String table, String kind, List<Map<String, Object>> rows) {
             Map<String, Map<String, Object>> t = tables.get(table);
+            if (kind.equals("update")) {
+                rows = updated(table, rows);
+            }
             for (Map<String, Object> r : rows) {
                 String id = (String) r.get("id");
                 if (kind.equals("delete")) {
@@ -161,6 +193,23 @@ class IntegrityModelPropertiesTest {
         return from.get(rnd.nextInt(from.size()));
     }
 
+    /** A random update of a row of {@code table}: its id and one changed column (a company has none: its id only). */
+    private static Map<String, Object> change(Random rnd, String table) {
+        Map<String, Object> full = row(rnd, table, false);
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("id", full.get("id"));
+        switch (table) {
+            case "person" -> r.put("email", full.get("email"));
+            case "works_at" -> {
+                String col = rnd.nextBoolean() ? "src" : "dst";
+                r.put(col, full.get(col));
+            }
+            default -> {
+            }
+        }
+        return r;
+    }
+
     /** A random row of {@code table} (a delete's: only its id). */
     private static Map<String, Object> row(Random rnd, String table, boolean delete) {
         Map<String, Object> r = new LinkedHashMap<>();
@@ -184,11 +233,13 @@ class IntegrityModelPropertiesTest {
     }
 
     /** One write's rows: one or two, distinct ids. */
-    private static List<Map<String, Object>> rows(Random rnd, String table, boolean delete) {
+    private static List<Map<String, Object>> rows(Random rnd, String table, String kind) {
+        boolean delete = kind.equals("delete");
+        boolean update = kind.equals("update");
         List<Map<String, Object>> rows = new ArrayList<>();
-        rows.add(row(rnd, table, delete));
+        rows.add(update ? change(rnd, table) : row(rnd, table, delete));
         if (rnd.nextInt(3) == 0) {
-            Map<String, Object> second = row(rnd, table, delete);
+            Map<String, Object> second = update ? change(rnd, table) : row(rnd, table, delete);
             if (!second.get("id").equals(rows.get(0).get("id"))) {
                 rows.add(second);
             }
@@ -197,15 +248,19 @@ class IntegrityModelPropertiesTest {
     }
 
     private CompletableFuture<Receipt> submit(Graph g, BufferAllocator allocator, List<VectorSchemaRoot> open,
-                                              String table, String kind, List<Map<String, Object>> rows) {
+                                              String branch, String table, String kind, List<Map<String, Object>> rows) {
         if (kind.equals("delete")) {
-            return g.deleteAsync("main", table, rows.stream().map(r -> (String) r.get("id")).toList(), WriteOptions.NONE);
+            return g.deleteAsync(branch, table, rows.stream().map(r -> (String) r.get("id")).toList(), WriteOptions.NONE);
+        }
+        if (kind.equals("update")) {
+            List<Row> changes = rows.stream().map(Row::of).toList();
+            return g.updateAsync(branch, table, changes, WriteOptions.NONE);
         }
         VectorSchemaRoot root = VectorSchemaRoot.create(g.catalog().require(table).arrowSchema(), allocator);
         open.add(root);
         ArrowRows.fill(root, rows);
-        return kind.equals("insert") ? g.insertAsync("main", table, root, WriteOptions.NONE)
-                : g.upsertAsync("main", table, root, WriteOptions.NONE);
+        return kind.equals("insert") ? g.insertAsync(branch, table, root, WriteOptions.NONE)
+                : g.upsertAsync(branch, table, root, WriteOptions.NONE);
     }
 
     private static Class<?> outcome(CompletableFuture<Receipt> f) {
@@ -220,30 +275,41 @@ class IntegrityModelPropertiesTest {
     private void sameAnswers(long seed) {
         Random rnd = new Random(seed);
         Path path = dir.resolve("g" + example.incrementAndGet());
-        Model model = new Model();
+        Map<String, Model> models = new TreeMap<>();
+        models.put("main", new Model());
         // folds at small random bounds land between and inside the steps of journal-ack tables
         Options options = Options.defaults().withFolding(3_600_000, 1 + rnd.nextInt(4), 1L << 40);
         String catalog = catalog(rnd);
+        int forkAt = rnd.nextInt(OPS);
         try (BufferAllocator allocator = new RootAllocator()) {
             try (Graph g = Palisade.create(path, Catalog.fromJson(catalog), options)) {
                 for (int step = 0; step < OPS; step++) {
+                    if (step == forkAt) {
+                        g.createBranch("dev", "main");
+                        models.put("dev", models.get("main").fork());
+                    }
+                    String branch = pick(rnd, new ArrayList<>(models.keySet()));
+                    Model model = models.get(branch);
                     String table = pick(rnd, List.of("person", "person", "company", "works_at", "works_at"));
-                    String kind = pick(rnd, List.of("insert", "upsert", "upsert", "delete"));
+                    String kind = pick(rnd, List.of("insert", "upsert", "upsert", "delete", "update"));
+                    if (kind.equals("update") && table.equals("company")) {
+                        kind = "upsert"; // a company has no column to change
+                    }
                     int burst = rnd.nextInt(4) == 0 ? 2 + rnd.nextInt(3) : 1;
                     List<List<Map<String, Object>>> writes = new ArrayList<>();
                     for (int i = 0; i < burst; i++) {
-                        writes.add(rows(rnd, table, kind.equals("delete")));
+                        writes.add(rows(rnd, table, kind));
                     }
                     List<VectorSchemaRoot> open = new ArrayList<>();
                     List<CompletableFuture<Receipt>> futures = new ArrayList<>();
                     for (List<Map<String, Object>> w : writes) {
-                        futures.add(submit(g, allocator, open, table, kind, w));
+                        futures.add(submit(g, allocator, open, branch, table, kind, w));
                     }
                     for (int i = 0; i < burst; i++) {
                         Class<?> got = outcome(futures.get(i));
                         Set<Class<?>> expected = model.judge(table, kind, writes.get(i));
-                        String what = "seed " + seed + " step " + step + " " + catalog.replaceAll("\\s+", " ").substring(0, 0)
-                                + kind + " " + table + " " + writes.get(i) + " (write " + i + " of " + burst + ": " + writes + "), got " + got
+                        String what = "seed " + seed + " step " + step + " " + branch + " " + kind + " " + table + " "
+                                + writes.get(i) + " (write " + i + " of " + burst + ": " + writes + "), got " + got
                                 + ", model before " + model.tables.get(table);
                         if (expected == null) {
                             assertThat(got).as(what).isNull();
@@ -254,31 +320,36 @@ class IntegrityModelPropertiesTest {
                         }
                     }
                     open.forEach(VectorSchemaRoot::close);
-                    assertSameRows(g, model, "seed " + seed + " after step " + step);
+                    for (Map.Entry<String, Model> m : models.entrySet()) {
+                        assertSameRows(g, m.getKey(), m.getValue(), "seed " + seed + " after step " + step);
+                    }
                 }
             }
             try (Graph g = Palisade.open(path, options)) {
-                assertSameRows(g, model, "seed " + seed + " after reopen");
-                // the checks hold on images rebuilt from the reopened graph
-                for (Map<String, Object> e : model.tables.get("works_at").values()) {
-                    String src = (String) e.get("src");
-                    assertThat(outcome(g.deleteAsync("main", "person", List.of(src), WriteOptions.NONE)))
-                            .as("seed %d: delete of %s named by an edge", seed, src).isEqualTo(EndpointConflictException.class);
+                for (Map.Entry<String, Model> m : models.entrySet()) {
+                    assertSameRows(g, m.getKey(), m.getValue(), "seed " + seed + " after reopen");
+                    // the checks hold on images rebuilt from the reopened graph
+                    for (Map<String, Object> e : m.getValue().tables.get("works_at").values()) {
+                        String src = (String) e.get("src");
+                        assertThat(outcome(g.deleteAsync(m.getKey(), "person", List.of(src), WriteOptions.NONE)))
+                                .as("seed %d: delete of %s named by an edge on %s", seed, src, m.getKey())
+                                .isEqualTo(EndpointConflictException.class);
+                    }
                 }
             }
         }
     }
 
-    private static void assertSameRows(Graph g, Model model, String what) {
+    private static void assertSameRows(Graph g, String branch, Model model, String what) {
         for (String t : model.tables.keySet()) {
             Map<String, Map<String, Object>> actual = new TreeMap<>();
-            for (Map<String, Object> r : g.scan("main", t)) {
+            for (Map<String, Object> r : g.scan(branch, t)) {
                 Map<String, Object> copy = new LinkedHashMap<>();
                 r.forEach((k, v) -> copy.put(k, v));
                 actual.put(String.valueOf(r.get("id")), copy);
             }
             Map<String, Map<String, Object>> expected = model.tables.get(t);
-            assertThat(actual.keySet()).as(what + ": ids of " + t).isEqualTo(expected.keySet());
+            assertThat(actual.keySet()).as(what + ": ids of " + branch + "/" + t).isEqualTo(expected.keySet());
             for (String id : expected.keySet()) {
                 for (Map.Entry<String, Object> c : expected.get(id).entrySet()) {
                     assertThat(Objects.toString(actual.get(id).get(c.getKey())))
