@@ -257,6 +257,14 @@ public final class Metrics implements MeterBinder {
         return count(m.integrityConflicts);
     }
 
+    /**
+     * Images built for the integrity checks (docs/integrity.md): one scan of a table's checked columns each. Steady
+     * state builds none; a count that keeps rising means the images do not fit {@code Options.maxImageRows}.
+     */
+    public long integrityImageBuilds() {
+        return count(m.integrityImageBuilds);
+    }
+
     /** An immutable snapshot. Mean latencies are per substrate commit (group). */
     public record Snapshot(long commits, long substrateCommits, long keyConflicts, long writeConflicts,
                            long validationFailures, long retries, long idempotentReplays, long largestGroup,

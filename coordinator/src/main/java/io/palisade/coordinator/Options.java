@@ -33,10 +33,14 @@ import io.palisade.journal.Durability;
  * @param retention          how many old table versions are kept ({@link Retention#DEFAULTS}: a count and a time bound)
  * @param idempotency        how long idempotency keys are remembered ({@link Idempotency#DEFAULTS}: a time and a
  *                           count bound)
+ * @param maxImageRows       the most rows the integrity checks' in-memory images hold in all (docs/integrity.md):
+ *                           past it the least recently used images are dropped, and rebuilt by the next write that
+ *                           needs them (default {@value #DEFAULT_MAX_IMAGE_ROWS}, about 1 GiB of heap)
  */
 public record Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
                       int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
-                      long maxFoldLagMillis, Compaction compaction, Retention retention, Idempotency idempotency) {
+                      long maxFoldLagMillis, Compaction compaction, Retention retention, Idempotency idempotency,
+                      long maxImageRows) {
 
     /** Default of {@link #indexRefreshEvery}. */
     public static final int DEFAULT_INDEX_REFRESH_EVERY = 32;
@@ -44,12 +48,14 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
     public static final long DEFAULT_FOLD_LAG_MILLIS = 1_000;
     public static final int DEFAULT_FOLD_EVERY = 32_768;
     public static final long DEFAULT_MAX_UNFOLDED_BYTES = 64L << 20;
+    /** Default of {@link #maxImageRows}. */
+    public static final long DEFAULT_MAX_IMAGE_ROWS = 4_000_000;
 
     public Options {
         if (maxGroup < 1 || upsertRetries < 0 || checkpointEvery < 1 || indexRefreshEvery < 0 || foldLagMillis < 0
-                || foldEvery < 1 || maxUnfoldedBytes < 1 || maxFoldLagMillis < 0) {
+                || foldEvery < 1 || maxUnfoldedBytes < 1 || maxFoldLagMillis < 0 || maxImageRows < 1) {
             throw new IllegalArgumentException("maxGroup >= 1, upsertRetries >= 0, checkpointEvery >= 1, indexRefreshEvery >= 0, "
-                    + "foldLagMillis >= 0, foldEvery >= 1, maxUnfoldedBytes >= 1, maxFoldLagMillis >= 0");
+                    + "foldLagMillis >= 0, foldEvery >= 1, maxUnfoldedBytes >= 1, maxFoldLagMillis >= 0, maxImageRows >= 1");
         }
         java.util.Objects.requireNonNull(compaction, "compaction");
         java.util.Objects.requireNonNull(retention, "retention");
@@ -61,13 +67,14 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
                    int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
                    long maxFoldLagMillis, Compaction compaction, Retention retention) {
         this(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, Idempotency.DEFAULTS);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, Idempotency.DEFAULTS,
+                DEFAULT_MAX_IMAGE_ROWS);
     }
 
     /** The idempotency window ({@link Idempotency}). */
     public Options withIdempotency(Idempotency i) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
-                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, i);
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, i, maxImageRows);
     }
 
     /** Options with the default compaction and retention. */
@@ -76,19 +83,19 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
                    long maxFoldLagMillis) {
         this(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
                 foldEvery, maxUnfoldedBytes, maxFoldLagMillis, Compaction.DEFAULTS, Retention.DEFAULTS,
-                Idempotency.DEFAULTS);
+                Idempotency.DEFAULTS, DEFAULT_MAX_IMAGE_ROWS);
     }
 
     /** Automatic compaction ({@link Compaction}). */
     public Options withCompaction(Compaction c) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
-                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, c, retention, idempotency);
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, c, retention, idempotency, maxImageRows);
     }
 
     /** Version retention ({@link Retention}). */
     public Options withRetention(Retention r) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
-                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, r, idempotency);
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, r, idempotency, maxImageRows);
     }
 
     /** Options with the default fold bounds. */
@@ -104,13 +111,13 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
      */
     public Options withFolding(long lagMillis, int every, long maxBytes) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, lagMillis,
-                every, maxBytes, lagBoundFor(lagMillis), compaction, retention, idempotency);
+                every, maxBytes, lagBoundFor(lagMillis), compaction, retention, idempotency, maxImageRows);
     }
 
     /** The lag back-pressure bound of journal-ack tables ({@link #maxFoldLagMillis}). */
     public Options withMaxFoldLag(long millis) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, millis, compaction, retention, idempotency);
+                foldEvery, maxUnfoldedBytes, millis, compaction, retention, idempotency, maxImageRows);
     }
 
     /** The default {@link #maxFoldLagMillis} for a fold lag: twice it (saturating). */
@@ -129,26 +136,32 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
 
     public Options withIndexRefreshEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, n, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
     }
 
     public Options withDurability(Durability d) {
         return new Options(d, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
     }
 
     public Options withIndexedMerge(boolean indexed) {
         return new Options(durability, indexed, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
     }
 
     public Options withMaxGroup(int n) {
         return new Options(durability, indexedMerge, n, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
+    }
+
+    /** The bound on the rows the integrity checks' images hold ({@link #maxImageRows}). */
+    public Options withMaxImageRows(long rows) {
+        return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, rows);
     }
 
     public Options withCheckpointEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, n, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
     }
 }

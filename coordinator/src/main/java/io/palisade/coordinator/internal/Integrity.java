@@ -49,7 +49,8 @@ final class Integrity {
 
     private final Context ctx;
     private final JournalPhases journal;
-    private final Map<Where, TableImage> images = new HashMap<>();
+    /** In access order: the least recently used first, dropped first past {@code Options.maxImageRows}. */
+    private final Map<Where, TableImage> images = new java.util.LinkedHashMap<>(16, 0.75f, true);
     /**
      * The rows of the group being judged, by op, read before any of them is answered: a writer may release its rows
      * once its future completes, and {@link #published} runs after that.
@@ -458,6 +459,8 @@ final class Integrity {
             }
         }
         images.put(where, built);
+        ctx.meters().integrityImageBuilds.increment();
+        evictBeyond(ctx.options().maxImageRows(), where);
         return built;
     }
 
@@ -534,6 +537,22 @@ final class Integrity {
     void forget(String branch, String table) {
         staged.clear();
         images.remove(new Where(branch, table));
+    }
+
+    /**
+     * Drops the least recently used images other than {@code keep}'s while all of them hold more than {@code max} rows
+     * (a group that still uses a dropped image finishes with it; the image is rebuilt by the next write that needs it).
+     */
+    private void evictBeyond(long max, Where keep) {
+        long held = rowsHeld();
+        java.util.Iterator<Map.Entry<Where, TableImage>> it = images.entrySet().iterator();
+        while (held > max && it.hasNext()) {
+            Map.Entry<Where, TableImage> e = it.next();
+            if (!e.getKey().equals(keep)) {
+                held -= e.getValue().size();
+                it.remove();
+            }
+        }
     }
 
     /** Rows held by all images (for the memory measurement of docs/integrity.md). */

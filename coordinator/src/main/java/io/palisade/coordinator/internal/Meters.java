@@ -67,6 +67,7 @@ public final class Meters implements AutoCloseable {
     public final Counter mergesScanned;
     public final Counter keyConflicts;
     public final Counter integrityConflicts;
+    public final Counter integrityImageBuilds;
     public final Counter writeConflicts;
     public final Counter validationFailures;
     public final Counter retries;
@@ -124,6 +125,9 @@ public final class Meters implements AutoCloseable {
                 + " endpoint, a node with edges or a unique value; the write is refused)";
         keyConflicts = counter("palisade.conflicts", conflicts, "kind", "key");
         integrityConflicts = counter("palisade.conflicts", conflicts, "kind", "integrity");
+        integrityImageBuilds = counter("palisade.integrity.image.builds", "Images of a table's ids and checked columns "
+                + "built for the integrity checks: one scan of the table each (on first use, after the table moved by a "
+                + "path that does not advance them, or after one was dropped past maxImageRows)");
         writeConflicts = counter("palisade.conflicts", conflicts, "kind", "write");
         validationFailures = counter("palisade.validation.failures",
                 "Writes refused as invalid (including an idempotency key repeated with another request)");
