@@ -34,8 +34,8 @@ import static org.quicktheories.generators.SourceDSL.longs;
  * random ack mode and folded at random small bounds, on {@code main} and, from a random step on, on a graph branch
  * {@code dev} forked from it (one model per branch), give the answers of a serial model of the documented rules:
  * a strict insert of a held id is a key conflict; an update of an absent id is refused whole; an edge naming an id its node table does not hold is an endpoint
- * conflict; a node an edge names cannot be deleted; a non-null email held by another id (in the table or earlier in the
- * same write) is a unique conflict; a refused write writes nothing. Some steps are bursts: several writes of one kind
+ * conflict; a node an edge names cannot be deleted; a non-null email held by another id (in the table, the write's
+ * rows taking effect at once, or by another row of the same write) is a unique conflict; a refused write writes nothing. Some steps are bursts: several writes of one kind
  * to one table submitted at once from one thread, which the committer runs as one group, in order. After every step
  * the graph's rows equal the model's; after a close (a full fold) and a reopen, the same, and the checks still hold.
  *
@@ -144,10 +144,13 @@ class IntegrityModelPropertiesTest {
                         holder.put((String) r.get("email"), id);
                     }
                 });
+                // a write's rows take effect at once: every row gives up its old value, then takes its new one
                 for (Map<String, Object> r : rows) {
                     String id = (String) r.get("id");
-                    // the row's old value is given up, its new one taken
                     holder.values().removeIf(id::equals);
+                }
+                for (Map<String, Object> r : rows) {
+                    String id = (String) r.get("id");
                     Object email = r.get("email");
                     if (email == null) {
                         continue;

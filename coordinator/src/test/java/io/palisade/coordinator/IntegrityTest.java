@@ -211,6 +211,10 @@ class IntegrityTest extends GraphTestSupport {
             // two rows of one write with the same value
             assertThatThrownBy(() -> g.upsert("main", "person", List.of(person("bob", "b@x"), person("carol", "b@x"))))
                     .isInstanceOfSatisfying(UniqueConflictException.class, e -> assertThat(e.holder()).isEqualTo("bob"));
+            // two rows of one write may swap their values: the write's rows take effect at once
+            g.upsert("main", "person", List.of(person("bob", "s1"), person("carol", "s2")));
+            g.upsert("main", "person", List.of(person("bob", "s2"), person("carol", "s1")));
+            g.upsert("main", "person", List.of(person("bob", null), person("carol", null)));
             // the holder may write its own value again, and give it up
             g.upsert("main", "person", List.of(person("alice", "a@x")));
             g.upsert("main", "person", List.of(person("alice", "new@x")));

@@ -273,9 +273,8 @@ final class Integrity {
 
     /**
      * Refuses each op one of whose rows gives a unique column's non-null value that another id holds: in the table's
-     * image as moved by the rows before it, of the same op and of the ops of the group before it that were not
-     * refused (a row gives up its id's old value as it takes its new one, so a value given up is free and one taken
-     * is held).
+     * image as moved by the ops of the group before it that were not refused, and by the op's own rows, which take
+     * effect at once (two rows of one write may swap their values; two may not take the same one).
      */
     private void unique(Catalog.TableDef def, String branch, HeadsState state,
                         Map<Fence.Admitted, List<Map<String, Object>>> rows,
@@ -289,7 +288,7 @@ final class Integrity {
                 return;
             }
             Moves op = new Moves(image, group);
-            UniqueConflictException conflict = null;
+            // a write's rows take effect at once: every row first gives up its id's old value, then takes its new one
             for (Map<String, Object> r : rs) {
                 String id = String.valueOf(r.get("id"));
                 for (String col : def.unique()) {
@@ -299,6 +298,13 @@ final class Integrity {
                         op.holders.put(col + '\u0000' + old, null);
                     }
                     op.values.put(col + '\u0000' + id, v);
+                }
+            }
+            UniqueConflictException conflict = null;
+            for (Map<String, Object> r : rs) {
+                String id = String.valueOf(r.get("id"));
+                for (String col : def.unique()) {
+                    String v = TableImage.text(r.get(col));
                     if (v == null) {
                         continue;
                     }
