@@ -256,6 +256,66 @@ class IntegrityTest extends GraphTestSupport {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"table", "journal"})
+    void writesQueuedTogetherKeepTheirOrderAcrossTablesAnEndpointTies(String ack) throws Exception {
+        try (Graph g = create(ack)) {
+            g.insert("main", "person", List.of(person("ann", null)));
+            g.insert("main", "company", List.of(Row.of("id", "acme")));
+            // hold the committer so that the writes below are queued together, in this order
+            CountDownLatch hold = new CountDownLatch(1);
+            CountDownLatch held = new CountDownLatch(1);
+            CompletableFuture<Object> holder = CompletableFuture.supplyAsync(() -> g.engine().onCommitter(() -> {
+                held.countDown();
+                hold.await();
+                return null;
+            }));
+            held.await();
+            List<CompletableFuture<Receipt>> writes = new ArrayList<>();
+            try (var e0 = root(g, "works_at", Map.of("id", "e0", "src", "ann", "dst", "acme"));
+                 var nina = root(g, "person", Map.of("id", "nina"));
+                 var e1 = root(g, "works_at", Map.of("id", "e1", "src", "nina", "dst", "acme"))) {
+                writes.add(g.insertAsync("main", "works_at", e0, WriteOptions.NONE));
+                writes.add(g.insertAsync("main", "person", nina, WriteOptions.NONE));
+                writes.add(g.insertAsync("main", "works_at", e1, WriteOptions.NONE));
+                // and the other way: the edge's delete before its node's
+                writes.add(g.deleteAsync("main", "works_at", List.of("e0"), WriteOptions.NONE));
+                writes.add(g.deleteAsync("main", "person", List.of("ann"), WriteOptions.NONE));
+                hold.countDown();
+                holder.join();
+                for (CompletableFuture<Receipt> w : writes) {
+                    w.join(); // every write succeeds: none overtook the write it depends on
+                }
+            }
+            assertThat(ids(g, "works_at")).containsExactly("e1");
+            assertThat(ids(g, "person")).containsExactly("nina");
+        }
+    }
+
+    private org.apache.arrow.vector.VectorSchemaRoot root(Graph g, String table, Map<String, Object> row) {
+        var r = org.apache.arrow.vector.VectorSchemaRoot.create(g.catalog().require(table).arrowSchema(), allocator);
+        io.palisade.substrate.ArrowRows.fill(r, List.of(row));
+        return r;
+    }
+
+    @Test
+    void aGraphBranchDeletedAndCreatedAgainDoesNotInheritTheDeletedOnesUnfoldedWrites() {
+        try (Graph g = create("journal")) {
+            g.insert("main", "person", List.of(person("bob", null)));
+            g.insert("main", "company", List.of(Row.of("id", "c1")));
+            g.createBranch("feat", "main");
+            g.insert("feat", "person", List.of(person("ghost", "g@x")));
+            assertThatThrownBy(() -> g.insert("feat", "person", List.of(person("carol", "g@x"))))
+                    .isInstanceOf(UniqueConflictException.class);
+            g.deleteBranch("feat");
+            g.createBranch("feat", "main");
+            assertThat(ids(g, "person")).containsExactly("bob");
+            assertThatThrownBy(() -> g.insert("feat", "works_at", List.of(edge("e1", "ghost", "c1"))))
+                    .isInstanceOf(EndpointConflictException.class);
+            g.insert("feat", "person", List.of(person("carol", "g@x")));
+        }
+    }
+
     @Test
     void overwritesLoadsAndMergesOfConstrainedTablesAreRefusedWithNothingWritten() {
         try (Graph g = create("table")) {

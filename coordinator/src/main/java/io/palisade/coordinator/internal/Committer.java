@@ -114,9 +114,11 @@ final class Committer implements Agent {
                 } else {
                     rest.addLast(o);
                     if (o instanceof Control || (o instanceof WriteOp w && w.branch().equals(first.branch())
-                            && w.table().equals(first.table()))) {
+                            && (w.table().equals(first.table())
+                            || Integrity.linked(ctx.view().catalog(), w.table(), first.table())))) {
                         // keep controls ordered after the writes queued before them, and never pull a write
-                        // past an earlier write of another kind on the same table (e.g. upsert k past delete k)
+                        // past an earlier write of another kind on the same table (e.g. upsert k past delete k),
+                        // nor past a write to a table an edge endpoint ties it to (a node before its edge)
                         break;
                     }
                 }
@@ -274,7 +276,31 @@ final class Committer implements Agent {
         // integrity checks of edge endpoints and unique columns
         Fence.Admission fenced = fence.admit(ops, def, pin, state);
         try {
-            runAdmitted(first, def, pin, state, integrity.judge(def, pin, state, ops, fenced));
+            Fence.Admission judged;
+            try {
+                judged = integrity.judge(def, pin, state, ops, fenced);
+            } catch (PalisadeException e) {
+                // a table the checks read could not be read: nothing of the group was journaled
+                integrity.forget(first.branch(), first.table());
+                List<WriteOp> deferred = fenced.deferred();
+                for (int i = deferred.size() - 1; i >= 0; i--) {
+                    pending.addFirst(deferred.get(i));
+                }
+                for (Fence.Admitted a : fenced.accepted()) {
+                    a.op().future().completeExceptionally(e);
+                }
+                try {
+                    if (!fenced.rejections().isEmpty()) {
+                        journal.append(fenced.rejections());
+                    }
+                } finally {
+                    for (Lost l : fenced.rejected()) {
+                        l.op().op().future().completeExceptionally(l.failure());
+                    }
+                }
+                return;
+            }
+            runAdmitted(first, def, pin, state, judged);
         } finally {
             // an update's resolved rows live for this run: committed, or encoded into the journal, within it
             for (Fence.Admitted a : fenced.accepted()) {

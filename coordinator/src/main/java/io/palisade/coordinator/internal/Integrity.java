@@ -66,6 +66,20 @@ final class Integrity {
         this.journal = journal;
     }
 
+    /** Whether an endpoint declaration ties tables {@code a} and {@code b} (an edge table and one of its node tables). */
+    static boolean linked(Catalog catalog, String a, String b) {
+        if (!catalog.declaresIntegrity()) {
+            return false;
+        }
+        Optional<Catalog.TableDef> da = catalog.table(a);
+        Optional<Catalog.TableDef> db = catalog.table(b);
+        return da.isPresent() && db.isPresent() && (names(da.get(), b) || names(db.get(), a));
+    }
+
+    private static boolean names(Catalog.TableDef edge, String node) {
+        return node.equals(edge.src()) || node.equals(edge.dst());
+    }
+
     /** Whether writes of {@code def} take this stage at all. */
     static boolean checks(Catalog catalog, Catalog.TableDef def) {
         return def.declaresIntegrity() || !catalog.endpointsInto(def.name()).isEmpty();
@@ -121,13 +135,16 @@ final class Integrity {
             PalisadeException e = refused.get(a);
             if (e == null) {
                 accepted.add(a);
-            } else if (e instanceof ValidationException) {
-                ctx.meters().validationFailures.increment();
-                a.op().future().completeExceptionally(e); // bad input: nothing journaled, as for any invalid op
-            } else {
+            } else if (e instanceof EndpointConflictException || e instanceof UniqueConflictException) {
                 ctx.meters().integrityConflicts.increment();
                 rejections.addAll(journal.integrityRejection(a, pin.head(), e.getMessage(), named(e)));
                 rejected.add(new Lost(a, e));
+            } else {
+                // bad input, or a table the checks must read that this session refuses: nothing journaled
+                if (e instanceof ValidationException) {
+                    ctx.meters().validationFailures.increment();
+                }
+                a.op().future().completeExceptionally(e);
             }
         }
         return new Fence.Admission(accepted, admission.deferred(), rejected, rejections);
@@ -183,6 +200,15 @@ final class Integrity {
         }
     }
 
+    /**
+     * The refusal of a table the checks of a group on {@code branch} must read, when this session refuses it (a write
+     * of unknown outcome poisoned it, or a foreign commit): its image may not be the table's state, so the group waits
+     * with the table.
+     */
+    private Optional<PalisadeException> refused(String branch, String table) {
+        return ctx.refusals().refusal(branch, table);
+    }
+
     private static List<String> named(PalisadeException e) {
         return switch (e) {
             case EndpointConflictException c -> c.keys();
@@ -197,8 +223,10 @@ final class Integrity {
                          Map<Fence.Admitted, PalisadeException> refused) {
         String branch = ops.get(0).op().branch();
         Map<Fence.Admitted, List<Map<String, Object>>> rows = new LinkedHashMap<>();
+        List<String> read = new ArrayList<>(tracked(def));
+        read.add(0, "id");
         for (Fence.Admitted a : ops) {
-            rows.put(a, ArrowRows.rows(SubstrateWrites.rows(a.op())));
+            rows.put(a, columns(SubstrateWrites.rows(a.op()), read));
         }
         staged.putAll(rows); // the table's image (if any) advances by them once published
         if (!def.declaresIntegrity()) {
@@ -228,6 +256,11 @@ final class Integrity {
                 rs.forEach(r -> asked.add(TableImage.text(r.get(e.column()))));
             }
         });
+        Optional<PalisadeException> nodeRefused = refused(branch, e.node());
+        if (nodeRefused.isPresent()) {
+            rows.keySet().forEach(a -> refused.putIfAbsent(a, nodeRefused.get()));
+            return;
+        }
         Set<String> present = present(catalog.require(e.node()), branch, state, asked);
         rows.forEach((a, rs) -> {
             if (refused.containsKey(a)) {
@@ -391,15 +424,27 @@ final class Integrity {
             return;
         }
         String branch = ops.get(0).op().branch();
+        // each edge table's image, fetched once for the group
+        List<Catalog.Endpoint> ends = new ArrayList<>();
+        List<TableImage> endImages = new ArrayList<>();
+        for (Catalog.Endpoint e : into) {
+            if (state.pin(branch, e.edge()).isEmpty()) {
+                continue;
+            }
+            Optional<PalisadeException> edgeRefused = refused(branch, e.edge());
+            if (edgeRefused.isPresent()) {
+                ops.forEach(a -> refused.putIfAbsent(a, edgeRefused.get()));
+                return;
+            }
+            ends.add(e);
+            endImages.add(image(catalog.require(e.edge()), branch, state));
+        }
         for (Fence.Admitted a : ops) {
             Set<String> held = new LinkedHashSet<>();
             List<String> edges = new ArrayList<>();
-            for (Catalog.Endpoint e : into) {
-                Catalog.TableDef edge = catalog.require(e.edge());
-                if (state.pin(branch, edge.name()).isEmpty()) {
-                    continue;
-                }
-                TableImage image = image(edge, branch, state);
+            for (int i = 0; i < ends.size(); i++) {
+                Catalog.Endpoint e = ends.get(i);
+                TableImage image = endImages.get(i);
                 int col = image.column(e.column());
                 Set<String> mine = new LinkedHashSet<>();
                 for (String k : a.keys().keys()) {
@@ -410,7 +455,7 @@ final class Integrity {
                 held.addAll(mine);
                 if (!mine.isEmpty() && edges.size() < NAMED) {
                     for (String id : image.rowsNaming(col, mine, NAMED - edges.size())) {
-                        edges.add(edge.name() + "/" + id + " (" + e.column() + ")");
+                        edges.add(e.edge() + "/" + id + " (" + e.column() + ")");
                     }
                 }
             }
@@ -419,6 +464,23 @@ final class Integrity {
                         def.name(), first(held), held.size(), edges, ""));
             }
         }
+    }
+
+    /** The rows of {@code root}, each as a map of {@code columns} only (values as {@link ArrowRows#value} gives them). */
+    private static List<Map<String, Object>> columns(org.apache.arrow.vector.VectorSchemaRoot root, List<String> columns) {
+        List<org.apache.arrow.vector.FieldVector> vectors = new ArrayList<>(columns.size());
+        for (String c : columns) {
+            vectors.add(root.getVector(c));
+        }
+        List<Map<String, Object>> out = new ArrayList<>(root.getRowCount());
+        for (int r = 0; r < root.getRowCount(); r++) {
+            Map<String, Object> row = new HashMap<>();
+            for (int i = 0; i < columns.size(); i++) {
+                row.put(columns.get(i), ArrowRows.value(vectors.get(i), r));
+            }
+            out.add(row);
+        }
+        return out;
     }
 
     // ------------------------------------------------------------------ images
@@ -431,8 +493,13 @@ final class Integrity {
         return cols;
     }
 
-    private static String stamp(TableHead head) {
-        return head.tableBranch() + "@" + head.version();
+    /**
+     * What an image of (branch, table) agrees with: the table's head and the graph branch's creation (a branch deleted
+     * and created again under its name inherits the same head, but not the deleted one's unfolded writes).
+     */
+    private static String stamp(HeadsState state, String branch, TableHead head) {
+        long created = state.branch(branch).map(io.palisade.heads.GraphBranch::createdAt).orElse(-1L);
+        return head.tableBranch() + "@" + head.version() + "#" + created;
     }
 
     /** The image of (branch, def) agreeing with its head in {@code state}, built when there is none that does. */
@@ -441,7 +508,7 @@ final class Integrity {
         TableHead head = state.pin(branch, def.name()).orElseThrow(
                 () -> new ValidationException("table '" + def.name() + "' has no head on branch '" + branch + "'")).head();
         TableImage image = images.get(where);
-        if (image != null && image.stamp().equals(stamp(head))) {
+        if (image != null && image.stamp().equals(stamp(state, branch, head))) {
             return image;
         }
         List<String> cols = tracked(def);
@@ -450,7 +517,7 @@ final class Integrity {
             unique[i] = def.unique().contains(cols.get(i));
         }
         images.keySet().removeIf(w -> !state.branchLive(w.branch())); // a deleted graph branch's images go with it
-        TableImage built = new TableImage(stamp(head), cols, unique);
+        TableImage built = new TableImage(stamp(state, branch, head), cols, unique);
         List<String> read = new ArrayList<>(cols);
         read.add(0, "id");
         try (KeyedTable t = ctx.store().openKeyed(def.name(), new TableRef(head.tableBranch(), head.version()))) {
@@ -482,8 +549,9 @@ final class Integrity {
             staged.clear();
             return;
         }
-        Optional<Pin> now = ctx.view().state().pin(branch, def.name());
-        if (!image.stamp().equals(stamp(before)) || now.isEmpty()) {
+        HeadsState state = ctx.view().state();
+        Optional<Pin> now = state.pin(branch, def.name());
+        if (!image.stamp().equals(stamp(state, branch, before)) || now.isEmpty()) {
             images.remove(where);
             staged.clear();
             return;
@@ -508,9 +576,10 @@ final class Integrity {
             }
         }
         if (images.get(where) == image) {
-            image.restamp(stamp(now.get().head()));
+            image.restamp(stamp(state, branch, now.get().head()));
         }
         staged.clear();
+        evictBeyond(ctx.options().maxImageRows(), where);
     }
 
     /** Advances {@code image} by {@code rows}; without them (not staged) the image is dropped, to be rebuilt. */
@@ -528,15 +597,16 @@ final class Integrity {
     void folded(String branch, String table, TableHead before) {
         Where where = new Where(branch, table);
         TableImage image = images.get(where);
-        Optional<Pin> now = ctx.view().state().pin(branch, table);
+        HeadsState state = ctx.view().state();
+        Optional<Pin> now = state.pin(branch, table);
         if (image == null) {
             return;
         }
-        if (!image.stamp().equals(stamp(before)) || now.isEmpty()) {
+        if (!image.stamp().equals(stamp(state, branch, before)) || now.isEmpty()) {
             images.remove(where);
             return;
         }
-        image.restamp(stamp(now.get().head()));
+        image.restamp(stamp(state, branch, now.get().head()));
     }
 
     /** Drops the image of (branch, table): a group on it failed with an unknown outcome. */
