@@ -27,10 +27,12 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The one committer of a graph (DESIGN §3): an Agrona agent draining a many-to-one queue. Per duty
  * cycle it takes every queued operation, runs control tasks in queue order, groups compatible writes
- * (same kind, graph branch and table, at most {@code maxGroup}) and runs each group through the stages:
+ * (same kind, graph branch and table, at most {@code maxGroup}; never past an earlier write of another kind on the
+ * table, or of a table an edge endpoint ties to it) and runs each group through the stages:
  * <ol>
  *   <li>{@link Fence}: idempotency, validation, in-group deferral, the strict-insert winner check and
- *       maintenance planning and judging, against the commits it remembers;</li>
+ *       maintenance planning and judging, against the commits it remembers; then {@link Integrity}: the catalog's
+ *       edge endpoints and unique columns, against the newest published state;</li>
  *   <li>Phase A: {@link JournalPhases} journals every accepted intent, with the fence's rejections (one sync);</li>
  *   <li>Phase B: {@link SubstrateCommit} forks a lazily inherited table branch and makes one substrate commit
  *       for the group (the achieved-version rule, maintenance verification);</li>

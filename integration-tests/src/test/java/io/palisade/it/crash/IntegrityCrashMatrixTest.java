@@ -5,7 +5,6 @@ import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
 import io.palisade.coordinator.Row;
-import io.palisade.coordinator.internal.CrashPoints;
 import io.palisade.fencing.EndpointConflictException;
 import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.UniqueConflictException;
@@ -13,19 +12,13 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -208,43 +201,6 @@ class IntegrityCrashMatrixTest {
     }
 
     private List<String> runChild(Path graph, String point) throws Exception {
-        Path tmp = Files.createDirectories(dir.resolve("child-tmp"));
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-Dpalisade.crash")
-                    && !a.startsWith("-Djava.io.tmpdir")) {
-                cmd.add(a);
-            }
-        }
-        cmd.add("-Xmx384m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("-Dchronicle.analytics.disable=true");
-        cmd.add("-Djava.io.tmpdir=" + tmp);
-        cmd.add("-Dpalisade.crash.at=" + point);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Child.class.getName());
-        cmd.add(graph.toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        Path err = dir.resolve("child.err");
-        pb.redirectError(err.toFile());
-        Process p = pb.start();
-        List<String> lines = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                lines.add(line);
-            }
-        }
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            p.waitFor();
-        }
-        List<String> errLines = Files.readAllLines(err);
-        assertThat(p.exitValue()).as("the child halts at %s (stdout %s, stderr %s)", point, lines,
-                String.join("\n", errLines.subList(Math.max(0, errLines.size() - 20), errLines.size())))
-                .isEqualTo(CrashPoints.HALT_STATUS);
-        return lines;
+        return CrashChild.runToHalt(dir, point, Child.class, graph.toString());
     }
 }

@@ -20,17 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -248,49 +243,7 @@ class JournalAckCrashMatrixTest {
     }
 
     private List<String> runChild(Path graph, String point, String fold) throws Exception {
-        Path tmp = Files.createDirectories(dir.resolve("child-tmp"));
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        // this JVM's flags (the --add-opens Palisade needs, -da for Chronicle), as CrashHarness passes them
-        for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-Dpalisade.crash")
-                    && !a.startsWith("-Djava.io.tmpdir")) {
-                cmd.add(a);
-            }
-        }
-        cmd.add("-Xmx384m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("-Dchronicle.analytics.disable=true");
-        cmd.add("-Djava.io.tmpdir=" + tmp);
-        cmd.add("-Dpalisade.crash.at=" + point);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Child.class.getName());
-        cmd.add(graph.toString());
-        cmd.add(fold);
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        Path err = dir.resolve("child.err");
-        pb.redirectError(err.toFile());
-        Process p = pb.start();
-        List<String> lines = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                lines.add(line);
-            }
-        }
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            p.waitFor();
-        }
-        assertThat(p.exitValue()).as("the child halts at %s (stdout %s, stderr %s)", point, lines,
-                tail(err)).isEqualTo(CrashPoints.HALT_STATUS);
-        return lines;
-    }
-
-    private static String tail(Path f) throws java.io.IOException {
-        List<String> all = Files.readAllLines(f);
-        return String.join("\n", all.subList(Math.max(0, all.size() - 20), all.size()));
+        return CrashChild.runToHalt(dir, point, Child.class, graph.toString(), fold);
     }
 
     private static Map<String, Long> ages(List<Map<String, Object>> rows) {
