@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A child JVM run to a named crash point: this JVM's flags (the --add-opens Palisade needs, -da for Chronicle), a small
  * heap, its own temporary directory under {@code work} (Lance's JNI loader extracts its library there on every start)
- * and {@code -Dpalisade.crash.at=point}. The run must end halted there ({@link CrashPoints#HALT_STATUS}, like SIGKILL).
+ * (removed after the run) and {@code -Dpalisade.crash.at=point}. The run must end halted there ({@link CrashPoints#HALT_STATUS}, like SIGKILL).
  */
 final class CrashChild {
     private CrashChild() {
@@ -57,6 +57,7 @@ final class CrashChild {
             p.destroyForcibly();
             p.waitFor();
         }
+        LazyFsPowerLossTest.deleteTree(tmp);
         List<String> errLines = Files.readAllLines(err);
         assertThat(p.exitValue()).as("the child halts at %s (stdout %s, stderr %s)", point, lines,
                 String.join("\n", errLines.subList(Math.max(0, errLines.size() - 20), errLines.size())))

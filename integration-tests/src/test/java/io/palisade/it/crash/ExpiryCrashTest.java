@@ -6,7 +6,6 @@ import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
 import io.palisade.coordinator.Retention;
 import io.palisade.coordinator.Row;
-import io.palisade.coordinator.internal.CrashPoints;
 import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalReader;
@@ -18,18 +17,13 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -242,44 +236,7 @@ class ExpiryCrashTest {
 
     /** Runs the child with {@code -Dpalisade.crash.at=point}; asserts that it halted there. */
     private static ChildRun runChild(Path graph, String point, Path work) throws Exception {
-        Path tmp = Files.createDirectories(work.resolve("child-tmp"));
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        // this JVM's flags (the --add-opens Palisade needs, -da for Chronicle), as CrashHarness passes them
-        for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (!a.startsWith("-Xmx") && !a.startsWith("-agentlib") && !a.startsWith("-Dpalisade.crash")
-                    && !a.startsWith("-Djava.io.tmpdir")) {
-                cmd.add(a);
-            }
-        }
-        cmd.add("-Xmx384m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("-Dchronicle.analytics.disable=true");
-        // Lance's JNI loader extracts its library to java.io.tmpdir on every start: a directory of the child's own
-        cmd.add("-Djava.io.tmpdir=" + tmp);
-        cmd.add("-Dpalisade.crash.at=" + point);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Child.class.getName());
-        cmd.add(graph.toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        Path err = work.resolve("child.err");
-        pb.redirectError(err.toFile());
-        Process p = pb.start();
-        List<String> lines = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                lines.add(line);
-            }
-        }
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            p.waitFor();
-        }
-        LazyFsPowerLossTest.deleteTree(tmp);
-        assertThat(p.exitValue()).as("the child halts at %s (stdout %s, stderr %s)", point, lines, tail(err))
-                .isEqualTo(CrashPoints.HALT_STATUS);
+        List<String> lines = CrashChild.runToHalt(work, point, Child.class, graph.toString());
         assertThat(lines).as("the child halted before its end").doesNotContain("END");
         int acked = 0;
         long forkBase = -1;
@@ -297,11 +254,6 @@ class ExpiryCrashTest {
         assertThat(branchRows).as("the child created and wrote %s before any removal was due (%s)", BRANCH, lines)
                 .isNotNull();
         return new ChildRun(lines, acked, forkBase, branchRows);
-    }
-
-    private static String tail(Path f) throws java.io.IOException {
-        List<String> all = Files.readAllLines(f);
-        return String.join("\n", all.subList(Math.max(0, all.size() - 20), all.size()));
     }
 
     static List<JournalEvent.VersionsExpired> expiries(Path graph) {
