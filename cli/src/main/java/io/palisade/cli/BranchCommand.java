@@ -79,7 +79,8 @@ final class BranchCommand implements Runnable {
     }
 
     @Command(name = "delete", mixinStandardHelpOptions = true,
-            description = {"Delete graph branch NAME.", "Takes the writer lease."},
+            description = {"Delete graph branch NAME.", "Its table branches keep its history, so once it has written "
+                    + "a table its name is not given to a new branch.", "Takes the writer lease."},
             footer = {"%nExample:%n  palisade branch GRAPH delete dev"})
     static final class Delete implements Callable<Integer> {
         @ParentCommand

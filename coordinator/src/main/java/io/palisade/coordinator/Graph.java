@@ -343,11 +343,16 @@ public final class Graph implements AutoCloseable {
 
     // ------------------------------------------------------------------ branches
 
-    /** Creates a graph branch from {@code from} (lazy: it pins {@code from}'s table states; forks on first write). */
+    /**
+     * Creates a graph branch from {@code from} (lazy: it pins {@code from}'s table states; forks on first write). The
+     * name of a deleted branch that wrote a table is refused ({@link io.palisade.fencing.ValidationException}): its
+     * table branches keep its history.
+     */
     public void createBranch(String name, String from) {
         engine.createBranch(name, from);
     }
 
+    /** Deletes a graph branch; its table branches stay, for reads of journal points while it was live. */
     public void deleteBranch(String name) {
         engine.deleteBranch(name);
     }

@@ -222,4 +222,22 @@ class GraphTest extends GraphTestSupport {
             assertThat(g.scan("b", "person")).extracting(r -> r.get("id")).containsExactlyInAnyOrder("alice", "bob");
         }
     }
+
+    @Test
+    void aDeletedGraphBranchsNameIsNotReusedOnceItsTablesHaveBranches() {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults())) {
+            g.createBranch("feat", "main");
+            g.deleteBranch("feat");
+            g.createBranch("feat", "main"); // nothing was written on it: its name is free
+            g.insert("feat", "person", List.of(Row.of("id", "ghost", "age", 1)));
+            g.deleteBranch("feat");
+            // its table branch keeps its history: a new branch of the name would meet it at its first write
+            assertThatThrownBy(() -> g.createBranch("feat", "main"))
+                    .isInstanceOf(io.palisade.fencing.ValidationException.class)
+                    .hasMessageContaining("was used by a deleted branch").hasMessageContaining("[person]");
+            g.createBranch("feat2", "main");
+            g.insert("feat2", "person", List.of(Row.of("id", "bob", "age", 2)));
+            assertThat(g.branches()).containsExactly("feat2", "main");
+        }
+    }
 }

@@ -34,6 +34,19 @@ public final class GraphBranches {
     static void create(Context ctx, String name, String from) {
         HeadsState s = ctx.view().state();
         checkCreate(s, name, from);
+        // a deleted graph branch's table branches keep its history (reads of a journal point while it was live): its
+        // name is not given to a new branch, whose first write would meet them
+        String tableBranch = TableBranches.tableBranchFor(name);
+        List<String> used = new java.util.ArrayList<>();
+        for (io.palisade.coordinator.Catalog.TableDef t : ctx.view().catalog().tables()) {
+            if (ctx.store().listBranches(t.name()).contains(tableBranch)) {
+                used.add(t.name());
+            }
+        }
+        if (!used.isEmpty()) {
+            throw new ValidationException("graph branch name '" + name + "' was used by a deleted branch, whose table "
+                    + "branches (" + tableBranch + " of " + used + ") keep its history; choose another name");
+        }
         ctx.view().journal(List.of(new GraphBranchCreated(name, from, s.lastSequence())));
     }
 
