@@ -46,6 +46,23 @@ public final class ArrowRows {
         return out;
     }
 
+    /** The rows of {@code root}, each a map of {@code columns} only, values as {@link #rows(VectorSchemaRoot)} gives them. */
+    public static List<Map<String, Object>> rows(VectorSchemaRoot root, List<String> columns) {
+        List<FieldVector> vectors = new ArrayList<>(columns.size());
+        for (String c : columns) {
+            vectors.add(root.getVector(c));
+        }
+        List<Map<String, Object>> out = new ArrayList<>(root.getRowCount());
+        for (int r = 0; r < root.getRowCount(); r++) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            for (FieldVector v : vectors) {
+                row.put(v.getName(), value(v, r));
+            }
+            out.add(row);
+        }
+        return out;
+    }
+
     /** The value at {@code row}, normalised as described in the class comment. */
     public static Object value(FieldVector v, int row) {
         if (v.isNull(row)) {

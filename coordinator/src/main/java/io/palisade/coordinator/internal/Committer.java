@@ -282,25 +282,11 @@ final class Committer implements Agent {
             try {
                 judged = integrity.judge(def, pin, state, ops, fenced);
             } catch (PalisadeException e) {
-                // a table the checks read could not be read: nothing of the group was journaled
+                // a table the checks read could not be read: nothing of the group is journaled but the fence's
+                // rejections; the deferred ops wait for the next group as always
                 integrity.forget(first.branch(), first.table());
-                List<WriteOp> deferred = fenced.deferred();
-                for (int i = deferred.size() - 1; i >= 0; i--) {
-                    pending.addFirst(deferred.get(i));
-                }
-                for (Fence.Admitted a : fenced.accepted()) {
-                    a.op().future().completeExceptionally(e);
-                }
-                try {
-                    if (!fenced.rejections().isEmpty()) {
-                        journal.append(fenced.rejections());
-                    }
-                } finally {
-                    for (Lost l : fenced.rejected()) {
-                        l.op().op().future().completeExceptionally(l.failure());
-                    }
-                }
-                return;
+                fenced.accepted().forEach(a -> a.op().future().completeExceptionally(e));
+                judged = new Fence.Admission(List.of(), fenced.deferred(), fenced.rejected(), fenced.rejections());
             }
             runAdmitted(first, def, pin, state, judged);
         } finally {

@@ -159,21 +159,20 @@ final class Integrity {
         if (def.unique().isEmpty() || admission.deferred().isEmpty()) {
             return admission;
         }
-        Map<CompletableFutureKey, Integer> index = new HashMap<>();
+        Map<java.util.concurrent.CompletableFuture<?>, Integer> index = new java.util.IdentityHashMap<>();
         for (int i = 0; i < group.size(); i++) {
-            index.put(new CompletableFutureKey(group.get(i).future()), i);
+            index.put(group.get(i).future(), i);
         }
         int firstDeferred = Integer.MAX_VALUE;
-        for (WriteOp d : admission.deferred()) {
-            firstDeferred = Math.min(firstDeferred, index.get(new CompletableFutureKey(d.future())));
-        }
-        List<Fence.Admitted> accepted = new ArrayList<>();
         java.util.TreeMap<Integer, WriteOp> deferred = new java.util.TreeMap<>();
         for (WriteOp d : admission.deferred()) {
-            deferred.put(index.get(new CompletableFutureKey(d.future())), d);
+            int i = index.get(d.future());
+            firstDeferred = Math.min(firstDeferred, i);
+            deferred.put(i, d);
         }
+        List<Fence.Admitted> accepted = new ArrayList<>();
         for (Fence.Admitted a : admission.accepted()) {
-            int i = index.get(new CompletableFutureKey(a.op().future()));
+            int i = index.get(a.op().future());
             if (i > firstDeferred) {
                 deferred.put(i, group.get(i)); // as queued (an update unresolved: it is resolved again)
             } else {
@@ -185,28 +184,6 @@ final class Integrity {
         }
         return new Fence.Admission(accepted, new ArrayList<>(deferred.values()), admission.rejected(),
                 admission.rejections());
-    }
-
-    /** A writer's future as a map key, by identity. */
-    private record CompletableFutureKey(java.util.concurrent.CompletableFuture<?> future) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof CompletableFutureKey k && k.future == future;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(future);
-        }
-    }
-
-    /**
-     * The refusal of a table the checks of a group on {@code branch} must read, when this session refuses it (a write
-     * of unknown outcome poisoned it, or a foreign commit): its image may not be the table's state, so the group waits
-     * with the table.
-     */
-    private Optional<PalisadeException> refused(String branch, String table) {
-        return ctx.refusals().refusal(branch, table);
     }
 
     private static List<String> named(PalisadeException e) {
@@ -226,7 +203,7 @@ final class Integrity {
         List<String> read = new ArrayList<>(tracked(def));
         read.add(0, "id");
         for (Fence.Admitted a : ops) {
-            rows.put(a, columns(SubstrateWrites.rows(a.op()), read));
+            rows.put(a, ArrowRows.rows(SubstrateWrites.rows(a.op()), read));
         }
         staged.putAll(rows); // the table's image (if any) advances by them once published
         if (!def.declaresIntegrity()) {
@@ -256,7 +233,8 @@ final class Integrity {
                 rs.forEach(r -> asked.add(TableImage.text(r.get(e.column()))));
             }
         });
-        Optional<PalisadeException> nodeRefused = refused(branch, e.node());
+        // a table this session refuses (unknown outcome, foreign commit): its image may not be its state
+        Optional<PalisadeException> nodeRefused = ctx.refusals().refusal(branch, e.node());
         if (nodeRefused.isPresent()) {
             rows.keySet().forEach(a -> refused.putIfAbsent(a, nodeRefused.get()));
             return;
@@ -395,11 +373,7 @@ final class Integrity {
                 return under.holderOfAbove(col, v, this);
             }
             String h = image.holder(image.column(col), v);
-            return h != null && v.equals(top(col, h)) ? h : null;
-        }
-
-        private String top(String col, String id) {
-            return valueOf(col, id);
+            return h != null && v.equals(valueOf(col, h)) ? h : null;
         }
 
         /** {@link #holderOf} in this layer, judged by the values of {@code above} (the newest layer). */
@@ -431,7 +405,7 @@ final class Integrity {
             if (state.pin(branch, e.edge()).isEmpty()) {
                 continue;
             }
-            Optional<PalisadeException> edgeRefused = refused(branch, e.edge());
+            Optional<PalisadeException> edgeRefused = ctx.refusals().refusal(branch, e.edge());
             if (edgeRefused.isPresent()) {
                 ops.forEach(a -> refused.putIfAbsent(a, edgeRefused.get()));
                 return;
@@ -464,23 +438,6 @@ final class Integrity {
                         def.name(), first(held), held.size(), edges, ""));
             }
         }
-    }
-
-    /** The rows of {@code root}, each as a map of {@code columns} only (values as {@link ArrowRows#value} gives them). */
-    private static List<Map<String, Object>> columns(org.apache.arrow.vector.VectorSchemaRoot root, List<String> columns) {
-        List<org.apache.arrow.vector.FieldVector> vectors = new ArrayList<>(columns.size());
-        for (String c : columns) {
-            vectors.add(root.getVector(c));
-        }
-        List<Map<String, Object>> out = new ArrayList<>(root.getRowCount());
-        for (int r = 0; r < root.getRowCount(); r++) {
-            Map<String, Object> row = new HashMap<>();
-            for (int i = 0; i < columns.size(); i++) {
-                row.put(columns.get(i), ArrowRows.value(vectors.get(i), r));
-            }
-            out.add(row);
-        }
-        return out;
     }
 
     // ------------------------------------------------------------------ images

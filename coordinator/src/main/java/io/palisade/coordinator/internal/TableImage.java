@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The ids of one keyed table on one graph branch and the exact values of a few of its columns, as its newest published
@@ -141,27 +140,5 @@ final class TableImage {
     /** Rows held. */
     int size() {
         return byId.size();
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof TableImage t && t.columns.equals(columns) && sameRows(t);
-    }
-
-    private boolean sameRows(TableImage t) {
-        if (t.byId.size() != byId.size()) {
-            return false;
-        }
-        for (Map.Entry<String, String[]> e : byId.entrySet()) {
-            if (!java.util.Arrays.equals(e.getValue(), t.byId.get(e.getKey()))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(columns, byId.size());
     }
 }
