@@ -62,7 +62,9 @@ final class HeadsCommand implements Callable<Integer>, ReadOnly {
         for (Map<String, Object> m : out) {
             String t = (String) m.get("table");
             m.put("ack", catalog.table(t).map(d -> d.ack().json()).orElse("table"));
-            if (catalog.table(t).map(io.palisade.coordinator.Catalog.TableDef::journalAck).orElse(false)) {
+            if (catalog.table(t).map(io.palisade.coordinator.Catalog.TableDef::journalAck).orElse(false)
+                    || s.foldMark((String) m.get("branch"), t).unfolded() > 0) {
+                // a table-ack table has unfolded writes only while a graph transaction's part waits for its fold
                 putFold(m, s, (String) m.get("branch"), t, now);
             } else { // as status: a table-ack table has no fold to report
                 m.put("unfolded", null);

@@ -145,6 +145,8 @@ final class IncidentModel {
         String retryOf;
         String retriedBy;
         String foldedBy;
+        /** The graph transaction this intent is a part of, and every part's intent id (null: a single write). */
+        JournalEvent.TransactionCommitted transaction;
 
         Intent(String id, long sequence, Instant time, IntentRecorded recorded, Session session) {
             this.id = id;
@@ -267,6 +269,16 @@ final class IncidentModel {
                 }
             }
             case IntentCompleted e -> completed(r, e);
+            case JournalEvent.TransactionCommitted e -> {
+                // the commit point of every part: each completes JOURNALED here, together
+                for (String id : e.intentIds()) {
+                    Intent i = intents.get(id);
+                    if (i != null) {
+                        i.transaction = e;
+                    }
+                    completed(r, new IntentCompleted(id, IntentOutcome.JOURNALED, "", null, List.of()));
+                }
+            }
             case JournalEvent.LoadProgress e -> {
                 Intent i = intents.get(e.intentId());
                 if (i != null && e.batchKeys() != null) {

@@ -89,6 +89,11 @@ final class IntentLife {
             out.println(indent + "  retry: this intent was retried by " + r.id + " (seq " + r.sequence + ", "
                     + outcomeName(r) + ") with idempotency key '" + x.idempotencyKey() + "'");
         }
+        if (i.transaction != null) {
+            out.println(indent + "  transaction: " + i.transaction.transactionId() + ", committed at seq "
+                    + i.completionSequence + " with its " + i.transaction.intentIds().size() + " parts: "
+                    + String.join(", ", parts(model, i.transaction)));
+        }
         String crash = crash(i);
         if (crash != null) {
             out.println(indent + "  crash: " + crash);
@@ -97,6 +102,15 @@ final class IntentLife {
                 ? "OPEN - no completion yet (in flight, or the writer died; recovery classifies it at the next open)"
                 : i.completion.outcome() + (i.completion.outcome() == IntentOutcome.JOURNALED
                 ? (i.foldedBy != null ? ", folded by " + i.foldedBy : ", not folded yet") : "")));
+    }
+
+    /** A transaction's parts as {@code table/intent}, in its order. */
+    private static List<String> parts(IncidentModel model, JournalEvent.TransactionCommitted t) {
+        List<String> out = new ArrayList<>();
+        for (String id : t.intentIds()) {
+            out.add(model.intent(id).map(p -> p.recorded.table() + "/" + id).orElse(id));
+        }
+        return out;
     }
 
     static String writer(Session s) {
@@ -205,6 +219,9 @@ final class IntentLife {
                     + " forgotten (" + x.rule() + ")";
             case JournalEvent.CatalogRecorded x -> "catalog recorded: " + x.reason() + " (SHA-256 " + x.digest()
                     + "); catalog.json is rewritten from it";
+            case JournalEvent.TransactionCommitted x -> "transaction " + x.transactionId() + " committed on "
+                    + x.graphBranch() + ": " + x.intentIds().size() + " part" + (x.intentIds().size() == 1 ? "" : "s")
+                    + " acknowledged together";
         };
     }
 
@@ -251,6 +268,12 @@ final class IntentLife {
         m.put("retry_of", i.retryOf);
         m.put("retried_by", i.retriedBy);
         m.put("folded_by", i.foldedBy);
+        if (i.transaction != null) {
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("id", i.transaction.transactionId());
+            t.put("parts", parts(model, i.transaction));
+            m.put("transaction", t);
+        }
         m.put("crash", crash(i));
         List<Map<String, Object>> steps = new ArrayList<>();
         for (StepAt s : i.steps) {

@@ -199,6 +199,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                 case JournalEvent.VersionsExpired e -> { }
                 case JournalEvent.ReceiptsExpired e -> { }
                 case JournalEvent.CatalogRecorded e -> { }
+                case JournalEvent.TransactionCommitted e -> { }
             }
         }
         m.put("torn_tails_cut", tails);

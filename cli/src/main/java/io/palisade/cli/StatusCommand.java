@@ -105,7 +105,7 @@ final class StatusCommand implements java.util.concurrent.Callable<Integer>, Rea
                     m.put("last_version_removal_seq", lastExpiry.get(table + "/" + ref.branch()));
                     // journal-ack tables: what the journal holds that the table does not yet (heads' figures)
                     m.put("ack", def.ack().json());
-                    if (def.journalAck()) {
+                    if (def.journalAck() || s.foldMark(b, table).unfolded() > 0) {
                         HeadsCommand.putFold(m, s, b, table, now);
                         m.put("unfolded_rows", unfoldedRows.getOrDefault(b, Map.of()).getOrDefault(table, 0L));
                     } else {

@@ -214,6 +214,14 @@ public final class Graph implements AutoCloseable {
         return WriteOp.Submission.of(branch, table, engine.baseVersion(branch, table), idempotencyKey);
     }
 
+    /**
+     * A new graph transaction on {@code branch} (docs/transactions.md): add inserts, upserts and deletes of any keyed
+     * tables, then {@link Transaction#commit()} them together.
+     */
+    public Transaction transaction(String branch) {
+        return new Transaction(engine, catalog(), branch);
+    }
+
     // ------------------------------------------------------------------ rows without Arrow (Row)
 
     /** Strict insert of {@code rows} (see {@link Row}); as {@link #insert(String, String, VectorSchemaRoot)}. */

@@ -257,6 +257,11 @@ public final class Metrics implements MeterBinder {
         return count(m.integrityConflicts);
     }
 
+    /** Graph transactions committed ({@code palisade.transactions}): one per commit point, whatever its parts. */
+    public long transactions() {
+        return count(m.transactions);
+    }
+
     /**
      * Images built for the integrity checks (docs/integrity.md): one scan of a table's checked columns each. Steady
      * state builds none; a count that keeps rising means the images do not fit {@code Options.maxImageRows}.

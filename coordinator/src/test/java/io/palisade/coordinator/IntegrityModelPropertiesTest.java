@@ -38,6 +38,10 @@ import static org.quicktheories.generators.SourceDSL.longs;
  * rows taking effect at once, or by another row of the same write) is a unique conflict; a refused write writes nothing. Some steps are bursts: several writes of one kind
  * to one table submitted at once from one thread, which the committer runs as one group, in order. After every step
  * the graph's rows equal the model's; after a close (a full fold) and a reopen, the same, and the checks still hold.
+ * Some steps are graph transactions (docs/transactions.md) of two or three parts on any tables, each key once: the
+ * model refuses one whole with a key conflict when an insert meets a held id, else with an endpoint or unique conflict
+ * when the state after all its parts breaks a rule at a row it wrote or a node it deleted, and applies it whole
+ * otherwise.
  *
  * <p>{@code -Dpalisade.integrity.props.examples=N} runs N random sequences (default {@value #DEFAULT_EXAMPLES}).
  */
@@ -53,11 +57,16 @@ class IntegrityModelPropertiesTest {
     @TempDir
     Path dir;
     private final AtomicInteger example = new AtomicInteger();
+    private final AtomicInteger transactionsCommitted = new AtomicInteger();
+    private final AtomicInteger transactionsRefused = new AtomicInteger();
 
     @Test
     void graphsAnswerLikeTheSerialModelOfEndpointsAndUniqueColumns() {
         int examples = Integer.getInteger("palisade.integrity.props.examples", DEFAULT_EXAMPLES);
         qt().withExamples(examples).withShrinkCycles(2).forAll(longs().all()).checkAssert(this::sameAnswers);
+        // the sequences exercised graph transactions both ways
+        assertThat(transactionsCommitted.get()).isPositive();
+        assertThat(transactionsRefused.get()).isPositive();
     }
 
     /** Seeds that once found a difference: kept as regressions. */
@@ -165,6 +174,63 @@ class IntegrityModelPropertiesTest {
             return null;
         }
 
+        /**
+         * What a graph transaction of {@code parts} should get: null (ok) or the exception classes that may refuse it
+         * (a key conflict first; otherwise any rule the state after every part breaks at what the parts wrote).
+         */
+        Set<Class<?>> judgeTransaction(List<Part> parts) {
+            for (Part p : parts) {
+                if (p.kind().equals("insert")) {
+                    for (Map<String, Object> r : p.rows()) {
+                        if (tables.get(p.table()).containsKey((String) r.get("id"))) {
+                            return Set.of(KeyConflictException.class);
+                        }
+                    }
+                }
+            }
+            Model after = fork();
+            parts.forEach(p -> after.apply(p.table(), p.kind(), p.rows()));
+            Set<Class<?>> broken = new java.util.HashSet<>();
+            for (Part p : parts) {
+                for (Map<String, Object> r : p.rows()) {
+                    String id = (String) r.get("id");
+                    if (p.kind().equals("delete")) {
+                        if (!p.table().equals("works_at")) {
+                            String col = p.table().equals("person") ? "src" : "dst";
+                            for (Map<String, Object> e : after.tables.get("works_at").values()) {
+                                if (id.equals(e.get(col))) {
+                                    broken.add(EndpointConflictException.class);
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                    if (p.table().equals("works_at") && (!after.tables.get("person").containsKey((String) r.get("src"))
+                            || !after.tables.get("company").containsKey((String) r.get("dst")))) {
+                        broken.add(EndpointConflictException.class);
+                    }
+                    if (p.table().equals("person") && r.get("email") != null) {
+                        for (Map.Entry<String, Map<String, Object>> o : after.tables.get("person").entrySet()) {
+                            if (!o.getKey().equals(id) && r.get("email").equals(o.getValue().get("email"))) {
+                                broken.add(UniqueConflictException.class);
+                            }
+                        }
+                        // two rows of the transaction taking one value: the later write wins in the model's copy
+                        for (Part q : parts) {
+                            if (q.table().equals("person") && !q.kind().equals("delete")) {
+                                for (Map<String, Object> o : q.rows()) {
+                                    if (!o.get("id").equals(id) && r.get("email").equals(o.get("email"))) {
+                                        broken.add(UniqueConflictException.class);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return broken.isEmpty() ? null : broken;
+        }
+
         void apply(String table, String kind, List<Map<String, Object>> rows) {
             Map<String, Map<String, Object>> t = tables.get(table);
             if (kind.equals("update")) {
@@ -178,6 +244,48 @@ class IntegrityModelPropertiesTest {
                     t.put(id, new LinkedHashMap<>(r));
                 }
             }
+        }
+    }
+
+    /** One part of a graph transaction: its table, kind (insert, upsert, delete) and rows (a delete's: ids). */
+    record Part(String table, String kind, List<Map<String, Object>> rows) {
+    }
+
+    /** Two or three parts on random tables, every (table, id) once. */
+    private static List<Part> transaction(Random rnd) {
+        List<Part> parts = new ArrayList<>();
+        Set<String> used = new java.util.HashSet<>();
+        int n = 2 + rnd.nextInt(2);
+        for (int i = 0; i < n; i++) {
+            String table = pick(rnd, List.of("person", "company", "works_at"));
+            String kind = pick(rnd, List.of("insert", "upsert", "delete"));
+            List<Map<String, Object>> rows = new ArrayList<>();
+            for (Map<String, Object> r : rows(rnd, table, kind)) {
+                if (used.add(table + "/" + r.get("id"))) {
+                    rows.add(r);
+                }
+            }
+            if (!rows.isEmpty()) {
+                parts.add(new Part(table, kind, rows));
+            }
+        }
+        return parts;
+    }
+
+    private static Class<?> commit(Graph g, String branch, List<Part> parts) {
+        Transaction t = g.transaction(branch);
+        for (Part p : parts) {
+            switch (p.kind()) {
+                case "insert" -> t.insert(p.table(), p.rows().stream().map(Row::of).toList());
+                case "upsert" -> t.upsert(p.table(), p.rows().stream().map(Row::of).toList());
+                default -> t.delete(p.table(), p.rows().stream().map(r -> (String) r.get("id")).toList());
+            }
+        }
+        try {
+            t.commit();
+            return null;
+        } catch (io.palisade.fencing.PalisadeException e) {
+            return e.getClass();
         }
     }
 
@@ -293,6 +401,28 @@ class IntegrityModelPropertiesTest {
                     }
                     String branch = pick(rnd, new ArrayList<>(models.keySet()));
                     Model model = models.get(branch);
+                    if (rnd.nextInt(4) == 0) {
+                        List<Part> parts = transaction(rnd);
+                        if (!parts.isEmpty()) {
+                            Set<Class<?>> expected = model.judgeTransaction(parts);
+                            Class<?> got = commit(g, branch, parts);
+                            String what = "seed " + seed + " step " + step + " " + branch + " transaction " + parts
+                                    + ", got " + got + ", model before " + model.tables;
+                            if (expected == null) {
+                                assertThat(got).as(what).isNull();
+                                parts.forEach(p -> model.apply(p.table(), p.kind(), p.rows()));
+                                transactionsCommitted.incrementAndGet();
+                            } else {
+                                transactionsRefused.incrementAndGet();
+                                assertThat(got).as(what).isNotNull();
+                                assertThat(expected).as(what).contains(got);
+                            }
+                        }
+                        for (Map.Entry<String, Model> m : models.entrySet()) {
+                            assertSameRows(g, m.getKey(), m.getValue(), "seed " + seed + " after step " + step);
+                        }
+                        continue;
+                    }
                     String table = pick(rnd, List.of("person", "person", "company", "works_at", "works_at"));
                     String kind = pick(rnd, List.of("insert", "upsert", "upsert", "delete", "update"));
                     if (kind.equals("update") && table.equals("company")) {

@@ -590,4 +590,26 @@ public sealed interface JournalEvent {
             }
         }
     }
+
+    /**
+     * The commit point of a graph transaction (docs/transactions.md): every intent it lists, each journaled before it
+     * in the same batch with its rows ({@code IntentRecorded} leaving its table's head as it is, then
+     * {@code RowsRecorded}), completes {@code JOURNALED} at this record, all together. A transaction whose record is
+     * not in the journal never happened: its intents stay open and recovery completes them {@code ABORTED}. Readers
+     * see every part of a transaction from this record on, and none before it.
+     *
+     * @param transactionId the transaction's id ({@code t-…})
+     * @param graphBranch   the graph branch every part writes
+     * @param intentIds     the parts' intents, in the order the transaction named them; at least one, no repeats
+     */
+    record TransactionCommitted(String transactionId, String graphBranch, List<String> intentIds) implements JournalEvent {
+        public TransactionCommitted {
+            Objects.requireNonNull(transactionId, "transactionId");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            intentIds = List.copyOf(intentIds);
+            if (intentIds.isEmpty() || new java.util.HashSet<>(intentIds).size() != intentIds.size()) {
+                throw new IllegalArgumentException("a transaction commits one or more distinct intents, not " + intentIds);
+            }
+        }
+    }
 }

@@ -100,6 +100,7 @@ public final class JsonRenderer {
             case JournalEvent.VersionsExpired e -> "versions_expired";
             case JournalEvent.ReceiptsExpired e -> "receipts_expired";
             case JournalEvent.CatalogRecorded e -> "catalog_recorded";
+            case JournalEvent.TransactionCommitted e -> "transaction_committed";
         };
     }
 
@@ -321,6 +322,11 @@ public final class JsonRenderer {
             case JournalEvent.ReceiptsExpired e -> {
                 n.put("through_sequence", e.throughSequence());
                 n.put("rule", e.rule());
+            }
+            case JournalEvent.TransactionCommitted e -> {
+                n.put("transaction_id", e.transactionId());
+                n.put("graph_branch", e.graphBranch());
+                strings(n.putArray("intent_ids"), e.intentIds());
             }
             case JournalEvent.CatalogRecorded e -> {
                 n.put("digest", e.digest());

@@ -337,6 +337,19 @@ final class EventGens {
         return in -> JournalEvent.CatalogRecorded.of(t.generate(in), t.generate(in));
     }
 
+    static Gen<JournalEvent> transactionCommitted() {
+        Gen<String> t = text();
+        Gen<Integer> parts = integers().between(1, 5);
+        return in -> {
+            int n = parts.generate(in);
+            java.util.LinkedHashSet<String> ids = new java.util.LinkedHashSet<>();
+            for (int i = 0; i < n; i++) {
+                ids.add("i-" + i + "-" + t.generate(in));
+            }
+            return new JournalEvent.TransactionCommitted(t.generate(in), t.generate(in), List.copyOf(ids));
+        };
+    }
+
     static Gen<JournalEvent> rowsReleased() {
         Gen<String> t = text();
         Gen<Integer> count = integers().between(0, 1000);
@@ -358,7 +371,7 @@ final class EventGens {
         return oneOf(List.of(anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(),
                 anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(),
                 anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(),
-                anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), rowsReleased()));
+                anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), rowsReleased()));
     }
 
     /** Every event type a writer appends, equally likely ({@code rows_released} is written by the row release only). */
@@ -368,6 +381,6 @@ final class EventGens {
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
                 recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside(),
                 foreignCommitFound(), duplicatesRepaired(), rowsRecorded(), foldPlanned(), versionsExpired(),
-                receiptsExpired(), catalogRecorded()));
+                receiptsExpired(), catalogRecorded(), transactionCommitted()));
     }
 }

@@ -98,6 +98,7 @@ final class HeadsReducer {
             }
             case JournalEvent.ReceiptsExpired e -> IntentSteps.receiptsExpired(d, e);
             case JournalEvent.CatalogRecorded e -> catalogRecorded(d, e);
+            case JournalEvent.TransactionCommitted e -> IntentSteps.transactionCommitted(d, e, record.timestampNanos());
         }
         return d.result();
     }

@@ -144,6 +144,21 @@ final class IntentSteps {
         };
     }
 
+    /**
+     * A graph transaction's commit point: each of its intents, open on the transaction's graph branch, completes
+     * {@code JOURNALED} here, in the order the record lists them.
+     */
+    static void transactionCommitted(HeadsDraft d, io.palisade.journal.JournalEvent.TransactionCommitted e, long nanos) {
+        for (String id : e.intentIds()) {
+            OpenIntent o = d.open.get(id);
+            if (o != null && !o.graphBranch().equals(e.graphBranch())) {
+                throw d.fail(o.graphBranch(), o.table(), "transaction " + e.transactionId() + " on graph branch '"
+                        + e.graphBranch() + "' commits intent " + id + " of graph branch '" + o.graphBranch() + "'");
+            }
+            intentCompleted(d, new IntentCompleted(id, IntentOutcome.JOURNALED, "", null, java.util.List.of()), nanos);
+        }
+    }
+
     static void intentCompleted(HeadsDraft d, IntentCompleted e, long nanos) {
         OpenIntent o = d.open.get(e.intentId());
         if (o == null) {

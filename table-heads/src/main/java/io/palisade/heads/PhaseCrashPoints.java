@@ -70,4 +70,9 @@ public final class PhaseCrashPoints {
     public static boolean armed() {
         return !TARGET.isEmpty();
     }
+
+    /** Whether {@code name} is the configured crash point (a path that must be shaped for it asks first). */
+    public static boolean armedAt(String name) {
+        return TARGET.equals(name);
+    }
 }

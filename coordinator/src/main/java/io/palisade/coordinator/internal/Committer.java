@@ -64,6 +64,7 @@ final class Committer implements Agent {
     private final JournalAck journalAck;
     private final Folder folder;
     private final Integrity integrity;
+    private final Transactions transactions;
 
     Committer(Context ctx, ManyToOneConcurrentArrayQueue<Object> queue) {
         this.ctx = ctx;
@@ -77,6 +78,12 @@ final class Committer implements Agent {
         this.journalAck = new JournalAck(ctx, journal, presence);
         this.folder = new Folder(ctx, this, ctx.steppedCommitter());
         this.integrity = new Integrity(ctx, journal);
+        this.transactions = new Transactions(ctx, journal, fence, presence, integrity, folder);
+    }
+
+    /** Commits a graph transaction (a control task: on this thread, after the fold in flight was published). */
+    io.palisade.coordinator.TransactionReceipt transaction(String branch, List<WriteOp> parts) {
+        return transactions.commit(branch, parts);
     }
 
     /** The automatic maintenance (closed with the graph, before its store). */
@@ -253,6 +260,11 @@ final class Committer implements Agent {
                 folder.fold(first.branch(), first.table());
                 ctx.meters().table(first.table()).backPressure().record(System.nanoTime() - t);
             }
+        } else if (!(first instanceof WriteOp.Fold)
+                && ctx.view().state().foldMark(first.branch(), first.table()).unfolded() > 0) {
+            // a table-ack table with unfolded writes (a graph transaction's part whose fold failed, or that a crash cut
+            // off before it): every operation on it follows a fold, as on a journal-ack table
+            folder.fold(first.branch(), first.table());
         }
         HeadsState state = ctx.view().state();
         Optional<PalisadeException> refusal = ctx.refusals().refusal(first.branch(), first.table());

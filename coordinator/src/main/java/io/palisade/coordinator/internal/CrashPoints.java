@@ -22,6 +22,11 @@ public final class CrashPoints {
         PhaseCrashPoints.hit(name);
     }
 
+    /** Whether {@code name} is the configured crash point. */
+    public static boolean armedAt(String name) {
+        return PhaseCrashPoints.armedAt(name);
+    }
+
     /** Whether a crash point is configured (tests use it to assert the child really crashed there). */
     public static boolean armed() {
         return PhaseCrashPoints.armed();

@@ -131,6 +131,17 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** Commits a graph transaction's {@code parts} on {@code branch} (docs/transactions.md), in queue order. */
+    public io.palisade.coordinator.TransactionReceipt commitTransaction(String branch, java.util.List<WriteOp> parts) {
+        for (WriteOp p : parts) {
+            JournalRowsMemo m = p.submittedRows();
+            if (m != null) {
+                m.bytes(); // encoded for the journal on the writer's thread, not on the committer
+            }
+        }
+        return onCommitter(() -> committer.transaction(branch, parts));
+    }
+
     /** Runs {@code task} on the committer thread, ordered with the writes queued before it; returns its result. */
     @SuppressWarnings("unchecked")
     public <T> T onCommitter(Callable<T> task) {

@@ -443,7 +443,7 @@ final class Integrity {
     // ------------------------------------------------------------------ images
 
     /** The columns an image of {@code def} tracks: its unique columns, then its declared endpoint columns. */
-    private static List<String> tracked(Catalog.TableDef def) {
+    static List<String> tracked(Catalog.TableDef def) {
         List<String> cols = new ArrayList<>(def.unique());
         def.srcTable().ifPresent(n -> cols.add("src"));
         def.dstTable().ifPresent(n -> cols.add("dst"));

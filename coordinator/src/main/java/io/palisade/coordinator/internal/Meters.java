@@ -68,6 +68,7 @@ public final class Meters implements AutoCloseable {
     public final Counter keyConflicts;
     public final Counter integrityConflicts;
     public final Counter integrityImageBuilds;
+    public final Counter transactions;
     public final Counter writeConflicts;
     public final Counter validationFailures;
     public final Counter retries;
@@ -125,6 +126,8 @@ public final class Meters implements AutoCloseable {
                 + " endpoint, a node with edges or a unique value; the write is refused)";
         keyConflicts = counter("palisade.conflicts", conflicts, "kind", "key");
         integrityConflicts = counter("palisade.conflicts", conflicts, "kind", "integrity");
+        transactions = counter("palisade.transactions", "Graph transactions committed (each one commit point in the "
+                + "journal, whatever the number of its parts)");
         integrityImageBuilds = counter("palisade.integrity.image.builds", "Images of a table's ids and checked columns "
                 + "built for the integrity checks: one scan of the table each (on first use, after the table moved by a "
                 + "path that does not advance them, or after one was dropped past maxImageRows)");
@@ -193,7 +196,8 @@ public final class Meters implements AutoCloseable {
                         + " waited for one", TimeUnit.NANOSECONDS, longestMaintenanceNanos::get);
 
         for (Catalog.TableDef t : catalog.tables()) {
-            if (t.journalAck()) {
+            // a journal-ack table folds its acknowledged writes; a keyed table-ack table folds graph transactions' parts
+            if (t.kind().keyed()) {
                 String n = t.name();
                 tables.put(n, new TableMeters(
                         counter("palisade.folds", "Folds committed to a journal-ack table", "table", n),
@@ -222,27 +226,27 @@ public final class Meters implements AutoCloseable {
         gauge("palisade.heads.idempotency.keys", "Idempotency keys whose receipts the heads state keeps",
                 () -> view.state().receiptCount());
         for (String t : tables.keySet()) {
-            gauge("palisade.unfolded.writes", "Acknowledged writes of a journal-ack table not yet folded (every graph"
-                    + " branch)", () -> view.unfoldedWrites(t), "table", t);
-            bytesGauge("palisade.unfolded.bytes", "Payload bytes of the unfolded writes of a journal-ack table, held in"
+            gauge("palisade.unfolded.writes", "Acknowledged writes of a table not yet folded (journal-ack writes, and"
+                    + " graph transactions' parts; every graph branch)", () -> view.unfoldedWrites(t), "table", t);
+            bytesGauge("palisade.unfolded.bytes", "Payload bytes of the unfolded writes of a table, held in"
                     + " memory (their sum over the tables is what maxUnfoldedBytes bounds)", () -> view.unfoldedBytes(t),
                     "table", t);
-            timeGauge("palisade.fold.lag", "Age of the oldest unfolded write of a journal-ack table on any graph"
+            timeGauge("palisade.fold.lag", "Age of the oldest unfolded write of a table on any graph"
                     + " branch: how far external Lance readers lag; 0 when none", TimeUnit.MILLISECONDS,
                     () -> view.foldLagMillis(t), "table", t);
         }
     }
 
-    /** The meters of journal-ack table {@code name}. */
+    /** The fold meters of keyed table {@code name}. */
     public TableMeters table(String name) {
         TableMeters t = tables.get(name);
         if (t == null) {
-            throw new IllegalArgumentException("table '" + name + "' is not a journal-ack table of this graph");
+            throw new IllegalArgumentException("table '" + name + "' is not a keyed table of this graph");
         }
         return t;
     }
 
-    /** The meters of every journal-ack table. */
+    /** The fold meters of every keyed table. */
     public Collection<TableMeters> tables() {
         return tables.values();
     }

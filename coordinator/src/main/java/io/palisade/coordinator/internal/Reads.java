@@ -192,15 +192,9 @@ public final class Reads {
      * writes names the sequence of its oldest one's intent, and the records from there on are applied.
      */
     static UnfoldedWrites rebuildUnfolded(Path palisadeDir, Catalog catalog, HeadsState at, long through) {
-        Set<String> ackTables = new HashSet<>();
-        for (Catalog.TableDef t : catalog.tables()) {
-            if (t.journalAck()) {
-                ackTables.add(t.name());
-            }
-        }
-        UnfoldedWrites out = new UnfoldedWrites(ackTables);
+        UnfoldedWrites out = new UnfoldedWrites();
         long from = oldestUnfolded(at);
-        if (from == Long.MAX_VALUE || ackTables.isEmpty()) {
+        if (from == Long.MAX_VALUE) {
             return out;
         }
         try (JournalReader reader = JournalReader.open(palisadeDir);

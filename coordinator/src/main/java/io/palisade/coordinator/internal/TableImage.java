@@ -28,6 +28,8 @@ final class TableImage {
     private final boolean[] unique;
     private final Map<String, String[]> byId = new HashMap<>();
     private final List<Map<String, Object>> reverse = new ArrayList<>();
+    /** While a graph transaction is judged ({@link #begin}): how to take back each change, newest last; else null. */
+    private java.util.ArrayDeque<Runnable> undo;
 
     /**
      * @param columns the tracked columns
@@ -65,6 +67,28 @@ final class TableImage {
         return i;
     }
 
+    /**
+     * From here on every change is recorded, so that {@link #rollback} takes the image back to this point exactly
+     * (a graph transaction is applied to its images, judged, then kept with {@link #keep} or taken back).
+     */
+    void begin() {
+        undo = new java.util.ArrayDeque<>();
+    }
+
+    /** Keeps the changes since {@link #begin} and stops recording. */
+    void keep() {
+        undo = null;
+    }
+
+    /** Takes back every change since {@link #begin}, newest first, and stops recording. */
+    void rollback() {
+        java.util.ArrayDeque<Runnable> u = undo;
+        undo = null;
+        while (u != null && !u.isEmpty()) {
+            u.pollLast().run();
+        }
+    }
+
     /** Row {@code id} now holds {@code row}'s values of the tracked columns (an insert, upsert or update). */
     void put(String id, Map<String, Object> row) {
         remove(id);
@@ -75,29 +99,63 @@ final class TableImage {
                 continue;
             }
             if (unique[i]) {
-                reverse.get(i).put(values[i], id);
+                setReverse(i, values[i], id);
             } else {
-                reverse.get(i).merge(values[i], 1, (a, b) -> (Integer) a + (Integer) b);
+                Object n = reverse.get(i).get(values[i]);
+                setReverse(i, values[i], n == null ? 1 : (Integer) n + 1);
             }
         }
-        byId.put(id, values);
+        setRow(id, values);
     }
 
     /** Row {@code id} is gone (a delete); nothing when the image does not hold it. */
     void remove(String id) {
-        String[] old = byId.remove(id);
+        String[] old = byId.get(id);
         if (old == null) {
             return;
         }
+        setRow(id, null);
         for (int i = 0; i < old.length; i++) {
             if (old[i] == null) {
                 continue;
             }
+            Object now = reverse.get(i).get(old[i]);
             if (unique[i]) {
-                reverse.get(i).remove(old[i], id);
-            } else {
-                reverse.get(i).computeIfPresent(old[i], (k, n) -> (Integer) n == 1 ? null : (Integer) n - 1);
+                if (id.equals(now)) {
+                    setReverse(i, old[i], null);
+                }
+            } else if (now != null) {
+                setReverse(i, old[i], (Integer) now == 1 ? null : (Integer) now - 1);
             }
+        }
+    }
+
+    /** {@code byId[id] = values} (null: removed), recorded while judging. */
+    private void setRow(String id, String[] values) {
+        String[] before = values == null ? byId.remove(id) : byId.put(id, values);
+        if (undo != null) {
+            undo.addLast(() -> {
+                if (before == null) {
+                    byId.remove(id);
+                } else {
+                    byId.put(id, before);
+                }
+            });
+        }
+    }
+
+    /** {@code reverse[column][value] = to} (null: removed), recorded while judging. */
+    private void setReverse(int column, String value, Object to) {
+        Map<String, Object> m = reverse.get(column);
+        Object before = to == null ? m.remove(value) : m.put(value, to);
+        if (undo != null) {
+            undo.addLast(() -> {
+                if (before == null) {
+                    m.remove(value);
+                } else {
+                    m.put(value, before);
+                }
+            });
         }
     }
 

@@ -26,7 +26,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The unfolded writes of one (graph branch, table) of a journal-ack table as of a journal sequence, for a streaming
+ * The unfolded writes of one (graph branch, table) as of a journal sequence, for a streaming
  * read (docs/journal-ack.md "Reads"): the keys they touch, whose rows in the folded table they override, and the rows
  * live after them. Held in memory: the fold bounds bound it ({@code Options.maxUnfoldedBytes}).
  */
@@ -44,7 +44,7 @@ public final class UnfoldedTail implements AutoCloseable {
     public static UnfoldedTail of(Path palisadeDir, Catalog catalog, HeadsState at, long through, String branch,
                                   String table) {
         Catalog.TableDef def = catalog.require(table);
-        if (!def.journalAck() || at.foldMark(branch, table).unfolded() == 0) {
+        if (at.foldMark(branch, table).unfolded() == 0) {
             return new UnfoldedTail(def, Map.of());
         }
         return new UnfoldedTail(def, Reads.rebuildUnfolded(palisadeDir, catalog, at, through).newest(branch, table));

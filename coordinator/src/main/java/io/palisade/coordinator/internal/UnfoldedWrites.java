@@ -16,9 +16,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The acknowledged-but-unfolded writes of a graph's journal-ack tables (docs/journal-ack.md), as a fold of journal
- * records: an insert, upsert or delete intent of a journal-ack table, its {@code RowsRecorded} and its
- * {@code IntentCompleted JOURNALED} add one {@link Entry} to the (graph branch, table) tail; a fold intent completing
+ * The acknowledged-but-unfolded writes of a graph (docs/journal-ack.md), as a fold of journal records: an insert,
+ * upsert or delete intent, its {@code RowsRecorded} and its completion {@code JOURNALED} (its own
+ * {@code IntentCompleted}, or the {@code TransactionCommitted} of the graph transaction it is a part of, which adds all
+ * its parts at one sequence) add one {@link Entry} to the (graph branch, table) tail. Journal-ack tables' writes, and
+ * every part of a graph transaction whatever its table's ack mode, are acknowledged so. A fold intent completing
  * {@code COMMITTED} or {@code ROLLED_FORWARD} drops the writes up to its watermark (the tail when it was planned; the
  * writes acknowledged while its Lance commit ran stay); deleting a graph branch drops
  * its tails. Anything else is ignored.
@@ -133,20 +135,19 @@ final class UnfoldedWrites {
     private record Staged(JournalEvent.IntentRecorded intent, long recordedAt, byte[] rows) {
     }
 
-    private final Set<String> journalAckTables;
     private final Map<String, Staged> staged = new HashMap<>();
     private final Map<String, JournalEvent.FoldPlanned> plans = new HashMap<>();
     private final Map<String, Map<String, Tail>> tails = new HashMap<>();
 
-    /** @param journalAckTables the catalog's tables in journal-ack mode */
-    UnfoldedWrites(Set<String> journalAckTables) {
-        this.journalAckTables = Set.copyOf(journalAckTables);
+    UnfoldedWrites() {
     }
 
     void apply(JournalRecord record) {
         switch (record.event()) {
             case JournalEvent.IntentRecorded e -> {
-                if (journalAckTables.contains(e.table()) && switch (e.operation()) {
+                // any table's: a graph transaction acknowledges its parts from the journal whatever the ack mode (an
+                // intent that completes otherwise is dropped from here at its completion)
+                if (switch (e.operation()) {
                     case INSERT, UPSERT, UPDATE, DELETE -> true;
                     case OVERWRITE, ADD_COLUMNS, CREATE_TABLE, BRANCH_MERGE, INDEX_MAINTENANCE, COMPACTION, MIGRATION_UNIT,
                          FOLD, REPAIR -> false;
@@ -167,13 +168,15 @@ final class UnfoldedWrites {
                 }
             }
             case JournalEvent.FoldPlanned e -> plans.put(e.intentId(), e);
+            case JournalEvent.TransactionCommitted e -> {
+                for (String id : e.intentIds()) {
+                    journaled(staged.remove(id), record);
+                }
+            }
             case JournalEvent.IntentCompleted e -> {
                 Staged s = staged.remove(e.intentId());
-                if (s != null && e.outcome() == IntentOutcome.JOURNALED) {
-                    JournalEvent.IntentRecorded i = s.intent();
-                    List<String> keys = i.keyFilter() == null ? List.of() : i.keyFilter().keys();
-                    tail(i.graphBranch(), i.table()).add(new Entry(i.intentId(), i.operation(), keys, s.recordedAt(),
-                            record.sequence(), record.timestampNanos(), s.rows() == null ? new byte[0] : s.rows()));
+                if (e.outcome() == IntentOutcome.JOURNALED) {
+                    journaled(s, record);
                 }
                 JournalEvent.FoldPlanned plan = plans.remove(e.intentId());
                 if (plan != null && (e.outcome() == IntentOutcome.COMMITTED || e.outcome() == IntentOutcome.ROLLED_FORWARD)) {
@@ -235,6 +238,17 @@ final class UnfoldedWrites {
             case JournalEvent.DuplicatesRepaired e -> {
             }
         }
+    }
+
+    /** The staged write {@code s} (null: none staged) completed {@code JOURNALED} at {@code record}: it joins its tail. */
+    private void journaled(Staged s, JournalRecord record) {
+        if (s == null) {
+            return;
+        }
+        JournalEvent.IntentRecorded i = s.intent();
+        List<String> keys = i.keyFilter() == null ? List.of() : i.keyFilter().keys();
+        tail(i.graphBranch(), i.table()).add(new Entry(i.intentId(), i.operation(), keys, s.recordedAt(),
+                record.sequence(), record.timestampNanos(), s.rows() == null ? new byte[0] : s.rows()));
     }
 
     private Tail tail(String branch, String table) {

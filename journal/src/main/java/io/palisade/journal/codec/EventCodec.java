@@ -59,6 +59,7 @@ public final class EventCodec {
     public static final short RECEIPTS_EXPIRED = 14;
     public static final short CATALOG_RECORDED = 15;
     public static final short ROWS_RELEASED = 16;
+    public static final short TRANSACTION_COMMITTED = 17;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -108,6 +109,7 @@ public final class EventCodec {
             case JournalEvent.VersionsExpired e -> VERSIONS_EXPIRED;
             case JournalEvent.ReceiptsExpired e -> RECEIPTS_EXPIRED;
             case JournalEvent.CatalogRecorded e -> CATALOG_RECORDED;
+            case JournalEvent.TransactionCommitted e -> TRANSACTION_COMMITTED;
         };
     }
 
@@ -211,6 +213,10 @@ public final class EventCodec {
                     .putLong(e.beforeVersion()).putString(e.rule());
             case JournalEvent.ReceiptsExpired e -> w.putLong(e.throughSequence()).putString(e.rule());
             case JournalEvent.CatalogRecorded e -> w.putString(e.digest()).putString(e.catalog()).putString(e.reason());
+            case JournalEvent.TransactionCommitted e -> {
+                w.putString(e.transactionId()).putString(e.graphBranch());
+                putStrings(w, e.intentIds());
+            }
             case JournalEvent.DuplicatesRepaired e -> {
                 w.putString(e.intentId()).putString(e.graphBranch()).putString(e.table()).putString(e.tableBranch())
                         .putLong(e.imageVersion()).putInt(e.adoptedVersions().size());
@@ -382,6 +388,15 @@ public final class EventCodec {
                     throw new MalformedPayloadException("receipts_expired: missing rule or a sequence below 0");
                 }
                 yield new JournalEvent.ReceiptsExpired(through, rule);
+            }
+            case TRANSACTION_COMMITTED -> {
+                String id = r.getString();
+                String graphBranch = r.getString();
+                List<String> intents = getStrings(r);
+                if (id == null || graphBranch == null) {
+                    throw new MalformedPayloadException("transaction_committed: missing field");
+                }
+                yield new JournalEvent.TransactionCommitted(id, graphBranch, intents);
             }
             case CATALOG_RECORDED -> {
                 String digest = r.getString();

@@ -1,0 +1,377 @@
+package io.palisade.coordinator;
+
+import io.palisade.fencing.EndpointConflictException;
+import io.palisade.fencing.KeyConflictException;
+import io.palisade.fencing.PalisadeException;
+import io.palisade.fencing.UniqueConflictException;
+import io.palisade.fencing.ValidationException;
+import io.palisade.journal.IntentOutcome;
+import io.palisade.journal.JournalEvent;
+import io.palisade.journal.JournalReader;
+import io.palisade.journal.JournalRecord;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static io.palisade.coordinator.IntegrityTest.edge;
+import static io.palisade.coordinator.IntegrityTest.person;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Graph transactions: several tables written together, checked as a whole (docs/transactions.md). */
+class TransactionTest extends GraphTestSupport {
+
+    /** IntegrityTest's graph with the node tables in {@code nodeAck} mode and the edge tables in {@code edgeAck}. */
+    static String catalog(String nodeAck, String edgeAck) {
+        return """
+                {"tables": [
+                  {"name": "person", "kind": "node", "ack": "%1$s", "unique": ["email"], "columns": [
+                    {"name": "id", "type": "string"}, {"name": "email", "type": "string", "nullable": true}]},
+                  {"name": "company", "kind": "node", "ack": "%1$s", "columns": [{"name": "id", "type": "string"}]},
+                  {"name": "works_at", "kind": "edge", "ack": "%2$s", "src": "person", "dst": "company", "columns": [
+                    {"name": "id", "type": "string"}, {"name": "src", "type": "string"}, {"name": "dst", "type": "string"}]},
+                  {"name": "notes", "kind": "append-only", "columns": [{"name": "text", "type": "string"}]}
+                ]}""".formatted(nodeAck, edgeAck);
+    }
+
+    private Graph create(String nodeAck, String edgeAck) {
+        return Palisade.create(dir.resolve("g"), Catalog.fromJson(catalog(nodeAck, edgeAck)), IntegrityTest.options());
+    }
+
+    private Graph reopen() {
+        return Palisade.open(dir.resolve("g"), IntegrityTest.options());
+    }
+
+    static Set<String> ids(Graph g, String table) {
+        Set<String> out = new HashSet<>();
+        g.scan("main", table).forEach(r -> out.add(String.valueOf(r.get("id"))));
+        return out;
+    }
+
+    private static List<JournalRecord> journal(Graph g) {
+        try (JournalReader r = JournalReader.open(g.path().resolve("_palisade")); var c = r.read(0)) {
+            return c.drain();
+        }
+    }
+
+    private static long transactionsCommitted(Graph g) {
+        return journal(g).stream().filter(r -> r.event() instanceof JournalEvent.TransactionCommitted).count();
+    }
+
+    // ------------------------------------------------------------------ all or nothing
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal", "table,journal", "journal,table"})
+    void aNodeItsCompanyAndTheEdgeBetweenThemCommitTogether(String nodeAck, String edgeAck) {
+        TransactionReceipt r;
+        try (Graph g = create(nodeAck, edgeAck)) {
+            long before = g.state().lastSequence();
+            r = g.transaction("main")
+                    .insert("person", List.of(person("alice", "a@x")))
+                    .insert("company", List.of(Row.of("id", "acme")))
+                    .insert("works_at", List.of(edge("e1", "alice", "acme")))
+                    .commit();
+            assertThat(r.parts()).extracting(Receipt::table).containsExactly("person", "company", "works_at");
+            assertThat(r.parts()).allSatisfy(p -> assertThat(p.seq()).isEqualTo(r.seq()));
+            assertThat(r.parts()).allSatisfy(p -> assertThat(p.rows()).isEqualTo(1));
+            // a table-ack part is in its table when the receipt is given
+            for (Receipt p : r.parts()) {
+                boolean tableAck = (p.table().equals("works_at") ? edgeAck : nodeAck).equals("table");
+                assertThat(p.folded()).as(p.table()).isEqualTo(tableAck);
+            }
+            assertThat(ids(g, "person")).containsExactly("alice");
+            assertThat(ids(g, "works_at")).containsExactly("e1");
+            // a reader at any journal position sees all of it or none of it
+            for (long seq = before; seq <= g.state().lastSequence(); seq++) {
+                int present = 0;
+                for (String t : List.of("person", "company", "works_at")) {
+                    present += g.scanAt("main", t, seq).size();
+                }
+                assertThat(present).as("tables at sequence %d", seq).isIn(0, 3);
+                assertThat(present).as("tables at sequence %d", seq).isEqualTo(seq >= r.seq() ? 3 : 0);
+            }
+            assertThat(g.metrics().transactions()).isEqualTo(1);
+            assertThat(transactionsCommitted(g)).isEqualTo(1);
+        }
+        try (Graph g = reopen()) {
+            assertThat(ids(g, "person")).containsExactly("alice");
+            assertThat(ids(g, "company")).containsExactly("acme");
+            assertThat(ids(g, "works_at")).containsExactly("e1");
+            assertThatThrownBy(() -> g.delete("main", "company", List.of("acme")))
+                    .isInstanceOf(EndpointConflictException.class);
+            g.awaitFold();
+            assertThat(g.state().unfoldedTables("main")).isEmpty();
+            assertThat(ids(g, "works_at")).containsExactly("e1");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal", "table,journal"})
+    void aKeyConflictOnAnyTableFailsTheWholeTransactionAndNamesTableAndKeys(String nodeAck, String edgeAck) {
+        try (Graph g = create(nodeAck, edgeAck)) {
+            g.insert("main", "person", List.of(person("bob", "b@x")));
+            assertThatThrownBy(() -> g.transaction("main")
+                    .insert("company", List.of(Row.of("id", "acme")))
+                    .insert("person", List.of(person("carol", "c@x"), person("bob", "b2@x")))
+                    .commit())
+                    .isInstanceOfSatisfying(KeyConflictException.class, e -> {
+                        assertThat(e.table()).isEqualTo("person");
+                        assertThat(e.keys()).containsExactly("bob");
+                    });
+            assertThat(ids(g, "company")).isEmpty();
+            assertThat(ids(g, "person")).containsExactly("bob");
+            assertThat(transactionsCommitted(g)).isZero();
+            // the part at fault is explained in the journal; nothing else of the transaction is
+            assertThat(journal(g)).filteredOn(r -> r.event() instanceof JournalEvent.IntentCompleted c
+                    && c.outcome() == IntentOutcome.KEY_CONFLICT).hasSize(1);
+            // a retry that no longer conflicts commits whole
+            g.transaction("main").insert("company", List.of(Row.of("id", "acme")))
+                    .upsert("person", List.of(person("carol", "c@x"), person("bob", "b2@x"))).commit();
+            assertThat(ids(g, "person")).containsExactlyInAnyOrder("bob", "carol");
+            assertThat(ids(g, "company")).containsExactly("acme");
+        }
+    }
+
+    // ------------------------------------------------------------------ endpoints
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal", "journal,table"})
+    void endpointsAreCheckedOnTheTransactionAsAWhole(String nodeAck, String edgeAck) {
+        try (Graph g = create(nodeAck, edgeAck)) {
+            g.insert("main", "company", List.of(Row.of("id", "acme")));
+            // an edge to a node nobody holds: nothing of the transaction is written
+            assertThatThrownBy(() -> g.transaction("main")
+                    .insert("person", List.of(person("alice", "a@x")))
+                    .insert("works_at", List.of(edge("e1", "alice", "acme"), edge("e2", "ghost", "acme")))
+                    .commit())
+                    .isInstanceOfSatisfying(EndpointConflictException.class, e -> {
+                        assertThat(e.situation()).isEqualTo(EndpointConflictException.Situation.MISSING_ENDPOINT);
+                        assertThat(e.keys()).containsExactly("ghost");
+                    });
+            assertThat(ids(g, "person")).isEmpty();
+            assertThat(ids(g, "works_at")).isEmpty();
+            // the node and its edge together
+            g.transaction("main").insert("person", List.of(person("alice", "a@x")))
+                    .insert("works_at", List.of(edge("e1", "alice", "acme"))).commit();
+            // a node with edges is not deleted alone, in a transaction or not
+            assertThatThrownBy(() -> g.transaction("main").delete("person", List.of("alice")).commit())
+                    .isInstanceOfSatisfying(EndpointConflictException.class, e ->
+                            assertThat(e.situation()).isEqualTo(EndpointConflictException.Situation.NODE_HAS_EDGES));
+            // an edge moved away from the node in the same transaction as its delete
+            g.insert("main", "person", List.of(person("bob", "b@x")));
+            TransactionReceipt moved = g.transaction("main").delete("person", List.of("alice"))
+                    .upsert("works_at", List.of(edge("e1", "bob", "acme"))).commit();
+            assertThat(moved.parts().get(0).rows()).isEqualTo(1);
+            // the node and its edges deleted together
+            g.transaction("main").delete("works_at", List.of("e1")).delete("person", List.of("bob")).commit();
+            assertThat(ids(g, "person")).isEmpty();
+            assertThat(ids(g, "works_at")).isEmpty();
+            // a delete of a node that a part re-points an edge to is refused
+            g.transaction("main").insert("person", List.of(person("carol", "c@x")))
+                    .insert("works_at", List.of(edge("e3", "carol", "acme"))).commit();
+            assertThatThrownBy(() -> g.transaction("main").delete("company", List.of("acme")).commit())
+                    .isInstanceOf(EndpointConflictException.class);
+            assertThat(ids(g, "company")).containsExactly("acme");
+        }
+    }
+
+    // ------------------------------------------------------------------ unique values
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal"})
+    void uniqueValuesAreCheckedOnTheTransactionAsAWhole(String nodeAck, String edgeAck) {
+        try (Graph g = create(nodeAck, edgeAck)) {
+            g.insert("main", "person", List.of(person("alice", "a@x"), person("bob", "b@x")));
+            // two parts taking one value under different ids
+            assertThatThrownBy(() -> g.transaction("main")
+                    .insert("person", List.of(person("carol", "c@x")))
+                    .insert("person", List.of(person("dave", "c@x")))
+                    .commit())
+                    .isInstanceOfSatisfying(UniqueConflictException.class, e -> {
+                        assertThat(e.column()).isEqualTo("email");
+                        assertThat(e.value()).isEqualTo("c@x");
+                    });
+            // a value held at the base
+            assertThatThrownBy(() -> g.transaction("main").insert("person", List.of(person("erin", "a@x"))).commit())
+                    .isInstanceOfSatisfying(UniqueConflictException.class, e -> assertThat(e.holder()).isEqualTo("alice"));
+            assertThat(ids(g, "person")).containsExactlyInAnyOrder("alice", "bob");
+            // two parts swapping their values, and a value freed by a delete in the same transaction
+            g.transaction("main").upsert("person", List.of(person("alice", "b@x")))
+                    .upsert("person", List.of(person("bob", "a@x"))).commit();
+            g.transaction("main").delete("person", List.of("alice")).insert("person", List.of(person("frank", "b@x")))
+                    .commit();
+            Map<String, Row> rows = g.get("main", "person", List.of("bob", "frank"));
+            assertThat(rows.get("bob").get("email")).isEqualTo("a@x");
+            assertThat(rows.get("frank").get("email")).isEqualTo("b@x");
+            // the images agree with the state after the refusals: a value the refused transactions named is free
+            g.insert("main", "person", List.of(person("gina", "c@x")));
+            assertThatThrownBy(() -> g.insert("main", "person", List.of(person("hal", "b@x"))))
+                    .isInstanceOfSatisfying(UniqueConflictException.class, e -> assertThat(e.holder()).isEqualTo("frank"));
+        }
+    }
+
+    // ------------------------------------------------------------------ bad input
+
+    @ParameterizedTest
+    @CsvSource({"table,journal"})
+    void badTransactionsAreRefusedWithNothingWritten(String nodeAck, String edgeAck) {
+        try (Graph g = create(nodeAck, edgeAck)) {
+            long before = g.state().lastSequence();
+            assertThatThrownBy(() -> g.transaction("main").insert("person", List.of(person("a", "1")))
+                    .delete("person", List.of("a")).commit())
+                    .isInstanceOf(ValidationException.class).hasMessageContaining("written twice in one transaction");
+            assertThatThrownBy(() -> g.transaction("main").insert("notes", List.of(Row.of("text", "x"))))
+                    .isInstanceOf(ValidationException.class).hasMessageContaining("append-only");
+            assertThatThrownBy(() -> g.transaction("main").insert("nope", List.of(Row.of("id", "x"))))
+                    .isInstanceOf(ValidationException.class);
+            assertThatThrownBy(() -> g.transaction("main").commit())
+                    .isInstanceOf(ValidationException.class).hasMessageContaining("at least one");
+            assertThatThrownBy(() -> g.transaction("elsewhere").insert("company", List.of(Row.of("id", "c"))).commit())
+                    .isInstanceOf(ValidationException.class).hasMessageContaining("unknown graph branch 'elsewhere'");
+            assertThatThrownBy(() -> g.transaction("main").insert("company", List.of(Row.of("id", "c", "x", 1))).commit())
+                    .isInstanceOf(ValidationException.class);
+            Transaction t = g.transaction("main").insert("company", List.of(Row.of("id", "c")));
+            t.close();
+            assertThatThrownBy(t::commit).isInstanceOf(IllegalStateException.class);
+            assertThat(g.state().lastSequence()).isEqualTo(before);
+            assertThat(ids(g, "company")).isEmpty();
+        }
+    }
+
+    // ------------------------------------------------------------------ branches
+
+    @ParameterizedTest
+    @CsvSource({"table,journal", "journal,table"})
+    void aTransactionOnAGraphBranchLeavesItsParentAsItWas(String nodeAck, String edgeAck) {
+        try (Graph g = create(nodeAck, edgeAck)) {
+            g.insert("main", "company", List.of(Row.of("id", "acme")));
+            g.createBranch("dev", "main");
+            g.transaction("dev").insert("person", List.of(person("alice", "a@x")))
+                    .insert("works_at", List.of(edge("e1", "alice", "acme"))).commit();
+            assertThat(g.scan("dev", "works_at")).hasSize(1);
+            assertThat(ids(g, "person")).isEmpty();
+            assertThat(ids(g, "works_at")).isEmpty();
+        }
+    }
+
+    // ------------------------------------------------------------------ races
+
+    private static List<Throwable> race(List<Callable<?>> tasks) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        try {
+            CountDownLatch ready = new CountDownLatch(tasks.size());
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Throwable>> out = new ArrayList<>();
+            for (Callable<?> t : tasks) {
+                out.add(pool.submit(() -> {
+                    ready.countDown();
+                    go.await();
+                    try {
+                        t.call();
+                        return null;
+                    } catch (PalisadeException e) {
+                        return e;
+                    }
+                }));
+            }
+            ready.await();
+            go.countDown();
+            List<Throwable> results = new ArrayList<>();
+            for (Future<Throwable> f : out) {
+                results.add(f.get(5, TimeUnit.MINUTES));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal"})
+    void transactionsAddingEdgesRacingTheirEndpointsDeleteNeverLeaveADanglingEdge(String nodeAck, String edgeAck)
+            throws Exception {
+        try (Graph g = create(nodeAck, edgeAck)) {
+            int n = 16;
+            List<Row> companies = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                companies.add(Row.of("id", "c" + i));
+            }
+            g.insert("main", "company", companies);
+            List<Callable<?>> tasks = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String c = "c" + i;
+                tasks.add(() -> g.transaction("main").insert("person", List.of(person("p" + c, null)))
+                        .insert("works_at", List.of(edge("e" + c, "p" + c, c))).commit());
+                tasks.add(() -> g.transaction("main").delete("company", List.of(c)).commit());
+            }
+            List<Throwable> outcomes = race(tasks);
+            for (int i = 0; i < n; i++) {
+                Throwable add = outcomes.get(2 * i);
+                Throwable delete = outcomes.get(2 * i + 1);
+                assertThat(add == null ^ delete == null).as("c%d: add %s, delete %s", i, add, delete).isTrue();
+                assertThat(add == null ? delete : add).isInstanceOf(EndpointConflictException.class);
+            }
+            Set<String> companiesLeft = ids(g, "company");
+            Set<String> persons = ids(g, "person");
+            for (Map<String, Object> e : g.scan("main", "works_at")) {
+                assertThat(companiesLeft).contains(String.valueOf(e.get("dst")));
+                assertThat(persons).contains(String.valueOf(e.get("src")));
+            }
+            // every transaction whole: a person exactly when its edge
+            assertThat(persons).hasSize(g.scan("main", "works_at").size());
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal"})
+    void transactionsTakingOneUniqueValueUnderDifferentIdsLetExactlyOneWin(String nodeAck, String edgeAck)
+            throws Exception {
+        try (Graph g = create(nodeAck, edgeAck)) {
+            g.insert("main", "company", List.of(Row.of("id", "acme")));
+            List<Callable<?>> tasks = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                String id = "p" + i;
+                tasks.add(() -> g.transaction("main").insert("person", List.of(person(id, "same@x")))
+                        .insert("works_at", List.of(edge("e" + id, id, "acme"))).commit());
+            }
+            List<Throwable> outcomes = race(tasks);
+            assertThat(outcomes.stream().filter(o -> o == null).count()).isEqualTo(1);
+            assertThat(outcomes.stream().filter(o -> o != null))
+                    .allSatisfy(o -> assertThat(o).isInstanceOf(UniqueConflictException.class));
+            assertThat(ids(g, "person")).hasSize(1);
+            assertThat(ids(g, "works_at")).hasSize(1);
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal"})
+    void transactionsInsertingOneNewKeyLetExactlyOneWin(String nodeAck, String edgeAck) throws Exception {
+        try (Graph g = create(nodeAck, edgeAck)) {
+            g.insert("main", "company", List.of(Row.of("id", "acme")));
+            List<Callable<?>> tasks = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                String e = "e" + i;
+                String email = "m" + i + "@x";
+                tasks.add(() -> g.transaction("main").insert("person", List.of(person("same", email)))
+                        .insert("works_at", List.of(edge(e, "same", "acme"))).commit());
+            }
+            List<Throwable> outcomes = race(tasks);
+            assertThat(outcomes.stream().filter(o -> o == null).count()).isEqualTo(1);
+            assertThat(outcomes.stream().filter(o -> o != null))
+                    .allSatisfy(o -> assertThat(o).isInstanceOf(KeyConflictException.class));
+            assertThat(ids(g, "person")).containsExactly("same");
+            assertThat(ids(g, "works_at")).hasSize(1);
+        }
+    }
+}
