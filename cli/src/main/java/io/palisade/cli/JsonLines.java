@@ -64,27 +64,7 @@ final class JsonLines {
                 continue;
             }
             JsonNode n = parse(text, line, def.name());
-            if (!n.isObject()) {
-                throw bad(line, def.name(), "expected a JSON object, got " + kind(n));
-            }
-            for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
-                String f = it.next();
-                if (def.column(f).isEmpty()) {
-                    throw bad(line, def.name(), "unknown column '" + f + "'; the table's columns are "
-                            + def.columns().stream().map(ColumnDef::name).toList());
-                }
-            }
-            for (ColumnDef c : def.columns()) {
-                JsonNode v = n.get(c.name());
-                if (v == null || v.isNull()) {
-                    if (!c.nullable() && (v != null || !partial || c.name().equals("id"))) {
-                        throw bad(line, def.name(), (c.name().equals("id") ? "null or missing id" : "column '" + c.name()
-                                + "' is non-null but " + (v == null ? "missing" : "null")));
-                    }
-                    continue;
-                }
-                check(v, c, line, def.name());
-            }
+            checkRow(n, line, def, partial);
             if (def.kind().keyed()) {
                 String id = n.get("id").asText();
                 Integer first = ids.putIfAbsent(id, line);
@@ -97,35 +77,133 @@ final class JsonLines {
         return rows;
     }
 
+    /** Checks one row object of table {@code def} from {@code line} (see {@link #readRows}). */
+    static void checkRow(JsonNode n, int line, Catalog.TableDef def, boolean partial) {
+        if (!n.isObject()) {
+            throw bad(line, def.name(), "expected a JSON object, got " + kind(n));
+        }
+        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (def.column(f).isEmpty()) {
+                throw bad(line, def.name(), "unknown column '" + f + "'; the table's columns are "
+                        + def.columns().stream().map(ColumnDef::name).toList());
+            }
+        }
+        for (ColumnDef c : def.columns()) {
+            JsonNode v = n.get(c.name());
+            if (v == null || v.isNull()) {
+                if (!c.nullable() && (v != null || !partial || c.name().equals("id"))) {
+                    throw bad(line, def.name(), (c.name().equals("id") ? "null or missing id" : "column '" + c.name()
+                            + "' is non-null but " + (v == null ? "missing" : "null")));
+                }
+                continue;
+            }
+            check(v, c, line, def.name());
+        }
+    }
+
+    /** The key a delete's line gives: {"id": K} or a bare JSON scalar, checked against table {@code def}'s id. */
+    static String checkKey(JsonNode n, int line, Catalog.TableDef def) {
+        ColumnDef idCol = def.column("id").orElseThrow(
+                () -> new CliException(Main.INVALID_INPUT, "table '" + def.name() + "' has no key: delete needs a keyed table"));
+        JsonNode k = n.isObject() ? n.get("id") : n;
+        if (k == null || k.isNull()) {
+            throw bad(line, def.name(), "null or missing id");
+        }
+        if (n.isObject() && n.size() > 1) {
+            for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+                String f = it.next();
+                if (def.column(f).isEmpty()) {
+                    throw bad(line, def.name(), "unknown column '" + f + "'");
+                }
+            }
+        }
+        check(k, idCol, line, def.name());
+        return k.asText();
+    }
+
     /** Parses keys for delete: {"id": K} objects or bare JSON scalars. */
     static List<String> readKeys(BufferedReader in, Catalog.TableDef def) throws IOException {
         List<String> keys = new ArrayList<>();
         String text;
         int line = 0;
-        ColumnDef idCol = def.column("id").orElseThrow(
+        def.column("id").orElseThrow(
                 () -> new CliException(Main.INVALID_INPUT, "table '" + def.name() + "' has no key: delete needs a keyed table"));
         while ((text = in.readLine()) != null) {
             line++;
             if (text.isBlank()) {
                 continue;
             }
-            JsonNode n = parse(text, line, def.name());
-            JsonNode k = n.isObject() ? n.get("id") : n;
-            if (k == null || k.isNull()) {
-                throw bad(line, def.name(), "null or missing id");
-            }
-            if (n.isObject() && n.size() > 1) {
-                for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
-                    String f = it.next();
-                    if (def.column(f).isEmpty()) {
-                        throw bad(line, def.name(), "unknown column '" + f + "'");
-                    }
-                }
-            }
-            check(k, idCol, line, def.name());
-            keys.add(k.asText());
+            keys.add(checkKey(parse(text, line, def.name()), line, def));
         }
         return keys;
+    }
+
+    /** One line of a transaction file: a write of one row (or, for a delete, one key) of {@code table}. */
+    record Part(int line, String table, String op, JsonNode row) {
+    }
+
+    /**
+     * Parses and checks a transaction file (docs/transactions.md): one
+     * {@code {"table": T, "op": "insert"|"upsert"|"delete", "row": {...}}} per line, a delete's row {@code {"id": K}}.
+     * Every line is checked against its table before anything is written; a key written twice on one table is refused,
+     * naming both lines.
+     */
+    static List<Part> readTransaction(BufferedReader in, Catalog catalog) throws IOException {
+        List<Part> parts = new ArrayList<>();
+        Map<String, Integer> keys = new HashMap<>();
+        String text;
+        int line = 0;
+        while ((text = in.readLine()) != null) {
+            line++;
+            if (text.isBlank()) {
+                continue;
+            }
+            JsonNode n = parse(text, line, "?");
+            if (!n.isObject()) {
+                throw new CliException(Main.INVALID_INPUT, "line " + line + ": expected a JSON object "
+                        + "{\"table\": T, \"op\": \"insert\"|\"upsert\"|\"delete\", \"row\": {...}}, got " + kind(n));
+            }
+            for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+                String f = it.next();
+                if (!f.equals("table") && !f.equals("op") && !f.equals("row")) {
+                    throw new CliException(Main.INVALID_INPUT, "line " + line + ": unknown field '" + f
+                            + "'; a transaction line has \"table\", \"op\" and \"row\"");
+                }
+            }
+            JsonNode t = n.get("table");
+            if (t == null || !t.isTextual()) {
+                throw new CliException(Main.INVALID_INPUT, "line " + line + ": \"table\" must name a table");
+            }
+            int at = line;
+            Catalog.TableDef def = catalog.table(t.asText()).orElseThrow(() -> new CliException(Main.INVALID_INPUT,
+                    "line " + at + ": unknown table '" + t.asText() + "'; the graph's tables are "
+                            + catalog.tables().stream().map(Catalog.TableDef::name).toList()));
+            JsonNode o = n.get("op");
+            String op = o == null || !o.isTextual() ? "" : o.asText();
+            if (!op.equals("insert") && !op.equals("upsert") && !op.equals("delete")) {
+                throw bad(line, def.name(), "\"op\" must be \"insert\", \"upsert\" or \"delete\"");
+            }
+            if (!def.kind().keyed()) {
+                throw bad(line, def.name(), "the table is append-only: a transaction writes keyed tables");
+            }
+            JsonNode row = n.get("row");
+            if (row == null || !row.isObject()) {
+                throw bad(line, def.name(), "\"row\" must be an object" + (op.equals("delete") ? " {\"id\": K}" : ""));
+            }
+            String key = op.equals("delete") ? checkKey(row, line, def) : null;
+            if (key == null) {
+                checkRow(row, line, def, false);
+                key = row.get("id").asText();
+            }
+            Integer first = keys.putIfAbsent(def.name() + "\u0000" + key, line);
+            if (first != null) {
+                throw bad(line, def.name(), "id '" + key + "' is written twice in the transaction (first at line "
+                        + first + "); write each key of a table once");
+            }
+            parts.add(new Part(line, def.name(), op, row));
+        }
+        return parts;
     }
 
     private static JsonNode parse(String text, int line, String table) {

@@ -35,8 +35,14 @@ import java.util.concurrent.ExecutionException;
                         + "null afterwards, also when the key existed.",
                 "update changes only the columns each line names, of rows that exist: {\"id\": K, \"age\": 41} sets "
                         + "age and keeps every other column; a column given as null becomes null. A key the table does "
-                        + "not hold exits 5 naming it, and nothing is written."},
-        footer = {"%nExample:%n  palisade write GRAPH --table person --mode upsert rows.jsonl"})
+                        + "not hold exits 5 naming it, and nothing is written.",
+                "--transaction FILE writes several tables as one graph transaction, all or nothing: one "
+                        + "{\"table\": T, \"op\": \"insert\"|\"upsert\"|\"delete\", \"row\": {...}} per line (a "
+                        + "delete's row is {\"id\": K}). A bad line exits 5 naming it; a key conflict, a missing "
+                        + "edge endpoint or a taken unique value exits 3; nothing of the transaction is written then. "
+                        + "The receipt is {\"transaction\":...,\"seq\":N,\"branch\":...,\"parts\":[...]}."},
+        footer = {"%nExample:%n  palisade write GRAPH --table person --mode upsert rows.jsonl",
+                "  palisade write GRAPH --transaction hire.jsonl"})
 final class WriteCommand implements Callable<Integer> {
     enum Mode { insert, upsert, update, delete }
 
@@ -46,8 +52,12 @@ final class WriteCommand implements Callable<Integer> {
     @Parameters(index = "1", arity = "0..1", paramLabel = "FILE", description = "JSON lines file, or - for stdin (default).")
     String file = "-";
 
-    @Option(names = "--table", required = true, paramLabel = "T", description = "The table to write.")
+    @Option(names = "--table", paramLabel = "T", description = "The table to write (or --transaction).")
     String table;
+
+    @Option(names = "--transaction", paramLabel = "FILE", description = "A graph transaction from JSON lines (- for "
+            + "stdin): writes of several tables committed together (docs/transactions.md).")
+    String transaction;
 
     @Option(names = "--branch", defaultValue = "main", paramLabel = "B", description = "Graph branch (default: ${DEFAULT-VALUE}).")
     String branch;
@@ -70,6 +80,13 @@ final class WriteCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Catalog catalog = Cli.catalog(graph);
+        if (transaction != null) {
+            return transaction(catalog);
+        }
+        if (table == null) {
+            throw new CliException(Main.USAGE, "name the table to write with --table T, or give a transaction with "
+                    + "--transaction FILE");
+        }
         Catalog.TableDef def = Cli.requireTable(catalog, table, "--table");
         WriteOptions opts = idempotencyKey == null ? WriteOptions.NONE : WriteOptions.idempotencyKey(idempotencyKey);
         List<JsonLines.Row> rows = null;
@@ -139,6 +156,62 @@ final class WriteCommand implements Callable<Integer> {
             }
         }
         printReceipt(output.resolve(OutputFormat.Format.jsonl), receiptJson(receipt));
+        return Main.OK;
+    }
+
+    /** {@code --transaction}: every line checked, then one graph transaction; prints its receipt. */
+    private int transaction(Catalog catalog) throws Exception {
+        if (table != null || !file.equals("-") || batchRows != null || idempotencyKey != null || mode != Mode.insert) {
+            throw new CliException(Main.USAGE, "--transaction FILE names its tables and operations on each line: it "
+                    + "takes no --table, FILE argument, --mode, --batch-rows or --idempotency-key");
+        }
+        List<JsonLines.Part> lines;
+        try (BufferedReader in = transaction.equals("-") ? open() : Files.newBufferedReader(readable(transaction),
+                StandardCharsets.UTF_8)) {
+            lines = JsonLines.readTransaction(in, catalog);
+        }
+        if (lines.isEmpty()) {
+            throw new CliException(Main.INVALID_INPUT, "no lines in the transaction");
+        }
+        // one part per table and operation, in the order they first appear
+        Map<String, List<JsonLines.Part>> groups = new LinkedHashMap<>();
+        for (JsonLines.Part p : lines) {
+            groups.computeIfAbsent(p.table() + "\u0000" + p.op(), k -> new java.util.ArrayList<>()).add(p);
+        }
+        io.palisade.coordinator.TransactionReceipt receipt;
+        List<VectorSchemaRoot> roots = new java.util.ArrayList<>();
+        try (Graph g = Cli.openForWrite(graph);
+             BufferAllocator alloc = new RootAllocator();
+             AutoCloseable ticker = Cli.ticker("write: a transaction of " + lines.size() + " lines in " + groups.size()
+                     + " parts, committing")) {
+            try (io.palisade.coordinator.Transaction tx = g.transaction(branch)) {
+                for (List<JsonLines.Part> group : groups.values()) {
+                    JsonLines.Part first = group.get(0);
+                    Catalog.TableDef def = catalog.require(first.table());
+                    if (first.op().equals("delete")) {
+                        tx.delete(def.name(), group.stream().map(p -> JsonLines.checkKey(p.row(), p.line(), def)).toList());
+                        continue;
+                    }
+                    VectorSchemaRoot root = JsonLines.toArrow(group.stream().map(p -> new JsonLines.Row(p.line(), p.row()))
+                            .toList(), def, alloc);
+                    roots.add(root);
+                    if (first.op().equals("insert")) {
+                        tx.insert(def.name(), root);
+                    } else {
+                        tx.upsert(def.name(), root);
+                    }
+                }
+                receipt = tx.commit();
+            } finally {
+                roots.forEach(VectorSchemaRoot::close);
+            }
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("transaction", receipt.transaction());
+        m.put("seq", receipt.seq());
+        m.put("branch", receipt.branch());
+        m.put("parts", receipt.parts().stream().map(WriteCommand::receiptJson).toList());
+        printReceipt(output.resolve(OutputFormat.Format.jsonl), m);
         return Main.OK;
     }
 

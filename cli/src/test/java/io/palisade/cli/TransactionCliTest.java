@@ -1,0 +1,128 @@
+package io.palisade.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Graph transactions through {@code palisade write --transaction} (docs/transactions.md). */
+class TransactionCliTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+
+    private String graph() throws Exception {
+        Path cat = tmp.resolve("catalog.json");
+        Files.writeString(cat, """
+                {"tables": [
+                  {"name": "person", "kind": "node", "unique": ["email"], "columns": [{"name": "id", "type": "string"},
+                    {"name": "email", "type": "string", "nullable": true}]},
+                  {"name": "company", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"}]},
+                  {"name": "works_at", "kind": "edge", "ack": "journal", "src": "person", "dst": "company", "columns": [
+                    {"name": "id", "type": "string"}, {"name": "src", "type": "string"}, {"name": "dst", "type": "string"}]}]}
+                """);
+        String graph = tmp.resolve("g").toString();
+        CliRun.Result init = CliRun.run("init", graph, "--catalog", cat.toString());
+        assertThat(init.code()).as(init.toString()).isZero();
+        return graph;
+    }
+
+    private static long rows(String graph, String table) {
+        String out = CliRun.run("scan", graph, "--table", table).out().strip();
+        return out.isEmpty() ? 0 : out.split("\n").length;
+    }
+
+    private static final String HIRE = """
+            {"table": "person", "op": "insert", "row": {"id": "alice", "email": "a@x"}}
+            {"table": "company", "op": "insert", "row": {"id": "acme"}}
+            {"table": "works_at", "op": "insert", "row": {"id": "e1", "src": "alice", "dst": "acme"}}
+            """;
+
+    @Test
+    void aTransactionFileWritesEveryTableTogetherAndExplainShowsItAsOneUnit() throws Exception {
+        String graph = graph();
+        Path file = tmp.resolve("hire.jsonl");
+        Files.writeString(file, HIRE);
+        CliRun.Result w = CliRun.run("write", graph, "--transaction", file.toString());
+        assertThat(w.code()).as(w.toString()).isZero();
+        JsonNode receipt = JSON.readTree(w.out());
+        assertThat(receipt.get("transaction").asText()).startsWith("t-");
+        assertThat(receipt.get("parts")).hasSize(3);
+        long seq = receipt.get("seq").asLong();
+        for (JsonNode p : receipt.get("parts")) {
+            assertThat(p.get("seq").asLong()).isEqualTo(seq);
+        }
+        assertThat(rows(graph, "person")).isEqualTo(1);
+        assertThat(rows(graph, "company")).isEqualTo(1);
+        assertThat(rows(graph, "works_at")).isEqualTo(1);
+
+        String intent = receipt.get("parts").get(2).get("intent").asText();
+        CliRun.Result explain = CliRun.run("explain", graph, intent);
+        assertThat(explain.code()).as(explain.toString()).isZero();
+        assertThat(explain.out()).contains("transaction: " + receipt.get("transaction").asText())
+                .contains("person/").contains("company/").contains("works_at/" + intent);
+        CliRun.Result journal = CliRun.run("audit", graph, "--type", "transaction_committed", "--format", "jsonl");
+        assertThat(journal.out().lines().filter(l -> l.contains("transaction_committed")).count()).as(journal.toString())
+                .isEqualTo(1);
+
+        // from stdin too; a node deleted together with its edge
+        CliRun.Result del = CliRun.runWithInput("""
+                {"table": "works_at", "op": "delete", "row": {"id": "e1"}}
+                {"table": "company", "op": "delete", "row": {"id": "acme"}}
+                """, "write", graph, "--transaction", "-");
+        assertThat(del.code()).as(del.toString()).isZero();
+        assertThat(rows(graph, "company")).isZero();
+        assertThat(rows(graph, "works_at")).isZero();
+    }
+
+    @Test
+    void aBadLineWritesNothingAndNamesTheLine() throws Exception {
+        String graph = graph();
+        CliRun.Result bad = CliRun.runWithInput(HIRE + "{\"table\": \"works_at\", \"op\": \"insert\", \"row\": "
+                + "{\"id\": \"e2\", \"src\": 7, \"dst\": \"acme\"}}\n", "write", graph, "--transaction", "-");
+        assertThat(bad.code()).as(bad.toString()).isEqualTo(Main.INVALID_INPUT);
+        assertThat(bad.err()).contains("line 4").contains("works_at").doesNotContain("Exception");
+        CliRun.Result op = CliRun.runWithInput("{\"table\": \"person\", \"op\": \"merge\", \"row\": {\"id\": \"x\"}}\n",
+                "write", graph, "--transaction", "-", "--json");
+        assertThat(op.code()).as(op.toString()).isEqualTo(Main.INVALID_INPUT);
+        JsonNode error = JSON.readTree(op.out().isBlank() ? op.err() : op.out()).get("error");
+        assertThat(error.get("code").asInt()).isEqualTo(Main.INVALID_INPUT);
+        assertThat(error.get("message").asText()).contains("line 1").contains("\"op\" must be");
+        CliRun.Result twice = CliRun.runWithInput(HIRE + "{\"table\": \"person\", \"op\": \"upsert\", \"row\": "
+                + "{\"id\": \"alice\"}}\n", "write", graph, "--transaction", "-");
+        assertThat(twice.code()).as(twice.toString()).isEqualTo(Main.INVALID_INPUT);
+        assertThat(twice.err()).contains("line 4").contains("first at line 1");
+        CliRun.Result both = CliRun.runWithInput(HIRE, "write", graph, "--transaction", "-", "--table", "person");
+        assertThat(both.code()).as(both.toString()).isEqualTo(Main.USAGE);
+        assertThat(rows(graph, "person")).isZero();
+        assertThat(rows(graph, "company")).isZero();
+        assertThat(rows(graph, "works_at")).isZero();
+    }
+
+    @Test
+    void aTransactionBreakingAnEndpointOrAUniqueValueExitsWithTheConflictCodeAndWritesNothing() throws Exception {
+        String graph = graph();
+        CliRun.Result first = CliRun.runWithInput(HIRE, "write", graph, "--transaction", "-");
+        assertThat(first.code()).as(first.toString()).isZero();
+        CliRun.Result dangling = CliRun.runWithInput("""
+                {"table": "person", "op": "insert", "row": {"id": "bob", "email": "b@x"}}
+                {"table": "works_at", "op": "insert", "row": {"id": "e2", "src": "bob", "dst": "initech"}}
+                """, "write", graph, "--transaction", "-");
+        assertThat(dangling.code()).as(dangling.toString()).isEqualTo(Main.KEY_CONFLICT);
+        assertThat(dangling.err()).contains("endpoint conflict").contains("initech").doesNotContain("\tat ");
+        CliRun.Result taken = CliRun.runWithInput("""
+                {"table": "person", "op": "insert", "row": {"id": "bob", "email": "a@x"}}
+                {"table": "works_at", "op": "insert", "row": {"id": "e2", "src": "bob", "dst": "acme"}}
+                """, "write", graph, "--transaction", "-", "--json");
+        assertThat(taken.code()).as(taken.toString()).isEqualTo(Main.KEY_CONFLICT);
+        assertThat(taken.out().isBlank() ? taken.err() : taken.out()).contains("unique_conflict").contains("a@x");
+        assertThat(rows(graph, "person")).isEqualTo(1);
+        assertThat(rows(graph, "works_at")).isEqualTo(1);
+    }
+}
