@@ -41,6 +41,9 @@ import java.util.stream.Stream;
  *   <li>Latency, interleaved per iteration between the graphs: a single-row edge insert, a single-row person insert
  *       with a new email, a delete of a person without edges: p50 and p99.</li>
  *   <li>Throughput: {@code --threads} writers inserting single edges for {@code --seconds}, on each graph.</li>
+ *   <li>Graph transactions (docs/transactions.md): a transaction of one person and two edges to it against the same
+ *       three rows written as three single writes, interleaved, p50 and p99 on each graph; then {@code --threads}
+ *       writers committing such transactions for {@code --seconds}, on each graph.</li>
  * </ol>
  *
  * <pre>
@@ -111,6 +114,8 @@ public final class IntegrityHarness {
             memory(checked);
             latency(checked, free);
             throughput(checked, free);
+            transactionLatency(checked, free);
+            transactionThroughput(checked, free);
         } finally {
             if (dir == null) {
                 deleteTree(root);
@@ -256,6 +261,83 @@ public final class IntegrityHarness {
             pool.shutdown();
             out.printf(Locale.ROOT, "| %s | %,.0f | %d |%n", g == checked ? "checked" : "unchecked",
                     done.get() / (double) seconds, refused.get());
+        }
+    }
+
+    /** One person and two edges naming it (and two companies): {@code n} makes the ids new. */
+    private void hire(Graph g, long n, boolean transaction) {
+        Row person = Row.of("id", "t" + n, "email", "t" + n + "@example.com");
+        Row e1 = Row.of("id", "ta" + n, "src", "t" + n, "dst", "c" + (n % 1000));
+        Row e2 = Row.of("id", "tb" + n, "src", "t" + n, "dst", "c" + ((n + 1) % 1000));
+        if (transaction) {
+            g.transaction("main").insert("person", List.of(person)).insert("works_at", List.of(e1, e2)).commit();
+        } else {
+            g.insert("main", "person", List.of(person));
+            g.insert("main", "works_at", List.of(e1));
+            g.insert("main", "works_at", List.of(e2));
+        }
+    }
+
+    private void transactionLatency(Graph checked, Graph free) {
+        Histogram[][] h = new Histogram[2][2]; // [transaction, three writes][checked, free]
+        for (Histogram[] x : h) {
+            x[0] = new Histogram(3);
+            x[1] = new Histogram(3);
+        }
+        Graph[] graphs = {checked, free};
+        for (int i = 0; i < iterations + 10; i++) {
+            for (int gi = 0; gi < 2; gi++) {
+                for (int k = 0; k < 2; k++) {
+                    long t0 = System.nanoTime();
+                    hire(graphs[gi], next.incrementAndGet(), k == 0);
+                    if (i >= 10) {
+                        h[k][gi].recordValue((System.nanoTime() - t0) / 1000);
+                    }
+                }
+            }
+        }
+        out.printf(Locale.ROOT, "%ngraph transactions: one person and two edges, %d iterations interleaved (ms)%n",
+                iterations);
+        out.println("| graph | transaction p50 | three single writes p50 | ratio | transaction p99 | three writes p99 |");
+        out.println("|---|---:|---:|---:|---:|---:|");
+        for (int gi = 0; gi < 2; gi++) {
+            double t50 = h[0][gi].getValueAtPercentile(50) / 1000.0;
+            double s50 = h[1][gi].getValueAtPercentile(50) / 1000.0;
+            out.printf(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f |%n", gi == 0 ? "checked" : "unchecked",
+                    t50, s50, t50 / s50, h[0][gi].getValueAtPercentile(99) / 1000.0,
+                    h[1][gi].getValueAtPercentile(99) / 1000.0);
+        }
+    }
+
+    private void transactionThroughput(Graph checked, Graph free) throws Exception {
+        out.printf(Locale.ROOT, "%ngraph transactions, %d writers each committing one person and two edges for %d s%n",
+                threads, seconds);
+        out.println("| graph | transactions/s | rows/s | refused |");
+        out.println("|---|---:|---:|---:|");
+        for (Graph g : List.of(checked, free, checked, free)) {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            AtomicLong done = new AtomicLong();
+            AtomicLong refused = new AtomicLong();
+            List<Future<?>> fs = new ArrayList<>();
+            for (int w = 0; w < threads; w++) {
+                fs.add(pool.submit(() -> {
+                    while (System.nanoTime() < end) {
+                        try {
+                            hire(g, next.incrementAndGet(), true);
+                            done.incrementAndGet();
+                        } catch (PalisadeException e) {
+                            refused.incrementAndGet();
+                        }
+                    }
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+            pool.shutdown();
+            out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %d |%n", g == checked ? "checked" : "unchecked",
+                    done.get() / (double) seconds, 3 * done.get() / (double) seconds, refused.get());
         }
     }
 
