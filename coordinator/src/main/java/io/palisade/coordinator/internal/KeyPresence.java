@@ -31,6 +31,8 @@ public final class KeyPresence {
 
     private final Context ctx;
     private final Map<String, KeyBloom> filters = new HashMap<>();
+    /** The creation of the graph branch each filter was built for: a branch deleted and created again gets a new one. */
+    private final Map<String, Long> builtFor = new HashMap<>();
 
     KeyPresence(Context ctx) {
         this.ctx = ctx;
@@ -96,8 +98,9 @@ public final class KeyPresence {
 
     private KeyBloom filter(Catalog.TableDef def, String branch, String table, TableHead head) {
         String where = WriteOp.where(branch, table);
+        long created = ctx.view().state().branch(branch).map(io.palisade.heads.GraphBranch::createdAt).orElse(-1L);
         KeyBloom f = filters.get(where);
-        if (f != null) {
+        if (f != null && builtFor.get(where) == created) {
             return f;
         }
         Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(branch, table);
@@ -112,6 +115,7 @@ public final class KeyPresence {
             f.add(k);
         }
         filters.put(where, f);
+        builtFor.put(where, created);
         return f;
     }
 
