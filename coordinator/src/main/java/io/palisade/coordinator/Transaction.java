@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A graph transaction (docs/transactions.md): inserts, upserts and deletes of any keyed tables of one graph branch,
@@ -81,13 +82,26 @@ public final class Transaction implements AutoCloseable {
      * typed exception (naming the table and keys) and writes nothing of it.
      */
     public TransactionReceipt commit() {
+        return engine.join(commitAsync());
+    }
+
+    /**
+     * {@link #commit()} without waiting: the receipt's future. Transactions committed together from several threads
+     * share one journal sync. Rows given as a {@link VectorSchemaRoot} must stay open until the future completes.
+     */
+    public CompletableFuture<TransactionReceipt> commitAsync() {
         open();
         done = true;
+        CompletableFuture<TransactionReceipt> f;
         try {
-            return engine.commitTransaction(branch, List.copyOf(parts));
-        } finally {
+            f = engine.submitTransaction(branch, List.copyOf(parts));
+        } catch (RuntimeException e) {
             release();
+            throw e;
         }
+        // the committer reads the rows until it answers: released then, not before
+        f.whenComplete((r, e) -> release());
+        return f;
     }
 
     /** Discards a transaction not committed (nothing is written); releases the rows it holds. */
@@ -127,7 +141,7 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    private void release() {
+    private synchronized void release() {
         owned.forEach(VectorSchemaRoot::close);
         owned.clear();
     }

@@ -12,6 +12,7 @@ import io.palisade.journal.JournalRecord;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -262,6 +263,103 @@ class TransactionTest extends GraphTestSupport {
             assertThat(g.scan("dev", "works_at")).hasSize(1);
             assertThat(ids(g, "person")).isEmpty();
             assertThat(ids(g, "works_at")).isEmpty();
+        }
+    }
+
+    // ------------------------------------------------------------------ transactions queued together
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal", "table,journal"})
+    void transactionsQueuedTogetherAreJudgedInOrderAndShareOneAppend(String nodeAck, String edgeAck) {
+        Options options = IntegrityTest.options();
+        Path root = dir.resolve("g");
+        Palisade.create(root, Catalog.fromJson(catalog(nodeAck, edgeAck)), options).close();
+        Palisade.Wiring stepped = new Palisade.Wiring(Palisade.Wiring.standard(options).stores(), true);
+        try (Graph g = Palisade.open(root, options, false, stepped)) {
+            long before = g.state().lastSequence();
+            // queued before the committer runs: one batch, each judged against the ones before it
+            var hire = g.transaction("main").insert("person", List.of(person("alice", "a@x")))
+                    .insert("company", List.of(Row.of("id", "acme"))).commitAsync();
+            var edge = g.transaction("main").insert("works_at", List.of(edge("e1", "alice", "acme"))).commitAsync();
+            var sameKey = g.transaction("main").insert("person", List.of(person("alice", "other@x"))).commitAsync();
+            var sameEmail = g.transaction("main").insert("person", List.of(person("bob", "a@x"))).commitAsync();
+            var dropAcme = g.transaction("main").delete("company", List.of("acme")).commitAsync();
+            var fire = g.transaction("main").delete("works_at", List.of("e1")).delete("person", List.of("alice"))
+                    .commitAsync();
+            var reuse = g.transaction("main").insert("person", List.of(person("carol", "a@x"))).commitAsync();
+            assertThat(hire).isNotDone();
+            g.engine().stepCommitter();
+            assertThat(hire.join().parts()).hasSize(2);
+            assertThat(edge.join().seq()).isGreaterThan(hire.join().seq());
+            assertThatThrownBy(sameKey::join).hasCauseInstanceOf(KeyConflictException.class);
+            assertThatThrownBy(sameEmail::join).hasCauseInstanceOf(UniqueConflictException.class);
+            assertThatThrownBy(dropAcme::join).hasCauseInstanceOf(EndpointConflictException.class);
+            assertThat(fire.join().parts().get(1).rows()).isEqualTo(1);
+            assertThat(reuse.join().seq()).isGreaterThan(fire.join().seq());
+            assertThat(ids(g, "person")).containsExactly("carol");
+            assertThat(ids(g, "company")).containsExactly("acme");
+            assertThat(ids(g, "works_at")).isEmpty();
+            // one append: the four commits (2 records a part, then the commit point) and the three refusals' intent and
+            // completion, nothing between them; the folds of the table-ack parts follow
+            List<JournalRecord> after = journal(g).stream().filter(r -> r.sequence() > before).toList();
+            List<JournalRecord> commits = after.stream()
+                    .filter(r -> r.event() instanceof JournalEvent.TransactionCommitted).toList();
+            assertThat(commits).hasSize(4);
+            long lastCommit = commits.get(3).sequence();
+            assertThat(lastCommit - before).isEqualTo(5 + 3 + 5 + 3 + 3 * 2);
+            assertThat(after.stream().filter(r -> r.sequence() <= lastCommit)
+                    .noneMatch(r -> r.event() instanceof JournalEvent.FoldPlanned)).isTrue();
+        }
+        try (Graph g = reopen()) {
+            assertThat(ids(g, "person")).containsExactly("carol");
+            assertThat(g.get("main", "person", List.of("carol")).get("carol").get("email")).isEqualTo("a@x");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "table,journal"})
+    void aTableAckPartLeftUnfoldedByACrashIsFoldedBeforeTheNextOperationOnItsTable(String nodeAck, String edgeAck)
+            throws Exception {
+        Options options = IntegrityTest.options();
+        Path root = dir.resolve("g");
+        Palisade.create(root, Catalog.fromJson(catalog(nodeAck, edgeAck)), options).close();
+        Palisade.Wiring stepped = new Palisade.Wiring(Palisade.Wiring.standard(options).stores(), true);
+        Graph crashed = Palisade.open(root, options, false, stepped);
+        io.palisade.heads.PhaseCrashPoints.listener(point -> {
+            if (point.equals("after-transaction-commit")) {
+                throw new Simulation.SimulatedCrash(point);
+            }
+        });
+        try {
+            var tx = crashed.transaction("main").insert("person", List.of(person("alice", "a@x")))
+                    .insert("company", List.of(Row.of("id", "acme")))
+                    .insert("works_at", List.of(edge("e1", "alice", "acme"))).commitAsync();
+            assertThatThrownBy(crashed.engine()::stepCommitter).isInstanceOf(Simulation.SimulatedCrash.class);
+            assertThat(tx).isCompletedExceptionally();
+        } finally {
+            io.palisade.heads.PhaseCrashPoints.listener(null);
+        }
+        crashed.engine().abandon();
+        try (Graph g = reopen()) {
+            // committed: whole, with the table-ack parts still unfolded (no fold ran before the crash)
+            assertThat(g.state().unfoldedTables("main")).containsKey("person");
+            assertThat(ids(g, "person")).containsExactly("alice");
+            assertThat(ids(g, "works_at")).containsExactly("e1");
+            // a single write of the table folds its part first, then commits over it
+            g.upsert("main", "person", List.of(person("alice", "new@x")));
+            assertThat(g.state().foldMark("main", "person").unfolded()).isZero();
+            assertThat(g.get("main", "person", List.of("alice")).get("alice").get("email")).isEqualTo("new@x");
+            // so does a write of another table, and a branch from the graph sees every part
+            g.insert("main", "company", List.of(Row.of("id", "beta")));
+            assertThat(g.state().foldMark("main", "company").unfolded()).isZero();
+            assertThat(ids(g, "company")).containsExactlyInAnyOrder("acme", "beta");
+            g.createBranch("dev", "main");
+            assertThat(g.scan("dev", "works_at")).hasSize(1);
+        }
+        try (Graph g = reopen()) {
+            assertThat(g.state().unfoldedTables("main")).isEmpty();
+            assertThat(g.get("main", "person", List.of("alice")).get("alice").get("email")).isEqualTo("new@x");
+            assertThat(ids(g, "works_at")).containsExactly("e1");
         }
     }
 

@@ -81,9 +81,20 @@ final class Committer implements Agent {
         this.transactions = new Transactions(ctx, journal, fence, presence, integrity, folder);
     }
 
-    /** Commits a graph transaction (a control task: on this thread, after the fold in flight was published). */
-    io.palisade.coordinator.TransactionReceipt transaction(String branch, List<WriteOp> parts) {
-        return transactions.commit(branch, parts);
+    /**
+     * Commits graph transactions queued one after another (at most {@code maxGroup}): judged in order, journaled in one
+     * append (after the fold in flight was published, as for a control task).
+     */
+    private void runTransactions(List<Transactions.Queued> batch) {
+        try {
+            folder.awaitRunning();
+            transactions.commit(batch);
+        } catch (RuntimeException e) {
+            LOG.error("committer failed a batch of {} graph transactions", batch.size(), e);
+            PalisadeException failure = e instanceof PalisadeException p ? p
+                    : new CommitStateUnknownException("internal error while committing graph transactions: " + e, e);
+            batch.forEach(t -> t.future().completeExceptionally(failure));
+        }
     }
 
     /** The automatic maintenance (closed with the graph, before its store). */
@@ -112,6 +123,17 @@ final class Committer implements Agent {
                 runControl(c);
                 continue;
             }
+            if (head instanceof Transactions.Queued t) {
+                // graph transactions queued one after another share one journal append
+                List<Transactions.Queued> batch = new ArrayList<>();
+                batch.add(t);
+                while (batch.size() < ctx.options().maxGroup() && pending.peekFirst() instanceof Transactions.Queued n) {
+                    pending.pollFirst();
+                    batch.add(n);
+                }
+                runTransactions(batch);
+                continue;
+            }
             WriteOp first = (WriteOp) head;
             List<WriteOp> group = new ArrayList<>();
             group.add(first);
@@ -122,10 +144,11 @@ final class Committer implements Agent {
                     group.add(w);
                 } else {
                     rest.addLast(o);
-                    if (o instanceof Control || (o instanceof WriteOp w && w.branch().equals(first.branch())
+                    if (o instanceof Control || o instanceof Transactions.Queued
+                            || (o instanceof WriteOp w && w.branch().equals(first.branch())
                             && (w.table().equals(first.table())
                             || Integrity.linked(ctx.view().catalog(), w.table(), first.table())))) {
-                        // keep controls ordered after the writes queued before them, and never pull a write
+                        // keep controls and graph transactions ordered after the writes queued before them, and never pull a write
                         // past an earlier write of another kind on the same table (e.g. upsert k past delete k),
                         // nor past a write to a table an edge endpoint ties it to (a node before its edge)
                         break;
@@ -236,6 +259,8 @@ final class Committer implements Agent {
                 w.future().completeExceptionally(e);
             } else if (o instanceof Control c) {
                 c.future().completeExceptionally(e);
+            } else if (o instanceof Transactions.Queued t) {
+                t.future().completeExceptionally(e);
             }
         }
         pending.clear();
@@ -252,7 +277,7 @@ final class Committer implements Agent {
                 // the fold in flight to publish, so that the two Lance commits never race
                 folder.awaitRunning();
             } else if (!first.journalable()) {
-                folder.fold(first.branch(), first.table()); // every other operation on a journal-ack table follows a fold
+                foldFirst(first); // every other operation on a journal-ack table follows a fold
             } else if (backPressured(first)) {
                 // past the memory or the lag bound the acknowledgement waits for the fold in flight to publish and
                 // for a fold of the rest of the table's tail (back-pressure: the writers wait, they are not failed)
@@ -263,8 +288,15 @@ final class Committer implements Agent {
         } else if (!(first instanceof WriteOp.Fold)
                 && ctx.view().state().foldMark(first.branch(), first.table()).unfolded() > 0) {
             // a table-ack table with unfolded writes (a graph transaction's part whose fold failed, or that a crash cut
+            // a table-ack table with unfolded writes (a graph transaction's part whose fold failed, or that a crash cut
             // off before it): every operation on it follows a fold, as on a journal-ack table
-            folder.fold(first.branch(), first.table());
+            foldFirst(first);
+        }
+        if (ctx.view().state().foldMark(first.branch(), first.table()).unfolded() > 0 && writesRows(first, ackTable.isPresent())) {
+            // the fold before it did not commit: committing over the unfolded writes would let a later fold undo it
+            fail(ops, new io.palisade.fencing.WriteConflictException("table '" + first.table() + "' on graph branch '"
+                    + first.branch() + "' has acknowledged writes its fold did not commit yet; retry"));
+            return;
         }
         HeadsState state = ctx.view().state();
         Optional<PalisadeException> refusal = ctx.refusals().refusal(first.branch(), first.table());
@@ -364,12 +396,19 @@ final class Committer implements Agent {
         long t2 = System.nanoTime();
 
         // 4. Phases C and D (a fold's: finishFold)
-        if (result instanceof SubstrateCommit.Result.Committed && switch (first.kind()) {
-            // a fold's keys are in the filter already; maintenance does not change the key set
-            case FOLD, OPTIMIZE_INDEX, COMPACT -> false;
-            case INSERT, UPSERT, UPDATE, DELETE, APPEND, OVERWRITE, ADD_COLUMNS -> true;
-        }) {
-            presence.invalidate(first.branch(), first.table());
+        if (result instanceof SubstrateCommit.Result.Committed c) {
+            // the key filter stays a superset of the table's keys: a commit's inserted keys are added to it; a fold's
+            // are in it already; updates, deletes, maintenance and added columns add none; an overwrite replaces them
+            switch (first.kind()) {
+                case INSERT, UPSERT -> {
+                    for (Fence.Admitted a : c.committed()) {
+                        presence.added(first.branch(), first.table(), a.keys().keys());
+                    }
+                }
+                case OVERWRITE -> presence.invalidate(first.branch(), first.table());
+                case FOLD, OPTIMIZE_INDEX, COMPACT, UPDATE, DELETE, APPEND, ADD_COLUMNS -> {
+                }
+            }
         }
         if (result instanceof SubstrateCommit.Result.Committed c && c.achieved().version() != c.base().version()) {
             fence.remember(first.where(), def.kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
@@ -377,6 +416,24 @@ final class Committer implements Agent {
         publisher.publish(first, def, head, result, t0, t1, t2);
         if (result instanceof SubstrateCommit.Result.Committed c) {
             integrity.published(def, first.branch(), head, c.committed());
+        }
+    }
+
+    /** Whether {@code op} commits rows to its Lance table (a journal-ack table's acknowledged writes do not). */
+    private static boolean writesRows(WriteOp op, boolean journalAckTable) {
+        return switch (op.kind()) {
+            case FOLD, COMPACT, OPTIMIZE_INDEX -> false;
+            case INSERT, UPSERT, UPDATE, DELETE -> !journalAckTable;
+            case APPEND, OVERWRITE, ADD_COLUMNS -> true;
+        };
+    }
+
+    /** Folds {@code op}'s table before it (a failure is logged by the fold; the caller checks what is left). */
+    private void foldFirst(WriteOp op) {
+        try {
+            folder.fold(op.branch(), op.table());
+        } catch (PalisadeException e) {
+            LOG.warn("fold of {}/{} before a {} failed: {}", op.branch(), op.table(), op.kind(), e.getMessage());
         }
     }
 

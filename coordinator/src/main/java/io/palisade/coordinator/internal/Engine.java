@@ -131,15 +131,21 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** Commits a graph transaction's {@code parts} on {@code branch} (docs/transactions.md), in queue order. */
-    public io.palisade.coordinator.TransactionReceipt commitTransaction(String branch, java.util.List<WriteOp> parts) {
+    /**
+     * Queues a graph transaction's {@code parts} on {@code branch} (docs/transactions.md), in queue order with the
+     * writes; its receipt's future.
+     */
+    public CompletableFuture<io.palisade.coordinator.TransactionReceipt> submitTransaction(String branch,
+                                                                                          java.util.List<WriteOp> parts) {
         for (WriteOp p : parts) {
             JournalRowsMemo m = p.submittedRows();
             if (m != null) {
                 m.bytes(); // encoded for the journal on the writer's thread, not on the committer
             }
         }
-        return onCommitter(() -> committer.transaction(branch, parts));
+        Transactions.Queued q = new Transactions.Queued(branch, parts, new CompletableFuture<>());
+        enqueue(q);
+        return q.future();
     }
 
     /** Runs {@code task} on the committer thread, ordered with the writes queued before it; returns its result. */
@@ -172,9 +178,28 @@ public final class Engine implements AutoCloseable {
 
     // ------------------------------------------------------------------ compound operations on the committer
 
-    /** A bulk load (docs/bulk-load.md), run on the committer as one intent. */
+    /** A bulk load (docs/bulk-load.md), run on the committer as one intent, once the table's writes are folded. */
     public Receipt load(String branch, String table, ArrowReader reader, LoadMode mode, int batchRows) {
-        return onCommitter(() -> BulkLoader.load(ctx, committer, branch, table, reader, mode, batchRows));
+        return onCommitter(() -> {
+            if (ctx.view().state().branchLive(branch) && ctx.view().catalog().table(table).isPresent()) {
+                committer.folder().fold(branch, table);
+                if (ctx.view().state().foldMark(branch, table).unfolded() > 0) {
+                    throw new io.palisade.fencing.WriteConflictException("table '" + table + "' on graph branch '"
+                            + branch + "' has acknowledged writes its fold did not commit yet; the load would commit "
+                            + "under them; retry");
+                }
+            }
+            return BulkLoader.load(ctx, committer, branch, table, reader, mode, batchRows);
+        });
+    }
+
+    /** Refuses (retryable) when graph branch {@code branch} still has unfolded writes after its fold. */
+    private void requireFolded(String branch, String why) {
+        if (ctx.view().state().branchLive(branch) && !ctx.view().state().unfoldedTables(branch).isEmpty()) {
+            throw new io.palisade.fencing.WriteConflictException("graph branch '" + branch + "' has acknowledged writes "
+                    + "its fold did not commit yet (" + String.join(", ", ctx.view().state().unfoldedTables(branch)
+                    .keySet()) + "), and " + why + "; retry");
+        }
     }
 
     /** Creates a graph branch from {@code from}, once {@code from}'s journal-ack tables are folded. */
@@ -182,6 +207,7 @@ public final class Engine implements AutoCloseable {
         GraphBranches.checkName(name);
         onCommitter(() -> {
             committer.folder().foldBranch(from); // a branch starts from its parent's folded tables (docs/journal-ack.md)
+            requireFolded(from, "a graph branch is created from it");
             GraphBranches.create(ctx, name, from);
             return null;
         });
@@ -200,6 +226,8 @@ public final class Engine implements AutoCloseable {
         return onCommitter(() -> {
             committer.folder().foldBranch(source); // a merge reads both sides' folded tables
             committer.folder().foldBranch(target);
+            requireFolded(source, "a merge reads its folded tables");
+            requireFolded(target, "a merge writes its folded tables");
             return Merges.merge(ctx, committer, source, target);
         });
     }

@@ -57,6 +57,12 @@ final class Integrity {
      */
     private final Map<Fence.Admitted, List<Map<String, Object>>> staged = new java.util.IdentityHashMap<>();
 
+    /**
+     * While graph transactions of one batch are judged, images hold the effects of transactions not journaled yet: none
+     * may be dropped (a rebuild from the journal would lose them) until {@link #releaseEviction}.
+     */
+    private boolean evictionHeld;
+
     /** The (graph branch, table) of an image. */
     private record Where(String branch, String table) {
     }
@@ -577,6 +583,9 @@ final class Integrity {
      * (a group that still uses a dropped image finishes with it; the image is rebuilt by the next write that needs it).
      */
     private void evictBeyond(long max, Where keep) {
+        if (evictionHeld) {
+            return;
+        }
         long held = rowsHeld();
         java.util.Iterator<Map.Entry<Where, TableImage>> it = images.entrySet().iterator();
         while (held > max && it.hasNext()) {
@@ -586,6 +595,17 @@ final class Integrity {
                 it.remove();
             }
         }
+    }
+
+    /** No image is dropped past the bound until {@link #releaseEviction} (a batch of graph transactions is judged). */
+    void holdEviction() {
+        evictionHeld = true;
+    }
+
+    /** Images may be dropped again; drops those past the bound now. */
+    void releaseEviction() {
+        evictionHeld = false;
+        evictBeyond(ctx.options().maxImageRows(), null);
     }
 
     /** Rows held by all images (for the memory measurement of docs/integrity.md). */

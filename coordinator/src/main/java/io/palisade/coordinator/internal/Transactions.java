@@ -3,6 +3,7 @@ package io.palisade.coordinator.internal;
 import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Receipt;
 import io.palisade.coordinator.TransactionReceipt;
+import io.palisade.fencing.CommitStateUnknownException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.PalisadeException;
@@ -17,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,29 +26,32 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * The commit of a graph transaction on the committer thread (docs/transactions.md): inserts, upserts and deletes of
- * several tables of one graph branch, published together or not at all.
+ * The commit of graph transactions on the committer thread (docs/transactions.md): inserts, upserts and deletes of
+ * several tables of one graph branch, published together or not at all. The transactions queued together are
+ * judged one after another, each against the state the ones before it leave, and journaled in one append.
  * <ol>
  *   <li>Each part is fenced as a write of its own ({@link Fence}: validation against the catalog); no key is written
- *       twice on one table; each strict insert's keys must be new to its table's newest state (unfolded writes, then
- *       the folded head); then the parts are judged together by the integrity checks
- *       ({@link TransactionIntegrity}). The part at fault fails the whole transaction: its own intent and conflict
- *       completion are journaled (the explanation of the refusal), nothing else.</li>
- *   <li>One append, one sync: every part's {@code IntentRecorded} (its table's head to itself) and
- *       {@code RowsRecorded}, then the {@code TransactionCommitted} naming them all: the commit point. Replay adds
- *       every part to its table's unfolded writes at that record, and none before it, so no reader through Palisade
- *       sees part of a transaction at any journal position, and a crash before it leaves none of it.</li>
- *   <li>The parts of table-ack tables are folded into their tables (one fold per table, through the ordinary fold
- *       with its own crash points and recovery) before the receipt is given; the parts of journal-ack tables fold as
- *       any acknowledged write does. A fold that fails leaves its part acknowledged and unfolded, readable, folded
- *       later (before any other operation on that table).</li>
+ *       twice on one table; each strict insert's keys must be new to its table's newest state (the transactions of
+ *       the batch before it, then the unfolded writes, then the folded head); then the parts are judged together by
+ *       the integrity checks ({@link TransactionIntegrity}). The part at fault fails the whole transaction: its own
+ *       intent and conflict completion are journaled (the explanation of the refusal), nothing else of it.</li>
+ *   <li>One append, one sync for the batch: per transaction, every part's {@code IntentRecorded} (its table's head to
+ *       itself) and {@code RowsRecorded}, then the {@code TransactionCommitted} naming them all: its commit point.
+ *       Replay adds every part to its table's unfolded writes at that record, and none before it, so no reader through
+ *       Palisade sees part of a transaction at any journal position, and a crash before it leaves none of it.</li>
+ *   <li>The parts of table-ack tables are folded into their tables (one fold per table for the batch, through the
+ *       ordinary fold with its own crash points and recovery) before the receipts are given; the parts of journal-ack
+ *       tables fold as any acknowledged write does. A fold that fails leaves its parts acknowledged and unfolded,
+ *       readable, folded later (before any other operation on that table).</li>
  * </ol>
- * Crash point {@code after-transaction-commit} follows the commit point's sync; {@code transaction-torn}, when it is
- * the one configured, splits the batch so that a crash finds the parts journaled without their commit point. Committer thread only; runs as a
- * control task, after the fold in flight has been published.
+ * Crash point {@code after-transaction-commit} follows the batch's sync, once per transaction it committed;
+ * {@code transaction-torn}, when it is the one configured, journals each transaction in two appends, so that a crash
+ * finds the parts journaled without their commit point. Committer thread only; runs after the fold in flight has been
+ * published.
  */
 final class Transactions {
     private static final Logger LOG = LoggerFactory.getLogger(Transactions.class);
@@ -59,6 +64,22 @@ final class Transactions {
     private final TransactionIntegrity checks;
     private final Folder folder;
 
+    /** A queued graph transaction: its graph branch, its parts in order and the writer's future. */
+    record Queued(String branch, List<WriteOp> parts, CompletableFuture<TransactionReceipt> future) {
+        Queued {
+            parts = List.copyOf(parts);
+        }
+    }
+
+    /** A transaction the batch accepted: its id, parts, the rows each delete removes, and its records. */
+    private record Accepted(Queued tx, String id, List<Fence.Admitted> parts, Map<Fence.Admitted, Long> removed,
+                            List<JournalEvent> records, TableHead[] heads) {
+    }
+
+    /** What the batch's earlier transactions did to a key: held by {@code intentId}, or deleted ({@code held} false). */
+    private record Touch(boolean held, String intentId) {
+    }
+
     Transactions(Context ctx, JournalPhases journal, Fence fence, KeyPresence presence, Integrity integrity,
                  Folder folder) {
         this.ctx = ctx;
@@ -70,58 +91,144 @@ final class Transactions {
         this.folder = folder;
     }
 
-    /** Commits {@code parts} (inserts, upserts and deletes of keyed tables of {@code branch}) as one transaction. */
-    TransactionReceipt commit(String branch, List<WriteOp> parts) {
-        if (parts.isEmpty()) {
-            throw new ValidationException("a transaction needs at least one insert, upsert or delete");
-        }
-        Catalog catalog = ctx.view().catalog();
-        Set<String> tables = new LinkedHashSet<>();
-        for (WriteOp op : parts) {
-            if (!op.branch().equals(branch)) {
-                throw new IllegalArgumentException("a part of a transaction on '" + branch + "' writes branch '"
-                        + op.branch() + "'");
-            }
-            switch (op) {
-                case WriteOp.Insert i -> tables.add(op.table());
-                case WriteOp.Upsert u -> tables.add(op.table());
-                case WriteOp.Delete d -> tables.add(op.table());
-                case WriteOp.Update u -> throw unsupported(op);
-                case WriteOp.Append a -> throw unsupported(op);
-                case WriteOp.Overwrite o -> throw unsupported(op);
-                case WriteOp.AddColumns a -> throw unsupported(op);
-                case WriteOp.OptimizeIndex o -> throw unsupported(op);
-                case WriteOp.Compact c -> throw unsupported(op);
-                case WriteOp.Fold f -> throw unsupported(op);
+    /**
+     * Commits the transactions of {@code batch}, in order; completes each one's future (a receipt, or the typed failure
+     * of a transaction refused or of bad input).
+     */
+    void commit(List<Queued> batch) {
+        List<Queued> valid = new ArrayList<>();
+        for (Queued q : batch) {
+            try {
+                validate(q);
+                valid.add(q);
+            } catch (PalisadeException e) {
+                q.future().completeExceptionally(e);
             }
         }
-        if (!ctx.view().state().branchLive(branch)) {
-            throw new ValidationException("unknown graph branch '" + branch + "'");
+        if (valid.isEmpty()) {
+            return;
         }
-        for (String t : tables) {
-            Catalog.TableDef def = catalog.require(t);
-            if (!def.kind().keyed()) {
-                throw new ValidationException("table '" + t + "' is append-only: a transaction writes keyed tables");
-            }
-            Optional<PalisadeException> refused = ctx.refusals().refusal(branch, t);
-            if (refused.isPresent()) {
-                throw refused.get();
-            }
-            if (def.journalAck() && backPressured(branch, t)) {
-                folder.fold(branch, t); // the memory and lag bounds hold for a transaction's parts too
+        // the memory and lag bounds hold for a transaction's parts too: fold first, before anything is judged
+        Set<String> folded = new HashSet<>();
+        for (Queued q : valid) {
+            for (WriteOp op : q.parts()) {
+                if (ctx.view().catalog().require(op.table()).journalAck() && folded.add(op.where())
+                        && backPressured(q.branch(), op.table())) {
+                    folder.fold(q.branch(), op.table());
+                }
             }
         }
         HeadsState state = ctx.view().state();
-        List<Fence.Admitted> admitted = admit(branch, parts, state);
-        strictInserts(branch, state, admitted);
-        Optional<TransactionIntegrity.Refusal> refusal = checks.judge(branch, state, admitted);
+        Map<String, Touch> touched = new HashMap<>();
+        List<Accepted> accepted = new ArrayList<>();
+        Map<Queued, PalisadeException> refused = new LinkedHashMap<>();
+        List<JournalEvent> events = new ArrayList<>();
+        integrity.holdEviction(); // the images hold transactions not journaled yet until the append
+        try {
+            for (Queued q : valid) {
+                try {
+                    Accepted a = judge(q, state, touched, events);
+                    accepted.add(a);
+                    events.addAll(a.records());
+                    for (Fence.Admitted p : a.parts()) {
+                        boolean held = !(p.op() instanceof WriteOp.Delete);
+                        for (String k : p.keys().keys()) {
+                            touched.put(where(p.op()) + k, new Touch(held, p.intentId()));
+                        }
+                    }
+                } catch (PalisadeException e) {
+                    refused.put(q, e);
+                }
+            }
+            Map<Accepted, Long> commitSeq = append(accepted, events);
+            published(accepted, commitSeq, refused);
+        } catch (RuntimeException | Error e) {
+            // the journal may not hold what the images do: every image the batch touched is rebuilt on next use
+            // (and the key filters, which the parts may or may not have reached)
+            for (Accepted a : accepted) {
+                a.parts().forEach(p -> {
+                    integrity.forget(p.op().branch(), p.op().table());
+                    presence.invalidate(p.op().branch(), p.op().table());
+                });
+            }
+            PalisadeException failure = e instanceof PalisadeException p ? p
+                    : new CommitStateUnknownException("internal error while committing graph transactions: " + e, e);
+            accepted.forEach(a -> a.tx().future().completeExceptionally(failure));
+            refused.forEach((q, x) -> q.future().completeExceptionally(x));
+            if (e instanceof Error err) {
+                throw err;
+            }
+        } finally {
+            integrity.releaseEviction();
+        }
+    }
+
+    /** The key of a table's key in {@code touched}: {@code "<branch>/<table>/"}. */
+    private static String where(WriteOp op) {
+        return op.where() + "/";
+    }
+
+    /** Refuses what no state makes right: no parts, an update or append, an unknown branch or table, a refused table. */
+    private void validate(Queued q) {
+        if (q.parts().isEmpty()) {
+            throw new ValidationException("a transaction needs at least one insert, upsert or delete");
+        }
+        Catalog catalog = ctx.view().catalog();
+        for (WriteOp op : q.parts()) {
+            if (!op.branch().equals(q.branch())) {
+                throw new IllegalArgumentException("a part of a transaction on '" + q.branch() + "' writes branch '"
+                        + op.branch() + "'");
+            }
+            rebased(op, -1); // refuses every kind but insert, upsert and delete
+        }
+        if (!ctx.view().state().branchLive(q.branch())) {
+            throw new ValidationException("unknown graph branch '" + q.branch() + "'");
+        }
+        for (WriteOp op : q.parts()) {
+            Catalog.TableDef def = catalog.require(op.table());
+            if (!def.kind().keyed()) {
+                throw new ValidationException("table '" + op.table() + "' is append-only: a transaction writes keyed "
+                        + "tables");
+            }
+            Optional<PalisadeException> r = ctx.refusals().refusal(q.branch(), op.table());
+            if (r.isPresent()) {
+                throw r.get();
+            }
+        }
+    }
+
+    /**
+     * Judges one transaction against {@code state} and what the batch's earlier transactions {@code touched}; its
+     * records when accepted. A refusal throws its typed failure, its explanation added to {@code events}.
+     */
+    private Accepted judge(Queued q, HeadsState state, Map<String, Touch> touched, List<JournalEvent> events) {
+        List<Fence.Admitted> admitted = admit(q, state, events);
+        strictInserts(state, admitted, touched, events);
+        Map<Fence.Admitted, Long> removed = removedRows(state, admitted, touched);
+        // last: once the checks pass, the images hold the transaction (nothing below fails it)
+        Optional<TransactionIntegrity.Refusal> refusal = checks.judge(q.branch(), state, admitted);
         if (refusal.isPresent()) {
             Fence.Admitted a = refusal.get().part();
             PalisadeException e = refusal.get().error();
-            journal.append(journal.integrityRejection(a, head(state, a), e.getMessage(), named(e)));
+            events.addAll(journal.integrityRejection(a, head(state, a), e.getMessage(), named(e)));
             throw e;
         }
-        return journalAndFold(branch, state, admitted, tables);
+        String id = "t-" + UUID.randomUUID();
+        List<JournalEvent> records = new ArrayList<>();
+        List<String> intents = new ArrayList<>();
+        TableHead[] heads = new TableHead[admitted.size()];
+        for (int i = 0; i < admitted.size(); i++) {
+            Fence.Admitted a = admitted.get(i);
+            WriteOp op = a.op();
+            heads[i] = head(state, a);
+            records.add(journal.acknowledgedIntent(a, heads[i]));
+            boolean delete = op instanceof WriteOp.Delete;
+            records.add(new JournalEvent.RowsRecorded(a.intentId(), op.branch(), op.table(),
+                    delete ? 0 : SubstrateWrites.rows(op).getRowCount(), delete ? new byte[0] : op.submittedRows().bytes()));
+            intents.add(a.intentId());
+        }
+        records.add(new JournalEvent.TransactionCommitted(id, q.branch(), intents));
+        return new Accepted(q, id, admitted, removed, records, heads);
     }
 
     private static ValidationException unsupported(WriteOp op) {
@@ -129,35 +236,33 @@ final class Transactions {
     }
 
     /** Each part through the fence on its own, based at its table's head now; no key twice on one table. */
-    private List<Fence.Admitted> admit(String branch, List<WriteOp> parts, HeadsState state) {
+    private List<Fence.Admitted> admit(Queued q, HeadsState state, List<JournalEvent> events) {
         Catalog catalog = ctx.view().catalog();
         List<Fence.Admitted> admitted = new ArrayList<>();
         Map<String, KeyFilter> written = new HashMap<>();
-        for (WriteOp part : parts) {
+        for (WriteOp part : q.parts()) {
             Catalog.TableDef def = catalog.require(part.table());
-            Pin pin = state.pin(branch, part.table()).orElseThrow(() -> new ValidationException("table '"
-                    + part.table() + "' has no head on branch '" + branch + "'"));
+            Pin pin = state.pin(q.branch(), part.table()).orElseThrow(() -> new ValidationException("table '"
+                    + part.table() + "' has no head on branch '" + q.branch() + "'"));
             WriteOp op = rebased(part, pin.head().version());
             Fence.Admission a = fence.admit(List.of(op), def, pin, state);
             if (a.accepted().size() != 1) {
                 if (!a.rejected().isEmpty()) {
-                    journal.append(a.rejections());
+                    events.addAll(a.rejections());
                     throw a.rejected().get(0).failure();
                 }
                 throw failure(op); // the fence failed it (bad input): nothing journaled
             }
             Fence.Admitted one = a.accepted().get(0);
             KeyFilter before = written.get(def.name());
-            if (before != null && one.keys() != null && before.intersects(one.keys())) {
+            if (before != null && before.intersects(one.keys())) {
                 Set<String> twice = new LinkedHashSet<>(one.keys().keys());
                 twice.retainAll(new HashSet<>(before.keys()));
                 throw new ValidationException("table '" + def.name() + "': key" + (twice.size() == 1 ? " " : "s ")
                         + String.join(", ", first(twice)) + " written twice in one transaction; write each key of a "
                         + "table once per transaction");
             }
-            if (one.keys() != null) {
-                written.put(def.name(), before == null ? one.keys() : before.union(one.keys()));
-            }
+            written.put(def.name(), before == null ? one.keys() : before.union(one.keys()));
             admitted.add(one);
         }
         return admitted;
@@ -195,99 +300,164 @@ final class Transactions {
     }
 
     /**
-     * The strict-insert fence of the transaction's inserts: a key held by the newest unfolded write of its table, or
-     * by its folded head, fails the transaction with {@link KeyConflictException} naming the table and keys (the
-     * part's intent and {@code KEY_CONFLICT} completion journaled).
+     * Whether each of {@code keys} of {@code a}'s table is held now: as the batch's earlier transactions left it, else
+     * as the newest unfolded write of the key left it, else as the folded head holds it. The holder's intent, when a
+     * write names it, in {@code holders}.
      */
-    private void strictInserts(String branch, HeadsState state, List<Fence.Admitted> admitted) {
-        Catalog catalog = ctx.view().catalog();
+    private Set<String> held(HeadsState state, Fence.Admitted a, List<String> keys, Map<String, Touch> touched,
+                             Map<String, String> holders) {
+        WriteOp op = a.op();
+        Set<String> held = new LinkedHashSet<>();
+        List<String> rest = new ArrayList<>();
+        for (String k : keys) {
+            Touch t = touched.get(where(op) + k);
+            if (t == null) {
+                rest.add(k);
+            } else if (t.held()) {
+                held.add(k);
+                holders.putIfAbsent(k, t.intentId());
+            }
+        }
+        Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(op.branch(), op.table(), rest);
+        Set<String> untouched = new HashSet<>();
+        for (String k : rest) {
+            UnfoldedWrites.Entry e = tail.get(k);
+            if (e == null) {
+                untouched.add(k);
+            } else if (!e.deletes()) {
+                held.add(k);
+                holders.putIfAbsent(k, e.intentId);
+            }
+        }
+        if (!untouched.isEmpty()) {
+            held.addAll(presence.presentAtHead(ctx.view().catalog().require(op.table()), op.branch(), op.table(),
+                    head(state, a), untouched));
+        }
+        return held;
+    }
+
+    /**
+     * The strict-insert fence of the transaction's inserts: a held key fails the transaction with
+     * {@link KeyConflictException} naming the table and keys (the part's intent and {@code KEY_CONFLICT} completion
+     * added to {@code events}).
+     */
+    private void strictInserts(HeadsState state, List<Fence.Admitted> admitted, Map<String, Touch> touched,
+                               List<JournalEvent> events) {
         for (Fence.Admitted a : admitted) {
-            if (!(a.op() instanceof WriteOp.Insert) || a.keys() == null) {
+            if (!(a.op() instanceof WriteOp.Insert)) {
                 continue;
             }
+            Map<String, String> holders = new HashMap<>();
             List<String> keys = a.keys().keys();
-            Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(branch, a.op().table(), keys);
-            Set<String> untouched = new HashSet<>(keys);
-            untouched.removeAll(tail.keySet());
-            TableHead head = head(state, a);
-            Set<String> atHead = untouched.isEmpty() ? Set.of()
-                    : presence.presentAtHead(catalog.require(a.op().table()), branch, a.op().table(), head, untouched);
-            List<String> held = new ArrayList<>();
-            String winner = null;
-            for (String k : keys) {
-                UnfoldedWrites.Entry e = tail.get(k);
-                if (e != null ? !e.deletes() : atHead.contains(k)) {
-                    held.add(k);
-                    if (winner == null && e != null) {
-                        winner = e.intentId;
-                    }
-                }
-            }
+            Set<String> held = held(state, a, keys, touched, holders);
             if (!held.isEmpty()) {
+                List<String> named = keys.stream().filter(held::contains).toList();
+                String winner = holders.get(named.get(0));
                 KeyConflictException c = new KeyConflictException(a.op().table(),
-                        held.subList(0, Math.min(Integrity.NAMED, held.size())), held.size(), winner);
+                        named.subList(0, Math.min(Integrity.NAMED, named.size())), named.size(), winner);
                 ctx.meters().keyConflicts.increment();
-                journal.append(journal.keyConflictRejection(a, head, c.getMessage(), winner, held));
+                events.addAll(journal.keyConflictRejection(a, head(state, a), c.getMessage(), winner, named));
                 throw c;
             }
         }
     }
 
-    /** Phase A and the commit point in one sync, then the folds of the table-ack parts; the receipt. */
-    private TransactionReceipt journalAndFold(String branch, HeadsState state, List<Fence.Admitted> admitted,
-                                              Set<String> tables) {
-        String transactionId = "t-" + UUID.randomUUID();
-        Map<Fence.Admitted, Long> removed = removedRows(branch, state, admitted);
-        List<JournalEvent> batch = new ArrayList<>();
-        List<String> intents = new ArrayList<>();
+    /** The rows each delete part removes: the keys held now (see {@link #held}). */
+    private Map<Fence.Admitted, Long> removedRows(HeadsState state, List<Fence.Admitted> admitted,
+                                                  Map<String, Touch> touched) {
+        Map<Fence.Admitted, Long> out = new IdentityHashMap<>();
         for (Fence.Admitted a : admitted) {
-            WriteOp op = a.op();
-            batch.add(journal.acknowledgedIntent(a, head(state, a)));
-            boolean delete = op instanceof WriteOp.Delete;
-            JournalRowsMemo submitted = op.submittedRows();
-            batch.add(new JournalEvent.RowsRecorded(a.intentId(), op.branch(), op.table(),
-                    delete ? 0 : SubstrateWrites.rows(op).getRowCount(), delete ? new byte[0] : submitted.bytes()));
-            intents.add(a.intentId());
-        }
-        batch.add(new JournalEvent.TransactionCommitted(transactionId, branch, intents));
-        long first;
-        try {
-            if (CrashPoints.armedAt("transaction-torn")) {
-                // the crash suite's model of a tail torn inside the batch: the parts durable, the commit point not
-                first = journal.append(batch.subList(0, batch.size() - 1));
-                CrashPoints.hit("transaction-torn");
-                journal.append(batch.subList(batch.size() - 1, batch.size()));
-            } else {
-                first = journal.append(batch);
+            if (a.op() instanceof WriteOp.Delete d) {
+                out.put(a, (long) held(state, a, new ArrayList<>(new LinkedHashSet<>(d.keys().keys())), touched,
+                        new HashMap<>()).size());
             }
-        } catch (RuntimeException e) {
-            tables.forEach(t -> integrity.forget(branch, t)); // the images hold the parts; the journal may not
-            throw e;
         }
-        long commitSeq = first + batch.size() - 1;
-        CrashPoints.hit("after-transaction-commit");
-        ctx.meters().transactions.increment();
-        for (Fence.Admitted a : admitted) {
-            if (!(a.op() instanceof WriteOp.Delete)) {
-                presence.added(branch, a.op().table(), a.keys().keys());
+        return out;
+    }
+
+    /**
+     * Journals the batch: one append and one sync for every accepted transaction and every refusal's explanation
+     * ({@code transaction-torn} armed: each transaction in two appends); the sequence of each one's commit point.
+     */
+    private Map<Accepted, Long> append(List<Accepted> accepted, List<JournalEvent> events) {
+        Map<Accepted, Long> commitSeq = new IdentityHashMap<>();
+        if (events.isEmpty()) {
+            return commitSeq;
+        }
+        // where each accepted transaction's records start in the batch (they were added in order, whole)
+        Map<Accepted, Integer> start = new IdentityHashMap<>();
+        int from = 0;
+        for (Accepted a : accepted) {
+            JournalEvent firstRecord = a.records().get(0);
+            int i = from;
+            while (events.get(i) != firstRecord) {
+                i++;
+            }
+            start.put(a, i);
+            from = i + a.records().size();
+        }
+        if (!CrashPoints.armedAt("transaction-torn")) {
+            long first = journal.append(events);
+            for (Accepted a : accepted) {
+                commitSeq.put(a, first + start.get(a) + a.records().size() - 1);
+            }
+            return commitSeq;
+        }
+        // the crash suite's model of a tail torn inside a transaction: its parts durable, its commit point not
+        int at = 0;
+        for (Accepted a : accepted) {
+            int s0 = start.get(a);
+            int end = s0 + a.records().size();
+            if (s0 > at) {
+                journal.append(events.subList(at, s0));
+            }
+            journal.append(events.subList(s0, end - 1));
+            CrashPoints.hit("transaction-torn");
+            commitSeq.put(a, journal.append(events.subList(end - 1, end)));
+            at = end;
+        }
+        if (at < events.size()) {
+            journal.append(events.subList(at, events.size()));
+        }
+        return commitSeq;
+    }
+
+    /** After the batch's append: the folds of its table-ack parts, then every answer. */
+    private void published(List<Accepted> accepted, Map<Accepted, Long> commitSeq,
+                           Map<Queued, PalisadeException> refused) {
+        for (Accepted a : accepted) {
+            CrashPoints.hit("after-transaction-commit");
+            ctx.meters().transactions.increment();
+            for (Fence.Admitted p : a.parts()) {
+                if (!(p.op() instanceof WriteOp.Delete)) {
+                    presence.added(p.op().branch(), p.op().table(), p.keys().keys());
+                }
             }
         }
         Map<String, Boolean> folded = new LinkedHashMap<>();
-        for (String t : tables) {
-            if (!ctx.view().catalog().require(t).journalAck()) {
-                folded.put(t, foldPart(branch, t));
+        for (Accepted a : accepted) {
+            for (Fence.Admitted p : a.parts()) {
+                WriteOp op = p.op();
+                if (!ctx.view().catalog().require(op.table()).journalAck() && !folded.containsKey(op.where())) {
+                    folded.put(op.where(), foldPart(op.branch(), op.table()));
+                }
             }
         }
         HeadsState now = ctx.view().state();
-        List<Receipt> receipts = new ArrayList<>();
-        for (Fence.Admitted a : admitted) {
-            WriteOp op = a.op();
-            boolean in = folded.getOrDefault(op.table(), false);
-            long version = now.head(branch, op.table()).map(TableHead::version).orElse(-1L);
-            receipts.add(new Receipt(a.intentId(), commitSeq, op.table(), branch, in ? version : head(state, a).version(),
-                    removed.getOrDefault(a, op.rowCount()), in));
+        for (Accepted a : accepted) {
+            List<Receipt> receipts = new ArrayList<>();
+            for (int i = 0; i < a.parts().size(); i++) {
+                Fence.Admitted p = a.parts().get(i);
+                WriteOp op = p.op();
+                boolean in = folded.getOrDefault(op.where(), false);
+                long version = in ? now.head(op.branch(), op.table()).map(TableHead::version).orElse(-1L)
+                        : a.heads()[i].version();
+                receipts.add(new Receipt(p.intentId(), commitSeq.get(a), op.table(), op.branch(), version,
+                        a.removed().getOrDefault(p, op.rowCount()), in));
+            }
+            a.tx().future().complete(new TransactionReceipt(a.id(), commitSeq.get(a), a.tx().branch(), receipts));
         }
-        return new TransactionReceipt(transactionId, commitSeq, branch, receipts);
+        refused.forEach((q, e) -> q.future().completeExceptionally(e));
     }
 
     /**
@@ -302,32 +472,6 @@ final class Transactions {
                     branch, table, e.toString());
             return false;
         }
-    }
-
-    /** The rows each delete part removes: the keys its table holds now (newest unfolded write, else the head). */
-    private Map<Fence.Admitted, Long> removedRows(String branch, HeadsState state, List<Fence.Admitted> admitted) {
-        Catalog catalog = ctx.view().catalog();
-        Map<Fence.Admitted, Long> out = new java.util.IdentityHashMap<>();
-        for (Fence.Admitted a : admitted) {
-            if (!(a.op() instanceof WriteOp.Delete d)) {
-                continue;
-            }
-            List<String> keys = d.keys().keys();
-            Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(branch, d.table(), keys);
-            Set<String> untouched = new HashSet<>(keys);
-            untouched.removeAll(tail.keySet());
-            Set<String> atHead = untouched.isEmpty() ? Set.of()
-                    : presence.presentAtHead(catalog.require(d.table()), branch, d.table(), head(state, a), untouched);
-            long n = 0;
-            for (String k : new LinkedHashSet<>(keys)) {
-                UnfoldedWrites.Entry e = tail.get(k);
-                if (e != null ? !e.deletes() : atHead.contains(k)) {
-                    n++;
-                }
-            }
-            out.put(a, n);
-        }
-        return out;
     }
 
     private static TableHead head(HeadsState state, Fence.Admitted a) {
