@@ -2,7 +2,6 @@ package io.palisade.coordinator;
 
 import io.palisade.fencing.EndpointConflictException;
 import io.palisade.fencing.KeyConflictException;
-import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.UniqueConflictException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.journal.IntentOutcome;
@@ -20,12 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -335,38 +329,6 @@ class IntegrityTest extends GraphTestSupport {
     // ------------------------------------------------------------------ races
 
     /** Runs {@code tasks} at once on {@code threads} threads, each waiting for all to be ready; their outcomes. */
-    private static List<Throwable> race(int threads, List<java.util.concurrent.Callable<Receipt>> tasks) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CountDownLatch ready = new CountDownLatch(tasks.size());
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<Throwable>> out = new ArrayList<>();
-            for (var t : tasks) {
-                out.add(pool.submit(() -> {
-                    ready.countDown();
-                    go.await();
-                    try {
-                        t.call();
-                        return null;
-                    } catch (CompletionException e) {
-                        return e.getCause();
-                    } catch (PalisadeException e) {
-                        return e;
-                    }
-                }));
-            }
-            ready.await();
-            go.countDown();
-            List<Throwable> results = new ArrayList<>();
-            for (Future<Throwable> f : out) {
-                results.add(f.get(5, TimeUnit.MINUTES));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"table", "journal"})
     void anEdgeInsertRacingItsEndpointsDeleteNeverLeavesADanglingEdge(String ack) throws Exception {

@@ -2,7 +2,6 @@ package io.palisade.coordinator;
 
 import io.palisade.fencing.EndpointConflictException;
 import io.palisade.fencing.KeyConflictException;
-import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.UniqueConflictException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.journal.IntentOutcome;
@@ -19,11 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import static io.palisade.coordinator.IntegrityTest.edge;
 import static io.palisade.coordinator.IntegrityTest.person;
@@ -365,36 +359,6 @@ class TransactionTest extends GraphTestSupport {
 
     // ------------------------------------------------------------------ races
 
-    private static List<Throwable> race(List<Callable<?>> tasks) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(32);
-        try {
-            CountDownLatch ready = new CountDownLatch(tasks.size());
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<Throwable>> out = new ArrayList<>();
-            for (Callable<?> t : tasks) {
-                out.add(pool.submit(() -> {
-                    ready.countDown();
-                    go.await();
-                    try {
-                        t.call();
-                        return null;
-                    } catch (PalisadeException e) {
-                        return e;
-                    }
-                }));
-            }
-            ready.await();
-            go.countDown();
-            List<Throwable> results = new ArrayList<>();
-            for (Future<Throwable> f : out) {
-                results.add(f.get(5, TimeUnit.MINUTES));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
     @ParameterizedTest
     @CsvSource({"table,table", "journal,journal"})
     void transactionsAddingEdgesRacingTheirEndpointsDeleteNeverLeaveADanglingEdge(String nodeAck, String edgeAck)
@@ -413,7 +377,7 @@ class TransactionTest extends GraphTestSupport {
                         .insert("works_at", List.of(edge("e" + c, "p" + c, c))).commit());
                 tasks.add(() -> g.transaction("main").delete("company", List.of(c)).commit());
             }
-            List<Throwable> outcomes = race(tasks);
+            List<Throwable> outcomes = race(32, tasks);
             for (int i = 0; i < n; i++) {
                 Throwable add = outcomes.get(2 * i);
                 Throwable delete = outcomes.get(2 * i + 1);
@@ -443,7 +407,7 @@ class TransactionTest extends GraphTestSupport {
                 tasks.add(() -> g.transaction("main").insert("person", List.of(person(id, "same@x")))
                         .insert("works_at", List.of(edge("e" + id, id, "acme"))).commit());
             }
-            List<Throwable> outcomes = race(tasks);
+            List<Throwable> outcomes = race(32, tasks);
             assertThat(outcomes.stream().filter(o -> o == null).count()).isEqualTo(1);
             assertThat(outcomes.stream().filter(o -> o != null))
                     .allSatisfy(o -> assertThat(o).isInstanceOf(UniqueConflictException.class));
@@ -464,7 +428,7 @@ class TransactionTest extends GraphTestSupport {
                 tasks.add(() -> g.transaction("main").insert("person", List.of(person("same", email)))
                         .insert("works_at", List.of(edge(e, "same", "acme"))).commit());
             }
-            List<Throwable> outcomes = race(tasks);
+            List<Throwable> outcomes = race(32, tasks);
             assertThat(outcomes.stream().filter(o -> o == null).count()).isEqualTo(1);
             assertThat(outcomes.stream().filter(o -> o != null))
                     .allSatisfy(o -> assertThat(o).isInstanceOf(KeyConflictException.class));

@@ -420,30 +420,41 @@ final class Integrity {
             endImages.add(image(catalog.require(e.edge()), branch, state));
         }
         for (Fence.Admitted a : ops) {
-            Set<String> held = new LinkedHashSet<>();
-            List<String> edges = new ArrayList<>();
-            for (int i = 0; i < ends.size(); i++) {
-                Catalog.Endpoint e = ends.get(i);
-                TableImage image = endImages.get(i);
-                int col = image.column(e.column());
-                Set<String> mine = new LinkedHashSet<>();
-                for (String k : a.keys().keys()) {
-                    if (image.count(col, k) > 0) {
-                        mine.add(k);
-                    }
-                }
-                held.addAll(mine);
-                if (!mine.isEmpty() && edges.size() < NAMED) {
-                    for (String id : image.rowsNaming(col, mine, NAMED - edges.size())) {
-                        edges.add(e.edge() + "/" + id + " (" + e.column() + ")");
-                    }
+            nodeHasEdges(def.name(), a.keys().keys(), ends, endImages).ifPresent(e -> refused.put(a, e));
+        }
+    }
+
+    /**
+     * The refusal of a delete of {@code keys} from node table {@code node} when an edge still names one: the edge
+     * tables' endpoints into it ({@code ends}) with their images, in order. Names the ids and up to {@link #NAMED}
+     * edges.
+     */
+    static Optional<EndpointConflictException> nodeHasEdges(String node, List<String> keys, List<Catalog.Endpoint> ends,
+                                                            List<TableImage> images) {
+        Set<String> held = new LinkedHashSet<>();
+        List<String> edges = new ArrayList<>();
+        for (int i = 0; i < ends.size(); i++) {
+            Catalog.Endpoint e = ends.get(i);
+            TableImage image = images.get(i);
+            int col = image.column(e.column());
+            Set<String> mine = new LinkedHashSet<>();
+            for (String k : keys) {
+                if (image.count(col, k) > 0) {
+                    mine.add(k);
                 }
             }
-            if (!held.isEmpty()) {
-                refused.put(a, new EndpointConflictException(EndpointConflictException.Situation.NODE_HAS_EDGES,
-                        def.name(), first(held), held.size(), edges, ""));
+            held.addAll(mine);
+            if (!mine.isEmpty() && edges.size() < NAMED) {
+                for (String id : image.rowsNaming(col, mine, NAMED - edges.size())) {
+                    edges.add(e.edge() + "/" + id + " (" + e.column() + ")");
+                }
             }
         }
+        if (held.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new EndpointConflictException(EndpointConflictException.Situation.NODE_HAS_EDGES, node,
+                first(held), held.size(), edges, ""));
     }
 
     // ------------------------------------------------------------------ images
@@ -617,7 +628,7 @@ final class Integrity {
         return n;
     }
 
-    private static List<String> first(Set<String> keys) {
+    static List<String> first(Set<String> keys) {
         List<String> out = new ArrayList<>();
         for (String k : keys) {
             if (out.size() == NAMED) {

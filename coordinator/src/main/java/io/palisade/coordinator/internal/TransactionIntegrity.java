@@ -193,7 +193,7 @@ final class TransactionIntegrity {
                 }
                 if (!missing.isEmpty()) {
                     return Optional.of(new Refusal(a, new EndpointConflictException(
-                            EndpointConflictException.Situation.MISSING_ENDPOINT, def.name(), first(missing),
+                            EndpointConflictException.Situation.MISSING_ENDPOINT, def.name(), Integrity.first(missing),
                             missing.size(), edges, "table '" + e.node() + "' (the declared " + e.column() + " of '"
                             + def.name() + "'), in the committed state or in the transaction")));
                 }
@@ -215,42 +215,15 @@ final class TransactionIntegrity {
     /** A delete part of a node table whose ids an edge still names after the transaction. */
     private static Optional<Refusal> nodeDeletes(Catalog catalog, Fence.Admitted a, Catalog.TableDef def,
                                                  Map<String, TableImage> images) {
-        Set<String> held = new LinkedHashSet<>();
-        List<String> edges = new ArrayList<>();
+        List<Catalog.Endpoint> ends = new ArrayList<>();
+        List<TableImage> endImages = new ArrayList<>();
         for (Catalog.Endpoint e : catalog.endpointsInto(def.name())) {
             TableImage image = images.get(e.edge());
-            if (image == null) {
-                continue;
-            }
-            int col = image.column(e.column());
-            Set<String> mine = new LinkedHashSet<>();
-            for (String k : a.keys().keys()) {
-                if (image.count(col, k) > 0) {
-                    mine.add(k);
-                }
-            }
-            held.addAll(mine);
-            if (!mine.isEmpty() && edges.size() < Integrity.NAMED) {
-                for (String id : image.rowsNaming(col, mine, Integrity.NAMED - edges.size())) {
-                    edges.add(e.edge() + "/" + id + " (" + e.column() + ")");
-                }
+            if (image != null) {
+                ends.add(e);
+                endImages.add(image);
             }
         }
-        if (held.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new Refusal(a, new EndpointConflictException(
-                EndpointConflictException.Situation.NODE_HAS_EDGES, def.name(), first(held), held.size(), edges, "")));
-    }
-
-    private static List<String> first(Set<String> keys) {
-        List<String> out = new ArrayList<>();
-        for (String k : keys) {
-            if (out.size() == Integrity.NAMED) {
-                break;
-            }
-            out.add(k);
-        }
-        return out;
+        return Integrity.nodeHasEdges(def.name(), a.keys().keys(), ends, endImages).map(e -> new Refusal(a, e));
     }
 }
