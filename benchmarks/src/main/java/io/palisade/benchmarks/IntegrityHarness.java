@@ -45,10 +45,15 @@ import java.util.stream.Stream;
  *       three rows written as three single writes, interleaved, p50 and p99 on each graph; then {@code --threads}
  *       writers committing such transactions for {@code --seconds}, on each graph.</li>
  * </ol>
+ * With {@code --soak-seconds} it runs only a soak of graph transactions on the checked graph instead: {@code --threads}
+ * writers, each hiring (a person and two edges) and, every other transaction, firing the person it hired two
+ * transactions before (its edges and the person, deleted together), so the tables stay about their size; per window
+ * the transactions per second, their p99, the heap after a full GC, the images built, and the journal's and the
+ * tables' bytes on disk.
  *
  * <pre>
  * IntegrityHarness [--rows 1000000] [--batch 100000] [--iterations 200] [--threads 16] [--seconds 15] [--ack table]
- *                  [--dir PATH]
+ *                  [--dir PATH] [--soak-seconds N [--window-seconds 30]]
  * </pre>
  */
 public final class IntegrityHarness {
@@ -59,6 +64,8 @@ public final class IntegrityHarness {
     private int seconds = 15;
     private String ack = "table";
     private Path dir;
+    private int soakSeconds;
+    private int windowSeconds = 30;
     private final PrintStream out = System.out;
 
     public static void main(String[] args) throws Exception {
@@ -72,8 +79,11 @@ public final class IntegrityHarness {
                 case "--seconds" -> h.seconds = Integer.parseInt(args[++i]);
                 case "--ack" -> h.ack = args[++i];
                 case "--dir" -> h.dir = Path.of(args[++i]);
+                case "--soak-seconds" -> h.soakSeconds = Integer.parseInt(args[++i]);
+                case "--window-seconds" -> h.windowSeconds = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("usage: IntegrityHarness [--rows N] [--batch N] "
-                        + "[--iterations N] [--threads N] [--seconds N] [--ack table|journal] [--dir PATH]");
+                        + "[--iterations N] [--threads N] [--seconds N] [--ack table|journal] [--dir PATH] "
+                        + "[--soak-seconds N [--window-seconds N]]");
             }
         }
         h.run();
@@ -111,6 +121,10 @@ public final class IntegrityHarness {
         // reopened: the checked graph's images are built by the first writes that need them, measured here
         try (Graph checked = Palisade.open(root.resolve("checked"), options);
              Graph free = Palisade.open(root.resolve("free"), options)) {
+            if (soakSeconds > 0) {
+                soak(checked, root.resolve("checked"));
+                return;
+            }
             memory(checked);
             latency(checked, free);
             throughput(checked, free);
@@ -338,6 +352,65 @@ public final class IntegrityHarness {
             pool.shutdown();
             out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %d |%n", g == checked ? "checked" : "unchecked",
                     done.get() / (double) seconds, 3 * done.get() / (double) seconds, refused.get());
+        }
+    }
+
+    private void soak(Graph g, Path graphDir) throws Exception {
+        out.printf(Locale.ROOT, "%nsoak: %d writers, graph transactions (hire; every other one fires an earlier hire), %d s in "
+                + "%d s windows%n", threads, soakSeconds, windowSeconds);
+        out.println("| window end (s) | transactions/s | p99 ms | heap after GC MiB | image builds | journal MiB | tables MiB |");
+        out.println("|---:|---:|---:|---:|---:|---:|---:|");
+        org.HdrHistogram.Recorder recorder = new org.HdrHistogram.Recorder(3);
+        AtomicLong done = new AtomicLong();
+        long start = System.nanoTime();
+        long end = start + soakSeconds * 1_000_000_000L;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int w = 0; w < threads; w++) {
+            fs.add(pool.submit(() -> {
+                java.util.ArrayDeque<Long> hired = new java.util.ArrayDeque<>();
+                while (System.nanoTime() < end) {
+                    long t0 = System.nanoTime();
+                    if (hired.size() >= 2 && (done.get() & 1) == 0) {
+                        long n = hired.pollFirst();
+                        g.transaction("main").delete("works_at", List.of("ta" + n, "tb" + n))
+                                .delete("person", List.of("t" + n)).commit();
+                    } else {
+                        long n = next.incrementAndGet();
+                        hire(g, n, true);
+                        hired.addLast(n);
+                    }
+                    recorder.recordValue((System.nanoTime() - t0) / 1000);
+                    done.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        long windowEnd = start;
+        long before = 0;
+        while (windowEnd < end) {
+            windowEnd = Math.min(end, windowEnd + windowSeconds * 1_000_000_000L);
+            Thread.sleep(Math.max(0, (windowEnd - System.nanoTime()) / 1_000_000));
+            long n = done.get();
+            Histogram h = recorder.getIntervalHistogram();
+            out.printf(Locale.ROOT, "| %d | %,.0f | %.2f | %,d | %d | %,.0f | %,.0f |%n", (windowEnd - start) / 1_000_000_000L,
+                    (n - before) / (double) windowSeconds, h.getValueAtPercentile(99) / 1000.0, usedAfterGc() >> 20,
+                    g.metrics().integrityImageBuilds(), bytes(graphDir.resolve("_palisade")) / 1048576.0,
+                    bytes(graphDir.resolve("tables")) / 1048576.0);
+            before = n;
+        }
+        for (Future<?> f : fs) {
+            f.get();
+        }
+        pool.shutdown();
+    }
+
+    private static long bytes(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
         }
     }
 

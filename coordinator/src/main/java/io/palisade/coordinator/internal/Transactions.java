@@ -63,6 +63,11 @@ final class Transactions {
     private final Integrity integrity;
     private final TransactionIntegrity checks;
     private final Folder folder;
+    /**
+     * For the batch being judged: per {@code "<branch>/<table>/"}, the keys its deletes name that the folded head
+     * holds, looked up once for the whole batch (null outside a batch).
+     */
+    private Map<String, Set<String>> atHead;
 
     /** A queued graph transaction: its graph branch, its parts in order and the writer's future. */
     record Queued(String branch, List<WriteOp> parts, CompletableFuture<TransactionReceipt> future) {
@@ -119,6 +124,7 @@ final class Transactions {
             }
         }
         HeadsState state = ctx.view().state();
+        atHead = lookUpAtHead(valid, state);
         Map<String, Touch> touched = new HashMap<>();
         List<Accepted> accepted = new ArrayList<>();
         Map<Queued, PalisadeException> refused = new LinkedHashMap<>();
@@ -159,8 +165,43 @@ final class Transactions {
                 throw err;
             }
         } finally {
+            atHead = null;
             integrity.releaseEviction();
         }
+    }
+
+    /**
+     * The keys the batch's deletes name that each table's folded head holds (a key an unfolded write touched is the
+     * tail's to answer): one lookup per table for the batch, not one per part.
+     */
+    private Map<String, Set<String>> lookUpAtHead(List<Queued> batch, HeadsState state) {
+        Map<String, Set<String>> asked = new LinkedHashMap<>();
+        Map<String, WriteOp> sample = new HashMap<>();
+        for (Queued q : batch) {
+            for (WriteOp op : q.parts()) {
+                // a delete's keys are mostly held, so each would cost a lookup; an insert's new keys rarely pass the
+                // key filter, and are looked up per part
+                List<String> keys = op instanceof WriteOp.Delete d ? d.keys().keys() : List.of();
+                if (!keys.isEmpty()) {
+                    asked.computeIfAbsent(where(op), w -> new HashSet<>()).addAll(keys);
+                    sample.putIfAbsent(where(op), op);
+                }
+            }
+        }
+        Map<String, Set<String>> out = new HashMap<>();
+        asked.forEach((w, keys) -> {
+            WriteOp op = sample.get(w);
+            Optional<TableHead> head = state.head(op.branch(), op.table());
+            if (head.isEmpty()) {
+                return; // the part fails at its fence; nothing to look up
+            }
+            Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(op.branch(), op.table(), keys);
+            Set<String> untouched = new HashSet<>(keys);
+            untouched.removeAll(tail.keySet());
+            out.put(w, untouched.isEmpty() ? Set.of() : presence.presentAtHead(ctx.view().catalog().require(op.table()),
+                    op.branch(), op.table(), head.get(), untouched));
+        });
+        return out;
     }
 
     /** The key of a table's key in {@code touched}: {@code "<branch>/<table>/"}. */
@@ -330,8 +371,17 @@ final class Transactions {
             }
         }
         if (!untouched.isEmpty()) {
-            held.addAll(presence.presentAtHead(ctx.view().catalog().require(op.table()), op.branch(), op.table(),
-                    head(state, a), untouched));
+            Set<String> looked = atHead == null || !(op instanceof WriteOp.Delete) ? null : atHead.get(where(op));
+            if (looked != null) {
+                for (String k : untouched) {
+                    if (looked.contains(k)) {
+                        held.add(k);
+                    }
+                }
+            } else {
+                held.addAll(presence.presentAtHead(ctx.view().catalog().require(op.table()), op.branch(), op.table(),
+                        head(state, a), untouched));
+            }
         }
         return held;
     }
