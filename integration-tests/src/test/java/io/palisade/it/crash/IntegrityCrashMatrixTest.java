@@ -182,7 +182,8 @@ class IntegrityCrashMatrixTest {
         }
     }
 
-    private static Map<String, Map<String, String>> rows(Graph g) {
+    /** The graph's person, company and works_at rows on main as text (table → id → row), each id once. */
+    static Map<String, Map<String, String>> rows(Graph g) {
         Map<String, Map<String, String>> m = new TreeMap<>();
         for (String t : List.of("person", "company", "works_at")) {
             Map<String, String> rows = new TreeMap<>();

@@ -208,20 +208,6 @@ class TransactionCrashMatrixTest {
     }
 
     private static Map<String, Map<String, String>> rows(Graph g) {
-        Map<String, Map<String, String>> m = new TreeMap<>();
-        for (String t : List.of("person", "company", "works_at")) {
-            Map<String, String> rows = new TreeMap<>();
-            for (Map<String, Object> r : g.scan("main", t)) {
-                String id = String.valueOf(r.get("id"));
-                String v = switch (t) {
-                    case "person" -> String.valueOf(r.get("email"));
-                    case "company" -> "";
-                    default -> r.get("src") + "-" + r.get("dst");
-                };
-                assertThat(rows.put(id, v)).as("%s id %s once", t, id).isNull();
-            }
-            m.put(t, rows);
-        }
-        return m;
+        return IntegrityCrashMatrixTest.rows(g);
     }
 }
