@@ -40,7 +40,8 @@ import java.util.concurrent.ExecutionException;
                         + "{\"table\": T, \"op\": \"insert\"|\"upsert\"|\"delete\", \"row\": {...}} per line (a "
                         + "delete's row is {\"id\": K}). A bad line exits 5 naming it; a key conflict, a missing "
                         + "edge endpoint or a taken unique value exits 3; nothing of the transaction is written then. "
-                        + "The receipt is {\"transaction\":...,\"seq\":N,\"branch\":...,\"parts\":[...]}."},
+                        + "The receipt is {\"transaction\":...,\"seq\":N,\"branch\":...,\"parts\":[...]}. "
+                        + "--idempotency-key applies to the whole transaction."},
         footer = {"%nExample:%n  palisade write GRAPH --table person --mode upsert rows.jsonl",
                 "  palisade write GRAPH --transaction hire.jsonl"})
 final class WriteCommand implements Callable<Integer> {
@@ -161,9 +162,9 @@ final class WriteCommand implements Callable<Integer> {
 
     /** {@code --transaction}: every line checked, then one graph transaction; prints its receipt. */
     private int transaction(Catalog catalog) throws Exception {
-        if (table != null || !file.equals("-") || batchRows != null || idempotencyKey != null || mode != Mode.insert) {
+        if (table != null || !file.equals("-") || batchRows != null || mode != Mode.insert) {
             throw new CliException(Main.USAGE, "--transaction FILE names its tables and operations on each line: it "
-                    + "takes no --table, FILE argument, --mode, --batch-rows or --idempotency-key");
+                    + "takes no --table, FILE argument, --mode or --batch-rows");
         }
         List<JsonLines.Part> lines;
         try (BufferedReader in = transaction.equals("-") ? open() : Files.newBufferedReader(readable(transaction),
@@ -185,6 +186,9 @@ final class WriteCommand implements Callable<Integer> {
              AutoCloseable ticker = Cli.ticker("write: a transaction of " + lines.size() + " lines in " + groups.size()
                      + " parts, committing")) {
             try (io.palisade.coordinator.Transaction tx = g.transaction(branch)) {
+                if (idempotencyKey != null) {
+                    tx.idempotencyKey(idempotencyKey);
+                }
                 for (List<JsonLines.Part> group : groups.values()) {
                     JsonLines.Part first = group.get(0);
                     Catalog.TableDef def = catalog.require(first.table());

@@ -125,4 +125,29 @@ class TransactionCliTest {
         assertThat(rows(graph, "person")).isEqualTo(1);
         assertThat(rows(graph, "works_at")).isEqualTo(1);
     }
+
+    @Test
+    void aTransactionRepeatedWithItsIdempotencyKeyPrintsTheFirstReceiptAndWritesNothing() throws Exception {
+        String graph = graph();
+        CliRun.Result first = CliRun.runWithInput(HIRE, "write", graph, "--transaction", "-", "--idempotency-key", "k1");
+        assertThat(first.code()).as(first.toString()).isZero();
+        CliRun.Result again = CliRun.runWithInput(HIRE, "write", graph, "--transaction", "-", "--idempotency-key", "k1");
+        assertThat(again.code()).as(again.toString()).isZero();
+        JsonNode a = JSON.readTree(first.out());
+        JsonNode b = JSON.readTree(again.out());
+        assertThat(b.get("transaction")).isEqualTo(a.get("transaction"));
+        assertThat(b.get("seq")).isEqualTo(a.get("seq"));
+        for (int i = 0; i < 3; i++) {
+            assertThat(b.get("parts").get(i).get("intent")).isEqualTo(a.get("parts").get(i).get("intent"));
+        }
+        CliRun.Result other = CliRun.runWithInput("""
+                {"table": "person", "op": "insert", "row": {"id": "bob", "email": "b@x"}}
+                """, "write", graph, "--transaction", "-", "--idempotency-key", "k1", "--json");
+        assertThat(other.code()).as(other.toString()).isEqualTo(Main.IDEMPOTENCY_MISMATCH);
+        assertThat(other.out().isBlank() ? other.err() : other.out()).contains("k1").doesNotContain("Exception");
+        assertThat(rows(graph, "person")).isEqualTo(1);
+        CliRun.Result transactions = CliRun.run("audit", graph, "--type", "transaction_committed", "--format", "jsonl");
+        assertThat(transactions.out().lines().filter(l -> l.contains("transaction_committed")).count())
+                .as(transactions.toString()).isEqualTo(1);
+    }
 }

@@ -31,6 +31,7 @@ public final class Transaction implements AutoCloseable {
     private final List<WriteOp> parts = new ArrayList<>();
     private final List<VectorSchemaRoot> owned = new ArrayList<>();
     private boolean done;
+    private Optional<String> key = Optional.empty();
 
     Transaction(Engine engine, Catalog catalog, String branch) {
         this.engine = engine;
@@ -71,6 +72,21 @@ public final class Transaction implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Gives the transaction an idempotency key (docs/transactions.md "Idempotency"): committing again a transaction
+     * with the same key and the same parts, in the same order, returns the first commit's receipt and writes nothing;
+     * with other parts it is refused ({@code IdempotencyMismatchException}). The key is remembered as a single write's
+     * is ({@link Idempotency}); a transaction and a single write cannot share one.
+     */
+    public Transaction idempotencyKey(String key) {
+        open();
+        if (key == null || key.isBlank()) {
+            throw new ValidationException("a transaction's idempotency key must not be blank");
+        }
+        this.key = Optional.of(key);
+        return this;
+    }
+
     /** The parts added so far. */
     public int size() {
         return parts.size();
@@ -94,7 +110,7 @@ public final class Transaction implements AutoCloseable {
         done = true;
         CompletableFuture<TransactionReceipt> f;
         try {
-            f = engine.submitTransaction(branch, List.copyOf(parts));
+            f = engine.submitTransaction(branch, List.copyOf(parts), key);
         } catch (RuntimeException e) {
             release();
             throw e;

@@ -1,6 +1,7 @@
 package io.palisade.coordinator;
 
 import io.palisade.fencing.EndpointConflictException;
+import io.palisade.fencing.IdempotencyMismatchException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.UniqueConflictException;
 import io.palisade.fencing.ValidationException;
@@ -257,6 +258,102 @@ class TransactionTest extends GraphTestSupport {
             assertThat(g.scan("dev", "works_at")).hasSize(1);
             assertThat(ids(g, "person")).isEmpty();
             assertThat(ids(g, "works_at")).isEmpty();
+        }
+    }
+
+    // ------------------------------------------------------------------ idempotency keys
+
+    private static TransactionReceipt hire(Graph g, String key, String person, String email) {
+        return g.transaction("main").idempotencyKey(key)
+                .insert("person", List.of(person(person, email)))
+                .upsert("company", List.of(Row.of("id", "acme")))
+                .insert("works_at", List.of(edge("e-" + person, person, "acme")))
+                .commit();
+    }
+
+    private static void assertSameTransaction(TransactionReceipt repeat, TransactionReceipt first) {
+        assertThat(repeat.transaction()).isEqualTo(first.transaction());
+        assertThat(repeat.seq()).isEqualTo(first.seq());
+        assertThat(repeat.branch()).isEqualTo(first.branch());
+        assertThat(repeat.parts()).extracting(Receipt::intent)
+                .containsExactlyElementsOf(first.parts().stream().map(Receipt::intent).toList());
+        assertThat(repeat.parts()).extracting(Receipt::table).containsExactly("person", "company", "works_at");
+        assertThat(repeat.parts()).allSatisfy(p -> assertThat(p.seq()).isEqualTo(first.seq()));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal", "table,journal"})
+    void aTransactionRepeatedWithItsIdempotencyKeyGetsTheFirstReceiptAndWritesNothing(String nodeAck, String edgeAck) {
+        TransactionReceipt first;
+        try (Graph g = create(nodeAck, edgeAck)) {
+            first = hire(g, "hire-alice", "alice", "a@x");
+            long replays = g.metrics().snapshot().idempotentReplays();
+            TransactionReceipt again = hire(g, "hire-alice", "alice", "a@x");
+            assertSameTransaction(again, first);
+            assertThat(g.metrics().snapshot().idempotentReplays()).isEqualTo(replays + 1);
+            assertThat(transactionsCommitted(g)).isEqualTo(1);
+
+            // the key with other parts, or given to a single write, is refused: nothing written
+            long last = g.state().lastSequence();
+            assertThatThrownBy(() -> hire(g, "hire-alice", "bob", "b@x"))
+                    .isInstanceOfSatisfying(IdempotencyMismatchException.class,
+                            e -> assertThat(e.idempotencyKey()).isEqualTo("hire-alice"));
+            assertThatThrownBy(() -> g.transaction("main").idempotencyKey("hire-alice")
+                    .upsert("company", List.of(Row.of("id", "acme")))
+                    .insert("person", List.of(person("alice", "a@x")))
+                    .insert("works_at", List.of(edge("e-alice", "alice", "acme"))).commit())
+                    .as("the same parts in another order are another transaction")
+                    .isInstanceOf(IdempotencyMismatchException.class);
+            assertThatThrownBy(() -> g.insert("main", "person", List.of(person("bob", "b@x")),
+                    WriteOptions.idempotencyKey("hire-alice"))).isInstanceOf(IdempotencyMismatchException.class);
+            assertThatThrownBy(() -> hire(g, "hire-alice#1", "bob", "b@x"))
+                    .as("a key another transaction's part holds").isInstanceOf(IdempotencyMismatchException.class);
+            g.awaitFold();
+            assertThat(ids(g, "person")).containsExactly("alice");
+            assertThat(transactionsCommitted(g)).isEqualTo(1);
+            assertThat(journal(g).stream().filter(r -> r.sequence() > last)
+                    .noneMatch(r -> r.event() instanceof JournalEvent.IntentRecorded ir
+                            && ir.operation() != io.palisade.journal.LogicalOperation.FOLD)).isTrue();
+
+            // a key whose transaction was refused answers nothing: the next commit with it is judged afresh
+            assertThatThrownBy(() -> hire(g, "hire-carol", "carol", "a@x")).isInstanceOf(UniqueConflictException.class);
+            assertThat(hire(g, "hire-carol", "carol", "c@x").transaction()).isNotEqualTo(first.transaction());
+            assertThat(ids(g, "person")).containsExactlyInAnyOrder("alice", "carol");
+        }
+        try (Graph g = reopen()) {
+            // the receipts are rebuilt from the journal
+            assertSameTransaction(hire(g, "hire-alice", "alice", "a@x"), first);
+            assertThat(hire(g, "hire-alice", "alice", "a@x").parts()).allSatisfy(p -> assertThat(p.rows()).isEqualTo(1));
+            assertThat(transactionsCommitted(g)).isEqualTo(2);
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"table,journal", "journal,journal"})
+    void aKeyRepeatedWithinOneBatchCommitsOnceAndAnswersBoth(String nodeAck, String edgeAck) {
+        Options options = IntegrityTest.options();
+        Path root = dir.resolve("g");
+        Palisade.create(root, Catalog.fromJson(catalog(nodeAck, edgeAck)), options).close();
+        Palisade.Wiring stepped = new Palisade.Wiring(Palisade.Wiring.standard(options).stores(), true);
+        try (Graph g = Palisade.open(root, options, false, stepped)) {
+            Callable<java.util.concurrent.CompletableFuture<TransactionReceipt>> hire = () -> g.transaction("main")
+                    .idempotencyKey("hire-alice").insert("person", List.of(person("alice", "a@x")))
+                    .insert("company", List.of(Row.of("id", "acme"))).commitAsync();
+            var a = hire.call();
+            var b = hire.call();
+            var other = g.transaction("main").idempotencyKey("hire-alice")
+                    .insert("person", List.of(person("bob", "b@x"))).commitAsync();
+            var part = g.transaction("main").idempotencyKey("hire-alice#1")
+                    .insert("person", List.of(person("carol", "c@x"))).commitAsync();
+            assertThat(a).isNotDone();
+            g.engine().stepCommitter();
+            assertThat(b.join()).isEqualTo(a.join());
+            assertThatThrownBy(other::join).hasCauseInstanceOf(IdempotencyMismatchException.class);
+            assertThatThrownBy(part::join).hasCauseInstanceOf(IdempotencyMismatchException.class);
+            assertThat(transactionsCommitted(g)).isEqualTo(1);
+            assertThat(ids(g, "person")).containsExactly("alice");
+        } catch (Exception e) {
+            throw new AssertionError(e);
         }
     }
 

@@ -135,15 +135,28 @@ public final class Engine implements AutoCloseable {
      * Queues a graph transaction's {@code parts} on {@code branch} (docs/transactions.md), in queue order with the
      * writes; its receipt's future.
      */
-    public CompletableFuture<io.palisade.coordinator.TransactionReceipt> submitTransaction(String branch,
-                                                                                          java.util.List<WriteOp> parts) {
+    public CompletableFuture<io.palisade.coordinator.TransactionReceipt> submitTransaction(
+            String branch, java.util.List<WriteOp> parts, Optional<String> idempotencyKey) {
         for (WriteOp p : parts) {
             JournalRowsMemo m = p.submittedRows();
             if (m != null) {
                 m.bytes(); // encoded for the journal on the writer's thread, not on the committer
             }
         }
-        Transactions.Queued q = new Transactions.Queued(branch, parts, new CompletableFuture<>());
+        Transactions.Queued q = new Transactions.Queued(branch, parts, idempotencyKey,
+                idempotencyKey.isPresent() ? RequestDigest.ofTransaction(branch, parts) : null, new CompletableFuture<>());
+        if (idempotencyKey.isPresent()) {
+            try {
+                Optional<io.palisade.coordinator.TransactionReceipt> r = Transactions.repeat(ctx.view().state(), q);
+                if (r.isPresent()) {
+                    ctx.meters().idempotentReplays.increment();
+                    return CompletableFuture.completedFuture(r.get());
+                }
+            } catch (IdempotencyMismatchException e) {
+                ctx.meters().validationFailures.increment();
+                return CompletableFuture.failedFuture(e);
+            }
+        }
         enqueue(q);
         return q.future();
     }

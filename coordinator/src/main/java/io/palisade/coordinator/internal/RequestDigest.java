@@ -39,6 +39,18 @@ public final class RequestDigest {
     }
 
     /**
+     * The digest of a graph transaction on {@code branch}: over its parts' digests in the order it names them (a part
+     * at another place is another transaction). Every part's intent carries it.
+     */
+    public static String ofTransaction(String branch, List<WriteOp> parts) {
+        StringBuilder body = new StringBuilder("transaction\u0000").append(branch);
+        for (WriteOp p : parts) {
+            body.append('\u0000').append(of(p));
+        }
+        return RowDigest.ofText(body.toString());
+    }
+
+    /**
      * Checks a repeat of an idempotency key: {@code op} carries the key that {@code receipt} (the write it names) was
      * issued for. A receipt without a digest (its intent was journaled before digests were) answers any repeat.
      *

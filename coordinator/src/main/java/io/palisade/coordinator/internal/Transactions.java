@@ -4,11 +4,13 @@ import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Receipt;
 import io.palisade.coordinator.TransactionReceipt;
 import io.palisade.fencing.CommitStateUnknownException;
+import io.palisade.fencing.IdempotencyMismatchException;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.PalisadeException;
 import io.palisade.fencing.ValidationException;
 import io.palisade.heads.HeadsState;
+import io.palisade.heads.IntentReceipt;
 import io.palisade.heads.Pin;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.TableHead;
@@ -25,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -69,10 +70,25 @@ final class Transactions {
      */
     private Map<String, Set<String>> atHead;
 
-    /** A queued graph transaction: its graph branch, its parts in order and the writer's future. */
-    record Queued(String branch, List<WriteOp> parts, CompletableFuture<TransactionReceipt> future) {
+    /**
+     * A queued graph transaction: its graph branch, its parts in order, its idempotency key and its request's digest
+     * ({@link RequestDigest#ofTransaction}; null without a key), and the writer's future.
+     */
+    record Queued(String branch, List<WriteOp> parts, Optional<String> key, String digest,
+                  CompletableFuture<TransactionReceipt> future) {
         Queued {
             parts = List.copyOf(parts);
+            if (key.isPresent() != (digest != null)) {
+                throw new IllegalArgumentException("a transaction's digest goes with its idempotency key");
+            }
+        }
+
+        /**
+         * The idempotency key part {@code i} journals: the transaction's key for the first part, {@code "<key>#<i>"}
+         * for the others (the key answers a repeat; the others keep every part's receipt under a key of its own).
+         */
+        String partKey(int i) {
+            return i == 0 ? key.orElseThrow() : key.orElseThrow() + "#" + i;
         }
     }
 
@@ -102,11 +118,18 @@ final class Transactions {
      */
     void commit(List<Queued> batch) {
         List<Queued> valid = new ArrayList<>();
+        Map<String, Queued> keyed = new HashMap<>(); // every part key of the batch's keyed transactions: its owner
         for (Queued q : batch) {
             try {
                 validate(q);
+                if (q.key().isPresent() && repeated(q, keyed)) {
+                    continue;
+                }
                 valid.add(q);
             } catch (PalisadeException e) {
+                if (e instanceof IdempotencyMismatchException) {
+                    ctx.meters().validationFailures.increment();
+                }
                 q.future().completeExceptionally(e);
             }
         }
@@ -171,6 +194,76 @@ final class Transactions {
     }
 
     /**
+     * Whether keyed transaction {@code q} is a repeat, answered now: of a committed transaction (its receipt), or of
+     * an earlier transaction of the batch with the same key (that one's answer, when it comes). Otherwise claims its
+     * part keys in {@code keyed}.
+     *
+     * @throws IdempotencyMismatchException when its key, or a part key, names another request
+     */
+    private boolean repeated(Queued q, Map<String, Queued> keyed) {
+        Optional<TransactionReceipt> first = repeat(ctx.view().state(), q);
+        if (first.isPresent()) {
+            ctx.meters().idempotentReplays.increment();
+            q.future().complete(first.get());
+            return true;
+        }
+        Queued twin = keyed.get(q.partKey(0));
+        if (twin != null && twin.key().equals(q.key()) && twin.digest().equals(q.digest())) {
+            ctx.meters().idempotentReplays.increment();
+            twin.future().whenComplete((r, e) -> {
+                if (e != null) {
+                    q.future().completeExceptionally(e);
+                } else {
+                    q.future().complete(r);
+                }
+            });
+            return true;
+        }
+        for (int i = 0; i < q.parts().size(); i++) {
+            if (keyed.containsKey(q.partKey(i))) {
+                throw new IdempotencyMismatchException(q.partKey(i), null);
+            }
+        }
+        for (int i = 0; i < q.parts().size(); i++) {
+            keyed.put(q.partKey(i), q);
+        }
+        return false;
+    }
+
+    /**
+     * The receipt of the committed transaction whose idempotency key {@code q} repeats, from the receipts the heads
+     * state keeps for its parts' keys; empty when the key names none. The parts were completed together by one commit
+     * point, so their receipts are kept and expire together.
+     *
+     * @throws IdempotencyMismatchException when the key, or one of {@code q}'s part keys, was given to another request
+     */
+    static Optional<TransactionReceipt> repeat(HeadsState state, Queued q) {
+        Optional<IntentReceipt> first = state.receipt(q.partKey(0));
+        List<Receipt> parts = new ArrayList<>();
+        for (int i = 0; i < q.parts().size(); i++) {
+            Optional<IntentReceipt> r = i == 0 ? first : state.receipt(q.partKey(i));
+            if (first.isEmpty()) {
+                if (r.isPresent()) {
+                    throw new IdempotencyMismatchException(q.partKey(i), r.get().intentId());
+                }
+                continue;
+            }
+            if (r.isEmpty() || !q.digest().equals(r.get().requestDigest())
+                    || r.get().completionSequence() != first.get().completionSequence()) {
+                throw new IdempotencyMismatchException(q.partKey(0), first.get().intentId());
+            }
+            parts.add(Receipts.of(r.get(), state));
+        }
+        return first.map(r -> new TransactionReceipt(transactionId(r.intentId()), r.completionSequence(), q.branch(),
+                parts));
+    }
+
+    /** The id of the transaction whose first part is intent {@code firstPart}: the same UUID, prefix {@code t-}. */
+    static String transactionId(String firstPart) {
+        return "t-" + firstPart.substring(firstPart.indexOf('-') + 1);
+    }
+
+    /**
      * The keys the batch's deletes name that each table's folded head holds (a key an unfolded write touched is the
      * tail's to answer): one lookup per table for the batch, not one per part.
      */
@@ -220,7 +313,7 @@ final class Transactions {
                 throw new IllegalArgumentException("a part of a transaction on '" + q.branch() + "' writes branch '"
                         + op.branch() + "'");
             }
-            rebased(op, -1); // refuses every kind but insert, upsert and delete
+            rebased(op, op.submission()); // refuses every kind but insert, upsert and delete
         }
         if (!ctx.view().state().branchLive(q.branch())) {
             throw new ValidationException("unknown graph branch '" + q.branch() + "'");
@@ -254,7 +347,7 @@ final class Transactions {
             events.addAll(journal.integrityRejection(a, head(state, a), e.getMessage(), named(e)));
             throw e;
         }
-        String id = "t-" + UUID.randomUUID();
+        String id = transactionId(admitted.get(0).intentId());
         List<JournalEvent> records = new ArrayList<>();
         List<String> intents = new ArrayList<>();
         TableHead[] heads = new TableHead[admitted.size()];
@@ -281,11 +374,14 @@ final class Transactions {
         Catalog catalog = ctx.view().catalog();
         List<Fence.Admitted> admitted = new ArrayList<>();
         Map<String, KeyFilter> written = new HashMap<>();
-        for (WriteOp part : q.parts()) {
+        for (int i = 0; i < q.parts().size(); i++) {
+            WriteOp part = q.parts().get(i);
             Catalog.TableDef def = catalog.require(part.table());
             Pin pin = state.pin(q.branch(), part.table()).orElseThrow(() -> new ValidationException("table '"
                     + part.table() + "' has no head on branch '" + q.branch() + "'"));
-            WriteOp op = rebased(part, pin.head().version());
+            WriteOp op = rebased(part, new WriteOp.Submission(q.branch(), part.table(), pin.head().version(),
+                    q.key().isPresent() ? Optional.of(q.partKey(i)) : Optional.empty(), new CompletableFuture<>(),
+                    System.nanoTime(), q.digest()));
             Fence.Admission a = fence.admit(List.of(op), def, pin, state);
             if (a.accepted().size() != 1) {
                 if (!a.rejected().isEmpty()) {
@@ -309,9 +405,11 @@ final class Transactions {
         return admitted;
     }
 
-    /** {@code op} based at {@code version} (the head the transaction is judged on), with no idempotency key. */
-    private static WriteOp rebased(WriteOp op, long version) {
-        WriteOp.Submission s = WriteOp.Submission.of(op.branch(), op.table(), version, Optional.empty());
+    /**
+     * {@code op} with submission {@code s}: based at the head the transaction is judged on, with its part key and the
+     * transaction's digest.
+     */
+    private static WriteOp rebased(WriteOp op, WriteOp.Submission s) {
         return switch (op) {
             case WriteOp.Insert i -> new WriteOp.Insert(s, i.rows(), i.journalRows());
             case WriteOp.Upsert u -> new WriteOp.Upsert(s, u.rows(), u.journalRows());
