@@ -385,7 +385,9 @@ public final class Graph implements AutoCloseable {
      * {@link io.palisade.fencing.MergeConflictException} naming the keys, and nothing is merged.
      * Otherwise, per table, rows inserted on the source go in with WhenMatched Fail, updated rows as
      * upserts, and keys deleted on the source are deleted on the target. The merge runs on the committer,
-     * so no write interleaves with it; each table's part is its own journaled intent.
+     * so no write interleaves with it. In a graph whose catalog declares edge endpoints or unique columns the merge is
+     * one graph transaction, checked as a whole and published whole or not at all (docs/transactions.md "Branch
+     * merges"); otherwise each table's part is its own journaled intent.
      */
     public MergeResult merge(String source, String target) {
         return engine.merge(source, target);

@@ -41,7 +41,8 @@ import static org.quicktheories.generators.SourceDSL.longs;
  * Some steps are graph transactions (docs/transactions.md) of two or three parts on any tables, each key once: the
  * model refuses one whole with a key conflict when an insert meets a held id, else with an endpoint or unique conflict
  * when the state after all its parts breaks a rule at a row it wrote or a node it deleted, and applies it whole
- * otherwise.
+ * otherwise. From the fork on, some steps merge {@code dev} into {@code main}: a key both sides changed since the fork
+ * refuses the merge; otherwise it is the graph transaction of what {@code dev} changed, judged by the same model.
  *
  * <p>{@code -Dpalisade.integrity.props.examples=N} runs N random sequences (default {@value #DEFAULT_EXAMPLES}).
  */
@@ -59,6 +60,8 @@ class IntegrityModelPropertiesTest {
     private final AtomicInteger example = new AtomicInteger();
     private final AtomicInteger transactionsCommitted = new AtomicInteger();
     private final AtomicInteger transactionsRefused = new AtomicInteger();
+    private final AtomicInteger mergesApplied = new AtomicInteger();
+    private final AtomicInteger mergesRefused = new AtomicInteger();
 
     @Test
     void graphsAnswerLikeTheSerialModelOfEndpointsAndUniqueColumns() {
@@ -67,6 +70,9 @@ class IntegrityModelPropertiesTest {
         // the sequences exercised graph transactions both ways
         assertThat(transactionsCommitted.get()).isPositive();
         assertThat(transactionsRefused.get()).isPositive();
+        // and branch merges, applied and refused
+        assertThat(mergesApplied.get()).isPositive();
+        assertThat(mergesRefused.get()).isPositive();
     }
 
     /** Seeds that once found a difference: kept as regressions. */
@@ -272,6 +278,27 @@ class IntegrityModelPropertiesTest {
         return parts;
     }
 
+    /**
+     * The graph transaction a merge of {@code source} into {@code target} is (docs/transactions.md "Branch merges"):
+     * for each key the source changed since the fork, its row inserted into or upserted on the target, or deleted from
+     * it when the source no longer holds it; empty parts left out.
+     */
+    private static List<Part> mergeParts(Model source, Model target, Set<String> sourceChanged) {
+        Map<String, Part> parts = new LinkedHashMap<>();
+        for (String key : new java.util.TreeSet<>(sourceChanged)) {
+            String table = key.substring(0, key.indexOf('/'));
+            String id = key.substring(key.indexOf('/') + 1);
+            Map<String, Object> row = source.tables.get(table).get(id);
+            boolean held = target.tables.get(table).containsKey(id);
+            String kind = row == null ? (held ? "delete" : null) : held ? "upsert" : "insert";
+            if (kind != null) {
+                parts.computeIfAbsent(table + " " + kind, k -> new Part(table, kind, new ArrayList<>()))
+                        .rows().add(row == null ? Map.of("id", id) : new LinkedHashMap<>(row));
+            }
+        }
+        return new ArrayList<>(parts.values());
+    }
+
     private static Class<?> commit(Graph g, String branch, List<Part> parts) {
         Transaction t = g.transaction(branch);
         for (Part p : parts) {
@@ -392,12 +419,22 @@ class IntegrityModelPropertiesTest {
         Options options = Options.defaults().withFolding(3_600_000, 1 + rnd.nextInt(4), 1L << 40);
         String catalog = catalog(rnd);
         int forkAt = rnd.nextInt(OPS);
+        // merges drawn apart, so that the writes of a seed are those it drew before merges existed
+        Random merges = new Random(seed ^ 0x6d65726765L);
+        // per branch, from the fork on: the "table/id" keys its applied writes named (what a merge reads)
+        Map<String, Set<String>> changed = new TreeMap<>();
         try (BufferAllocator allocator = new RootAllocator()) {
             try (Graph g = Palisade.create(path, Catalog.fromJson(catalog), options)) {
                 for (int step = 0; step < OPS; step++) {
                     if (step == forkAt) {
                         g.createBranch("dev", "main");
                         models.put("dev", models.get("main").fork());
+                        changed.put("main", new java.util.HashSet<>());
+                        changed.put("dev", new java.util.HashSet<>());
+                    }
+                    if (models.containsKey("dev") && merges.nextInt(3) == 0) {
+                        merge(g, seed, step, models, changed);
+                        continue;
                     }
                     String branch = pick(rnd, new ArrayList<>(models.keySet()));
                     Model model = models.get(branch);
@@ -411,6 +448,7 @@ class IntegrityModelPropertiesTest {
                             if (expected == null) {
                                 assertThat(got).as(what).isNull();
                                 parts.forEach(p -> model.apply(p.table(), p.kind(), p.rows()));
+                                parts.forEach(p -> changed(changed, branch, p.table(), p.rows()));
                                 transactionsCommitted.incrementAndGet();
                             } else {
                                 transactionsRefused.incrementAndGet();
@@ -447,6 +485,7 @@ class IntegrityModelPropertiesTest {
                         if (expected == null) {
                             assertThat(got).as(what).isNull();
                             model.apply(table, kind, writes.get(i));
+                            changed(changed, branch, table, writes.get(i));
                         } else {
                             assertThat(got).as(what).isNotNull();
                             assertThat(expected).as(what).contains(got);
@@ -470,6 +509,52 @@ class IntegrityModelPropertiesTest {
                     }
                 }
             }
+        }
+    }
+
+    /** Notes the keys of {@code rows} of {@code table} as changed on {@code branch} (once it has forked). */
+    private static void changed(Map<String, Set<String>> changed, String branch, String table,
+                                List<Map<String, Object>> rows) {
+        Set<String> keys = changed.get(branch);
+        if (keys != null) {
+            rows.forEach(r -> keys.add(table + "/" + r.get("id")));
+        }
+    }
+
+    /**
+     * Merges {@code dev} into {@code main} and checks the answer against the model: a key changed on both sides since
+     * the fork is a merge conflict; otherwise the merge is the graph transaction {@link #mergeParts} names, judged as
+     * one.
+     */
+    private void merge(Graph g, long seed, int step, Map<String, Model> models, Map<String, Set<String>> changed) {
+        Model dev = models.get("dev");
+        Model main = models.get("main");
+        Set<String> both = new java.util.TreeSet<>(changed.get("dev"));
+        both.retainAll(changed.get("main"));
+        List<Part> parts = mergeParts(dev, main, changed.get("dev"));
+        Set<Class<?>> expected = !both.isEmpty() ? Set.of(io.palisade.fencing.MergeConflictException.class)
+                : parts.isEmpty() ? null : main.judgeTransaction(parts);
+        Class<?> got;
+        try {
+            g.merge("dev", "main");
+            got = null;
+        } catch (io.palisade.fencing.PalisadeException e) {
+            got = e.getClass();
+        }
+        String what = "seed " + seed + " step " + step + " merge dev into main: " + parts + " (both sides changed "
+                + both + "), got " + got + ", main before " + main.tables;
+        if (expected == null) {
+            assertThat(got).as(what).isNull();
+            parts.forEach(p -> main.apply(p.table(), p.kind(), p.rows()));
+            parts.forEach(p -> changed(changed, "main", p.table(), p.rows()));
+            mergesApplied.incrementAndGet();
+        } else {
+            assertThat(got).as(what).isNotNull();
+            assertThat(expected).as(what).contains(got);
+            mergesRefused.incrementAndGet();
+        }
+        for (Map.Entry<String, Model> m : models.entrySet()) {
+            assertSameRows(g, m.getKey(), m.getValue(), "seed " + seed + " after step " + step + " (merge)");
         }
     }
 

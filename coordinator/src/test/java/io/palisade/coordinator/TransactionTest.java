@@ -261,6 +261,64 @@ class TransactionTest extends GraphTestSupport {
         }
     }
 
+    // ------------------------------------------------------------------ branch merges
+
+    @ParameterizedTest
+    @CsvSource({"table,table", "journal,journal", "table,journal"})
+    void aMergeOfAGraphWithRulesIsOneTransactionCheckedAsAWhole(String nodeAck, String edgeAck) {
+        try (Graph g = create(nodeAck, edgeAck)) {
+            g.transaction("main").insert("person", List.of(person("alice", "a@x")))
+                    .insert("company", List.of(Row.of("id", "acme"))).commit();
+            g.createBranch("b", "main");
+            g.transaction("b").insert("person", List.of(person("bob", "b@x")))
+                    .insert("works_at", List.of(edge("e1", "bob", "acme"))).commit();
+            g.upsert("b", "person", List.of(person("alice", "a2@x")));
+            g.insert("main", "person", List.of(person("carol", "c@x")));
+            long commitsBefore = transactionsCommitted(g);
+
+            MergeResult m = g.merge("b", "main");
+            assertThat(m.inserted()).isEqualTo(2);
+            assertThat(m.updated()).isEqualTo(1);
+            assertThat(m.deleted()).isZero();
+            long seq = m.receipts().get(0).seq();
+            assertThat(m.receipts()).allSatisfy(r -> assertThat(r.seq()).isEqualTo(seq));
+            assertThat(transactionsCommitted(g)).isEqualTo(commitsBefore + 1);
+            JournalEvent.TransactionCommitted point = (JournalEvent.TransactionCommitted) journal(g).stream()
+                    .filter(r -> r.sequence() == seq).findFirst().orElseThrow().event();
+            assertThat(point.intentIds()).containsExactlyElementsOf(m.receipts().stream().map(Receipt::intent).toList());
+            assertThat(ids(g, "person")).containsExactlyInAnyOrder("alice", "bob", "carol");
+            assertThat(ids(g, "works_at")).containsExactly("e1");
+            assertThat(g.get("main", "person", List.of("alice")).get("alice").get("email")).isEqualTo("a2@x");
+
+            // an edge the branch added to a node the target deleted since the fork: the whole merge is refused
+            g.createBranch("c", "main");
+            g.transaction("c").insert("person", List.of(person("frank", "f@x")))
+                    .insert("works_at", List.of(edge("e2", "carol", "acme"))).commit();
+            g.delete("main", "person", List.of("carol"));
+            long refusedBefore = transactionsCommitted(g);
+            assertThatThrownBy(() -> g.merge("c", "main")).isInstanceOfSatisfying(EndpointConflictException.class,
+                    e -> assertThat(e.keys()).contains("carol"));
+            // one unique value taken on both sides
+            g.createBranch("d", "main");
+            g.insert("d", "person", List.of(person("dan", "x@x")));
+            g.insert("main", "person", List.of(person("erin", "x@x")));
+            assertThatThrownBy(() -> g.merge("d", "main")).isInstanceOfSatisfying(UniqueConflictException.class,
+                    e -> assertThat(e.getMessage()).contains("x@x"));
+            assertThat(transactionsCommitted(g)).isEqualTo(refusedBefore);
+            g.awaitFold();
+            assertThat(ids(g, "person")).containsExactlyInAnyOrder("alice", "bob", "erin");
+            assertThat(ids(g, "works_at")).containsExactly("e1");
+        }
+        try (Graph g = reopen()) {
+            assertThat(ids(g, "person")).containsExactlyInAnyOrder("alice", "bob", "erin");
+            assertThat(ids(g, "works_at")).containsExactly("e1");
+            // the refused branch is merged once its conflict is gone
+            g.delete("main", "person", List.of("erin"));
+            assertThat(g.merge("d", "main").inserted()).isEqualTo(1);
+            assertThat(ids(g, "person")).containsExactlyInAnyOrder("alice", "bob", "dan");
+        }
+    }
+
     // ------------------------------------------------------------------ idempotency keys
 
     private static TransactionReceipt hire(Graph g, String key, String person, String email) {

@@ -243,6 +243,22 @@ final class Committer implements Agent {
     }
 
     /**
+     * Commits one graph transaction now, on the committer thread (a branch merge of a graph with integrity rules); its
+     * receipt, or its typed failure thrown.
+     */
+    io.palisade.coordinator.TransactionReceipt commitNow(Transactions.Queued q) {
+        runTransactions(List.of(q));
+        try {
+            return q.future().join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof PalisadeException p) {
+                throw p;
+            }
+            throw e;
+        }
+    }
+
+    /**
      * Remembers a commit published by another path on this thread (a bulk load): judged by what its
      * versions did; never a key-add winner of the strict-insert check (its keys are not journaled).
      */

@@ -3,10 +3,10 @@ package io.palisade.coordinator.internal;
 import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.MergeResult;
 import io.palisade.coordinator.Receipt;
+import io.palisade.coordinator.TransactionReceipt;
 
 import io.palisade.fencing.KeyFilter;
 import io.palisade.fencing.MergeConflictException;
-import io.palisade.fencing.ValidationException;
 import io.palisade.heads.GraphBranch;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.IntentOutcome;
@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 
 /** Branch merge planning and execution (runs on the committer thread). */
@@ -37,12 +38,6 @@ final class Merges {
     static MergeResult merge(Context ctx, Committer committer, String source, String target) {
         HeadsState state = ctx.view().state();
         GraphBranches.checkMerge(state, source, target);
-        if (ctx.view().catalog().declaresIntegrity()) {
-            // a merge writes table by table; with endpoints or unique columns declared, a part refused midway would
-            // leave the merge half applied
-            throw new ValidationException("graph branch merges are not supported on a graph whose catalog declares "
-                    + "edge endpoints or unique columns (docs/integrity.md): nothing merged");
-        }
         GraphBranch branch = state.branch(source).orElseThrow();
         long fork = branch.fromSequence();
         Map<String, Set<String>> sourceKeys = changedKeys(ctx, state, source, fork);
@@ -62,50 +57,117 @@ final class Merges {
                     + "sides since the fork at sequence " + fork + ":", both.subList(0, Math.min(10, both.size())));
         }
 
+        List<TableChange> changes = new ArrayList<>();
+        for (Map.Entry<String, Set<String>> e : sourceKeys.entrySet()) {
+            changes.add(change(ctx, source, target, ctx.view().catalog().require(e.getKey()), e.getValue()));
+        }
+        if (ctx.view().catalog().declaresIntegrity()) {
+            return asTransaction(ctx, committer, source, target, changes);
+        }
         long inserted = 0, updated = 0, deleted = 0;
         List<Receipt> receipts = new ArrayList<>();
-        for (Map.Entry<String, Set<String>> e : sourceKeys.entrySet()) {
-            String table = e.getKey();
-            Catalog.TableDef def = ctx.view().catalog().require(table);
-            Set<String> keys = e.getValue();
-            Map<String, Map<String, Object>> sourceRows = rowsByKey(ctx.reads().scan(source, table), keys);
-            Set<String> targetNow = rowsByKey(ctx.reads().scan(target, table), keys).keySet();
-            List<Map<String, Object>> newRows = new ArrayList<>();
-            List<Map<String, Object>> changedRows = new ArrayList<>();
-            List<String> gone = new ArrayList<>();
-            for (String k : new TreeSet<>(keys)) {
-                Map<String, Object> row = sourceRows.get(k);
-                if (row == null) {
-                    if (targetNow.contains(k)) {
-                        gone.add(k);
-                    }
-                } else if (!targetNow.contains(k)) {
-                    // absent from the target: inserted, whether or not it was there at the fork (had the target
-                    // deleted it since, the key would have changed on both sides and the merge stopped above). So a
-                    // merge never reads the fork point, whose version retention may have removed.
-                    newRows.add(row);
-                } else {
-                    changedRows.add(row);
-                }
+        for (TableChange c : changes) {
+            Catalog.TableDef def = c.def();
+            if (!c.newRows().isEmpty()) {
+                receipts.add(write(ctx, committer, WriteOp.Insert::new, target, def, c.newRows()));
+                inserted += c.newRows().size();
             }
-            if (!newRows.isEmpty()) {
-                receipts.add(write(ctx, committer, WriteOp.Insert::new, target, def, newRows));
-                inserted += newRows.size();
+            if (!c.changedRows().isEmpty()) {
+                receipts.add(write(ctx, committer, WriteOp.Upsert::new, target, def, c.changedRows()));
+                updated += c.changedRows().size();
             }
-            if (!changedRows.isEmpty()) {
-                receipts.add(write(ctx, committer, WriteOp.Upsert::new, target, def, changedRows));
-                updated += changedRows.size();
-            }
-            if (!gone.isEmpty()) {
-                KeyFilter f = def.column("id").orElseThrow().type() == Catalog.ColumnType.Scalar.INT64
-                        ? KeyFilter.ofLongs(def.idFieldId(), gone.stream().mapToLong(Long::parseLong).toArray())
-                        : KeyFilter.ofStrings(def.idFieldId(), gone);
-                receipts.add(committer.runNow(new WriteOp.Delete(WriteOp.Submission.of(target, table,
-                        ctx.view().state().head(target, table).map(TableHead::version).orElse(-1L), Optional.empty()), f)));
-                deleted += gone.size();
+            if (!c.gone().isEmpty()) {
+                receipts.add(committer.runNow(new WriteOp.Delete(WriteOp.Submission.of(target, def.name(),
+                        ctx.view().state().head(target, def.name()).map(TableHead::version).orElse(-1L),
+                        Optional.empty()), keyFilter(def, c.gone()))));
+                deleted += c.gone().size();
             }
         }
         return new MergeResult(source, target, inserted, updated, deleted, receipts);
+    }
+
+    /** What a merge does to one table of the target: the rows it inserts, the rows it replaces, the keys it deletes. */
+    private record TableChange(Catalog.TableDef def, List<Map<String, Object>> newRows,
+                               List<Map<String, Object>> changedRows, List<String> gone) {
+    }
+
+    /** The change the source's {@code keys} of {@code def} make to {@code target}. */
+    private static TableChange change(Context ctx, String source, String target, Catalog.TableDef def, Set<String> keys) {
+        Map<String, Map<String, Object>> sourceRows = rowsByKey(ctx.reads().scan(source, def.name()), keys);
+        Set<String> targetNow = rowsByKey(ctx.reads().scan(target, def.name()), keys).keySet();
+        List<Map<String, Object>> newRows = new ArrayList<>();
+        List<Map<String, Object>> changedRows = new ArrayList<>();
+        List<String> gone = new ArrayList<>();
+        for (String k : new TreeSet<>(keys)) {
+            Map<String, Object> row = sourceRows.get(k);
+            if (row == null) {
+                if (targetNow.contains(k)) {
+                    gone.add(k);
+                }
+            } else if (!targetNow.contains(k)) {
+                // absent from the target: inserted, whether or not it was there at the fork (had the target
+                // deleted it since, the key would have changed on both sides and the merge stopped above). So a
+                // merge never reads the fork point, whose version retention may have removed.
+                newRows.add(row);
+            } else {
+                changedRows.add(row);
+            }
+        }
+        return new TableChange(def, newRows, changedRows, gone);
+    }
+
+    /**
+     * The merge of a graph that declares edge endpoints or unique columns: every table's change as one graph
+     * transaction on the target ({@link Transactions}), so the rules are judged on the merge as a whole (an edge the
+     * source added to a node the target deleted, one unique value taken on both sides) and the merge is published
+     * whole or not at all. A refusal is the transaction's typed conflict; nothing of the merge is written then.
+     */
+    private static MergeResult asTransaction(Context ctx, Committer committer, String source, String target,
+                                             List<TableChange> changes) {
+        List<VectorSchemaRoot> roots = new ArrayList<>();
+        List<WriteOp> parts = new ArrayList<>();
+        long inserted = 0, updated = 0, deleted = 0;
+        try {
+            for (TableChange c : changes) {
+                if (!c.newRows().isEmpty()) {
+                    parts.add(new WriteOp.Insert(WriteOp.Submission.of(target, c.def().name(), -1, Optional.empty()),
+                            filled(ctx, c.def(), c.newRows(), roots)));
+                    inserted += c.newRows().size();
+                }
+                if (!c.changedRows().isEmpty()) {
+                    parts.add(new WriteOp.Upsert(WriteOp.Submission.of(target, c.def().name(), -1, Optional.empty()),
+                            filled(ctx, c.def(), c.changedRows(), roots)));
+                    updated += c.changedRows().size();
+                }
+                if (!c.gone().isEmpty()) {
+                    parts.add(new WriteOp.Delete(WriteOp.Submission.of(target, c.def().name(), -1, Optional.empty()),
+                            keyFilter(c.def(), c.gone())));
+                    deleted += c.gone().size();
+                }
+            }
+            if (parts.isEmpty()) {
+                return new MergeResult(source, target, 0, 0, 0, List.of());
+            }
+            TransactionReceipt r = committer.commitNow(new Transactions.Queued(target, parts, Optional.empty(), null,
+                    new CompletableFuture<>()));
+            return new MergeResult(source, target, inserted, updated, deleted, r.parts());
+        } finally {
+            roots.forEach(VectorSchemaRoot::close);
+        }
+    }
+
+    private static VectorSchemaRoot filled(Context ctx, Catalog.TableDef def, List<Map<String, Object>> rows,
+                                           List<VectorSchemaRoot> roots) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(def.arrowSchema(), ctx.allocator());
+        roots.add(root);
+        ArrowRows.fill(root, rows);
+        return root;
+    }
+
+    private static KeyFilter keyFilter(Catalog.TableDef def, List<String> keys) {
+        return def.column("id").orElseThrow().type() == Catalog.ColumnType.Scalar.INT64
+                ? KeyFilter.ofLongs(def.idFieldId(), keys.stream().mapToLong(Long::parseLong).toArray())
+                : KeyFilter.ofStrings(def.idFieldId(), keys);
     }
 
     /** Runs now a write of {@code rows} to {@code target} made by {@code kind} (an insert's or an upsert's constructor). */
@@ -144,13 +206,16 @@ final class Merges {
         try (JournalReader reader = JournalReader.open(ctx.layout().palisade());
              JournalCursor cursor = reader.read(fork + 1)) {
             for (JournalRecord r = cursor.poll(); r != null; r = cursor.poll()) {
-                // only these three records say which keys an intent changed and whether it took effect
+                // only these records say which keys an intent changed and whether it took effect
                 if (r.event() instanceof JournalEvent.IntentRecorded ir && ir.graphBranch().equals(branch)) {
                     recorded.put(ir.intentId(), ir);
                 } else if (r.event() instanceof JournalEvent.LoadProgress lp && lp.batchKeys() != null) {
                     batches.add(lp);
                 } else if (r.event() instanceof JournalEvent.IntentCompleted ic) {
                     outcomes.put(ic.intentId(), ic.outcome());
+                } else if (r.event() instanceof JournalEvent.TransactionCommitted tc) {
+                    // a graph transaction's commit point completes its parts JOURNALED
+                    tc.intentIds().forEach(id -> outcomes.put(id, IntentOutcome.JOURNALED));
                 }
             }
         }

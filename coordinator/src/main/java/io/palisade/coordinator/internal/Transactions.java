@@ -57,6 +57,9 @@ import java.util.concurrent.CompletionException;
 final class Transactions {
     private static final Logger LOG = LoggerFactory.getLogger(Transactions.class);
 
+    /** The most rows bytes a part may carry: one journal record's payload, less room for its other fields. */
+    static final int MAX_PART_BYTES = io.palisade.journal.codec.RecordDescriptor.MAX_PAYLOAD_LENGTH - (1 << 20);
+
     private final Context ctx;
     private final JournalPhases journal;
     private final Fence fence;
@@ -327,6 +330,12 @@ final class Transactions {
             Optional<PalisadeException> r = ctx.refusals().refusal(q.branch(), op.table());
             if (r.isPresent()) {
                 throw r.get();
+            }
+            JournalRowsMemo rows = op.submittedRows();
+            if (rows != null && rows.bytes().length > MAX_PART_BYTES) {
+                throw new ValidationException("a part of the transaction writes " + rows.bytes().length / (1 << 20)
+                        + " MiB of rows to '" + op.table() + "'; a part's rows are one journal record, at most "
+                        + MAX_PART_BYTES / (1 << 20) + " MiB: write them in several transactions");
             }
         }
     }
