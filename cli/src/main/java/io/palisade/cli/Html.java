@@ -67,9 +67,13 @@ final class Html {
                     .append(" UTC (<span id=\"window-span\">").append(span(Duration.between(m.start, m.end))).append("</span>)");
         }
         s.append("</div>\n");
-        s.append("<h2>Summary</h2>\n<table id=\"summary\"><tr><th>commits</th><th>conflicts</th><th>retries</th>")
+        s.append("<h2>Summary</h2>\n<table id=\"summary\"><tr><th>commits</th><th>of them in graph transactions</th>")
+                .append("<th>conflicts</th><th>retries</th>")
                 .append("<th>aborted or rolled back</th><th>crashes</th><th>clean writer restarts</th></tr><tr>")
                 .append("<td class=\"n\" id=\"count-commit\">").append(m.count(Kind.COMMIT)).append("</td>")
+                .append("<td class=\"n\" id=\"count-transaction\">").append(m.transactions.size())
+                .append(m.transactions.isEmpty() ? "" : " transactions, " + m.transactionParts + " parts")
+                .append("</td>")
                 .append("<td class=\"n\" id=\"count-conflict\">").append(m.count(Kind.CONFLICT)).append("</td>")
                 .append("<td class=\"n\" id=\"count-retry\">").append(m.count(Kind.RETRY)).append("</td>")
                 .append("<td class=\"n\" id=\"count-aborted\">").append(m.count(Kind.ABORTED)).append("</td>")

@@ -174,6 +174,8 @@ final class IncidentModel {
     }
 
     private final Map<String, Intent> intents = new LinkedHashMap<>();
+    /** Per intent id, the graph transaction that named it as a part at its start. */
+    private final Map<String, JournalEvent.TransactionStarted> started = new HashMap<>();
     private final List<Session> sessions = new ArrayList<>();
     private final List<Recovery> recoveries = new ArrayList<>();
     /** table → key → the sequences of the intents recorded with the key in their key filter, ascending. */
@@ -269,6 +271,7 @@ final class IncidentModel {
                 }
             }
             case IntentCompleted e -> completed(r, e);
+            case JournalEvent.TransactionStarted e -> e.intentIds().forEach(id -> started.put(id, e));
             case JournalEvent.TransactionCommitted e -> {
                 // the commit point of every part: each completes JOURNALED here, together
                 for (String id : e.intentIds()) {
@@ -504,6 +507,11 @@ final class IncidentModel {
     }
 
     // ------------------------------------------------------------------ queries
+
+    /** The graph transaction whose start named intent {@code id} as a part (committed or not). */
+    Optional<JournalEvent.TransactionStarted> startedTransaction(String id) {
+        return Optional.ofNullable(started.get(id));
+    }
 
     Optional<Intent> intent(String id) {
         return Optional.ofNullable(intents.get(id));

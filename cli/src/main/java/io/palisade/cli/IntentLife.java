@@ -92,7 +92,12 @@ final class IntentLife {
         if (i.transaction != null) {
             out.println(indent + "  transaction: " + i.transaction.transactionId() + ", committed at seq "
                     + i.completionSequence + " with its " + i.transaction.intentIds().size() + " parts: "
-                    + String.join(", ", parts(model, i.transaction)));
+                    + String.join(", ", parts(model, i.transaction.intentIds())));
+        } else if (model.startedTransaction(i.id).isPresent()) {
+            JournalEvent.TransactionStarted t = model.startedTransaction(i.id).get();
+            out.println(indent + "  transaction: " + t.transactionId() + ", never committed (no commit point in the "
+                    + "journal: torn before it, none of its parts applied); its " + t.intentIds().size() + " parts: "
+                    + String.join(", ", parts(model, t.intentIds())));
         }
         String crash = crash(i);
         if (crash != null) {
@@ -105,9 +110,9 @@ final class IntentLife {
     }
 
     /** A transaction's parts as {@code table/intent}, in its order. */
-    private static List<String> parts(IncidentModel model, JournalEvent.TransactionCommitted t) {
+    private static List<String> parts(IncidentModel model, List<String> intentIds) {
         List<String> out = new ArrayList<>();
-        for (String id : t.intentIds()) {
+        for (String id : intentIds) {
             out.add(model.intent(id).map(p -> p.recorded.table() + "/" + id).orElse(id));
         }
         return out;
@@ -222,6 +227,9 @@ final class IntentLife {
             case JournalEvent.TransactionCommitted x -> "transaction " + x.transactionId() + " committed on "
                     + x.graphBranch() + ": " + x.intentIds().size() + " part" + (x.intentIds().size() == 1 ? "" : "s")
                     + " acknowledged together";
+            case JournalEvent.TransactionStarted x -> "transaction " + x.transactionId() + " started on "
+                    + x.graphBranch() + ": " + x.intentIds().size() + " part" + (x.intentIds().size() == 1 ? "" : "s")
+                    + " follow; its commit point makes them visible";
         };
     }
 
@@ -271,7 +279,15 @@ final class IntentLife {
         if (i.transaction != null) {
             Map<String, Object> t = new LinkedHashMap<>();
             t.put("id", i.transaction.transactionId());
-            t.put("parts", parts(model, i.transaction));
+            t.put("committed", true);
+            t.put("parts", parts(model, i.transaction.intentIds()));
+            m.put("transaction", t);
+        } else if (model.startedTransaction(i.id).isPresent()) {
+            JournalEvent.TransactionStarted s = model.startedTransaction(i.id).get();
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("id", s.transactionId());
+            t.put("committed", false);
+            t.put("parts", parts(model, s.intentIds()));
             m.put("transaction", t);
         }
         m.put("crash", crash(i));

@@ -3,6 +3,7 @@ package io.palisade.cli;
 import io.palisade.coordinator.Graph;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
+import io.palisade.journal.JournalCursor;
 import io.palisade.journal.JournalEvent;
 import io.palisade.journal.JournalRecord;
 import io.palisade.journal.RecoveryClassification;
@@ -12,9 +13,12 @@ import picocli.CommandLine.Parameters;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 @Command(name = "recover", mixinStandardHelpOptions = true,
@@ -29,6 +33,8 @@ import java.util.concurrent.Callable;
                         + "version as recovery would and exits with the code recovery would (6 when a live writer holds "
                         + "the graph, 7 on corruption, 8 on a foreign commit). The checks that follow recovery when a "
                         + "graph opens (format stamp, catalog reconciliation) are not run.",
+                "A graph transaction torn before its commit point is listed once, with its parts, under "
+                        + "open_transactions (docs/transactions.md).",
                 "The default format is table; json prints the report as one object."},
         footer = {"%nExample:%n  palisade recover GRAPH --dry-run --format json"})
 final class RecoverCommand implements Callable<Integer>, ReadOnly {
@@ -113,6 +119,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
         }
         m.put("torn_tails_cut", tails);
         m.put("classifications", classifications(r.classifications()));
+        m.put("open_transactions", transactions(openTransactions(graph, replay.state()), r.classifications()));
         m.put("changed", !r.classifications().isEmpty() || !tails.isEmpty() || r.closedRecovery() != null);
         m.put("heads_digest", r.headsDigest());
         return m;
@@ -139,10 +146,69 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
         return cls;
     }
 
+    /**
+     * The graph transactions with parts open in {@code state}: started (a {@code transaction_started} names them) and
+     * never committed, so torn before their commit point. Read from the oldest open intent's record on (a
+     * transaction's start is journaled just before its parts).
+     */
+    static List<JournalEvent.TransactionStarted> openTransactions(Path graph, io.palisade.heads.HeadsState state) {
+        Set<String> open = new HashSet<>();
+        long from = Long.MAX_VALUE;
+        for (io.palisade.heads.OpenIntent o : state.openIntents()) {
+            open.add(o.intentId());
+            from = Math.min(from, o.recordedAt());
+        }
+        List<JournalEvent.TransactionStarted> out = new ArrayList<>();
+        if (open.isEmpty()) {
+            return out;
+        }
+        try (JournalCursor c = Cli.reader(graph).read(Math.max(0, from - 1))) {
+            for (JournalRecord r = c.poll(); r != null; r = c.poll()) {
+                if (r.event() instanceof JournalEvent.TransactionStarted t && open.containsAll(t.intentIds())) {
+                    out.add(t);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Each open transaction with what recovery does to it: every part's classification, and the transaction's fate. */
+    private static List<Map<String, Object>> transactions(List<JournalEvent.TransactionStarted> open,
+                                                          List<RecoveryClassification> cs) {
+        Map<String, RecoveryClassification> byIntent = new HashMap<>();
+        cs.forEach(c -> byIntent.put(c.subjectId(), c));
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (JournalEvent.TransactionStarted t : open) {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("transaction", t.transactionId());
+            x.put("branch", t.graphBranch());
+            List<Map<String, Object>> parts = new ArrayList<>();
+            boolean aborted = true;
+            for (String id : t.intentIds()) {
+                RecoveryClassification c = byIntent.get(id);
+                Map<String, Object> p = new LinkedHashMap<>();
+                p.put("intent", id);
+                p.put("table", c == null ? null : c.table());
+                p.put("kind", c == null ? null : c.kind().name());
+                aborted &= c != null && (c.kind() == RecoveryClassification.Kind.NO_EFFECT_ABORTED
+                        || c.kind() == RecoveryClassification.Kind.TORN_VERSION_SET_ASIDE);
+                parts.add(p);
+            }
+            x.put("parts", parts);
+            // a part of a transaction never committed left its table's head as it was: only an abort explains it
+            x.put("outcome", aborted ? "absent: torn before its commit point; every part aborted, nothing of it applied"
+                    : "not aborted whole: see each part's classification");
+            out.add(x);
+        }
+        return out;
+    }
+
     /** Opens (recovery runs) and closes the graph; returns what the journal says recovery found and did. */
     static Map<String, Object> recover(Path graph, boolean adoptForeign) {
         Cli.requireGraph(graph);
         long before = Cli.reader(graph).endSequence();
+        // the transactions torn before their commit point, told before recovery completes their parts
+        List<JournalEvent.TransactionStarted> open = openTransactions(graph, Cli.replayer(graph).replay().state());
         String digest;
         try (Graph g = Palisade.open(graph, Options.defaults(), adoptForeign)) {
             digest = g.state().digest();
@@ -151,6 +217,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
         m.put("graph", graph.toString());
         m.put("journal_end_before", before);
         List<Map<String, Object>> cls = new ArrayList<>();
+        List<RecoveryClassification> recoveredClassifications = new ArrayList<>();
         List<Map<String, Object>> tails = new ArrayList<>();
         for (JournalRecord r : Cli.records(graph, before)) {
             switch (r.event()) {
@@ -171,6 +238,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                 case JournalEvent.RecoveryFinished f -> {
                     m.put("recovery_finished_seq", r.sequence());
                     cls.addAll(classifications(f.classifications()));
+                    recoveredClassifications.addAll(f.classifications());
                 }
                 // every other event is not part of what a recovery run reports (an exhaustive switch: a new event
                 // type must be judged here)
@@ -200,10 +268,12 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                 case JournalEvent.ReceiptsExpired e -> { }
                 case JournalEvent.CatalogRecorded e -> { }
                 case JournalEvent.TransactionCommitted e -> { }
+                case JournalEvent.TransactionStarted e -> { }
             }
         }
         m.put("torn_tails_cut", tails);
         m.put("classifications", cls);
+        m.put("open_transactions", transactions(open, recoveredClassifications));
         m.put("changed", !cls.isEmpty() || !tails.isEmpty());
         m.put("heads_digest", digest);
         return m;
@@ -225,6 +295,16 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
         for (Map<String, Object> c : cls) {
             sb.append("  ").append(c.get("kind")).append("  ").append(c.get("subject_id")).append("  table ")
                     .append(c.get("table")).append(": ").append(c.get("detail")).append('\n');
+        }
+        for (Map<String, Object> t : (List<Map<String, Object>>) m.getOrDefault("open_transactions", List.of())) {
+            List<Map<String, Object>> parts = (List<Map<String, Object>>) t.get("parts");
+            sb.append("  transaction ").append(t.get("transaction")).append(" on ").append(t.get("branch")).append(", ")
+                    .append(parts.size()).append(" part").append(parts.size() == 1 ? "" : "s").append(" (");
+            for (int i = 0; i < parts.size(); i++) {
+                sb.append(i == 0 ? "" : ", ").append(parts.get(i).get("table")).append(' ')
+                        .append(parts.get(i).get("intent"));
+            }
+            sb.append("): ").append(t.get("outcome")).append('\n');
         }
         if (cls.isEmpty() && tails.isEmpty()) {
             sb.append("  nothing to recover: every intent had an outcome and every table version is explained\n");

@@ -72,7 +72,8 @@ final class ReportCommand implements Callable<Integer>, ReadOnly {
             Files.writeString(Path.of(html), page, StandardCharsets.UTF_8);
         }
         String done = "wrote " + (stdout ? "the report to stdout" : html) + ": window seq " + model.first + "-"
-                + model.last + ", " + model.events + " of " + model.journalEvents + " journal events; " + model.count(ReportModel.Kind.COMMIT) + " commits, "
+                + model.last + ", " + model.events + " of " + model.journalEvents + " journal events; " + model.count(ReportModel.Kind.COMMIT) + " commits ("
+                + model.transactions.size() + " graph transactions), "
                 + model.count(ReportModel.Kind.CONFLICT) + " conflicts, " + model.count(ReportModel.Kind.RETRY)
                 + " retries, " + model.incidents.size() + " crashes; " + model.busiest.size() + " conflicting keys listed";
         if (stdout) {

@@ -93,6 +93,10 @@ final class ReportModel {
     final List<Incident> incidents = new ArrayList<>();
     final List<KeyRow> busiest;
     final int cleanRestarts;
+    /** The graph transactions committed in the window (their commit point in it): each counted once, not per part. */
+    final Set<String> transactions = new TreeSet<>();
+    /** The commits in the window that are parts of graph transactions. */
+    long transactionParts;
     /** The window's records' (monotone) times by sequence, for the axis's sequence labels. */
     final TreeMap<Instant, Long> times = new TreeMap<>();
 
@@ -153,6 +157,8 @@ final class ReportModel {
         long last = firstLast[1];
         Set<String> tables = new TreeSet<>(catalogTables);
         List<Activity> activity = new ArrayList<>();
+        Set<String> transactions = new TreeSet<>();
+        long[] transactionParts = {0};
         Map<String, KeyStat> keys = new LinkedHashMap<>();
         for (IncidentModel.Intent i : im.intents().values()) {
             IntentRecorded x = i.recorded;
@@ -172,6 +178,10 @@ final class ReportModel {
             Instant t = clock.at(done);
             IntentOutcome o = i.completion.outcome();
             if (IncidentModel.applied(o)) {
+                if (i.transaction != null) {
+                    transactions.add(i.transaction.transactionId());
+                    transactionParts[0]++;
+                }
                 activity.add(new Activity(x.table(), Kind.COMMIT, done, t, i.id, o + " " + i.id + " (" + op + ", "
                         + i.ownKeys.size() + " key(s))"));
             } else if (IncidentModel.conflict(o)) {
@@ -240,6 +250,8 @@ final class ReportModel {
         ReportModel m = new ReportModel(first, last, window[0], clock.size(), first < 0 ? null : clock.at(first),
                 first < 0 ? null : clock.at(last), List.copyOf(tables), busiest, cleanRestarts);
         m.activity.addAll(activity);
+        m.transactions.addAll(transactions);
+        m.transactionParts = transactionParts[0];
         m.incidents.addAll(incidents);
         m.times.putAll(times);
         return m;

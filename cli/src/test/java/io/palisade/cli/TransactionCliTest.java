@@ -7,6 +7,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -79,6 +81,14 @@ class TransactionCliTest {
         assertThat(del.code()).as(del.toString()).isZero();
         assertThat(rows(graph, "company")).isZero();
         assertThat(rows(graph, "works_at")).isZero();
+
+        // the report counts each transaction once, beside the commits of its parts
+        Path html = tmp.resolve("report.html");
+        CliRun.Result report = CliRun.run("report", graph, "--html", html.toString());
+        assertThat(report.code()).as(report.toString()).isZero();
+        assertThat(report.err() + report.out()).contains("(2 graph transactions)");
+        String page = Files.readString(html);
+        assertThat(page).contains("id=\"count-transaction\">2 transactions, 5 parts<");
     }
 
     @Test
@@ -149,5 +159,54 @@ class TransactionCliTest {
         CliRun.Result transactions = CliRun.run("audit", graph, "--type", "transaction_committed", "--format", "jsonl");
         assertThat(transactions.out().lines().filter(l -> l.contains("transaction_committed")).count())
                 .as(transactions.toString()).isEqualTo(1);
+    }
+
+    @Test
+    void aTransactionTornBeforeItsCommitPointIsToldAsOneByRecoverAndExplain() throws Exception {
+        String graph = graph();
+        Path file = tmp.resolve("hire.jsonl");
+        Files.writeString(file, HIRE);
+        // a writer killed (like SIGKILL) with the transaction's parts durable and its commit point not
+        List<String> cmd = io.palisade.journal.ChildJava.command();
+        cmd.addAll(List.of("-Xmx512m", "-Dchronicle.analytics.disable=true", "-Dpalisade.crash.at=transaction-torn:1",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "write", graph, "--transaction",
+                file.toString()));
+        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("child.out").toFile())
+                .start();
+        assertThat(child.waitFor(300, TimeUnit.SECONDS)).as("the child reached its crash point").isTrue();
+        assertThat(child.exitValue()).as(Files.readString(tmp.resolve("child.out")))
+                .isEqualTo(io.palisade.heads.PhaseCrashPoints.HALT_STATUS);
+
+        CliRun.Result dry = CliRun.run("recover", graph, "--dry-run", "--format", "json");
+        assertThat(dry.code()).as(dry.toString()).isZero();
+        JsonNode open = JSON.readTree(dry.out()).get("open_transactions");
+        assertThat(open).hasSize(1);
+        JsonNode tx = open.get(0);
+        assertThat(tx.get("outcome").asText()).startsWith("absent: torn before its commit point");
+        assertThat(tx.get("parts")).hasSize(3);
+        List<String> tables = new java.util.ArrayList<>();
+        tx.get("parts").forEach(p -> {
+            tables.add(p.get("table").asText());
+            assertThat(p.get("kind").asText()).isEqualTo("NO_EFFECT_ABORTED");
+        });
+        assertThat(tables).containsExactly("person", "company", "works_at");
+        CliRun.Result text = CliRun.run("recover", graph, "--dry-run");
+        assertThat(text.out()).contains("transaction " + tx.get("transaction").asText() + " on main, 3 parts (person ");
+
+        CliRun.Result real = CliRun.run("recover", graph, "--json");
+        assertThat(real.code()).as(real.toString()).isZero();
+        JsonNode done = JSON.readTree(real.out()).get("open_transactions");
+        assertThat(done).hasSize(1);
+        assertThat(done.get(0).get("transaction")).isEqualTo(tx.get("transaction"));
+        assertThat(done.get(0).get("outcome")).isEqualTo(tx.get("outcome"));
+        assertThat(rows(graph, "person")).isZero();
+        assertThat(rows(graph, "works_at")).isZero();
+
+        String part = tx.get("parts").get(2).get("intent").asText();
+        CliRun.Result explain = CliRun.run("explain", graph, part);
+        assertThat(explain.out()).as(explain.toString()).contains("transaction: " + tx.get("transaction").asText()
+                + ", never committed").contains("ABORTED");
+        CliRun.Result after = CliRun.run("recover", graph, "--dry-run", "--format", "json");
+        assertThat(JSON.readTree(after.out()).get("open_transactions")).isEmpty();
     }
 }

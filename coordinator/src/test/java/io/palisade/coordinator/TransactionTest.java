@@ -448,14 +448,14 @@ class TransactionTest extends GraphTestSupport {
             assertThat(ids(g, "person")).containsExactly("carol");
             assertThat(ids(g, "company")).containsExactly("acme");
             assertThat(ids(g, "works_at")).isEmpty();
-            // one append: the four commits (2 records a part, then the commit point) and the three refusals' intent and
-            // completion, nothing between them; the folds of the table-ack parts follow
+            // one append: the four commits (its start, 2 records a part, then the commit point) and the three refusals'
+            // intent and completion, nothing between them; the folds of the table-ack parts follow
             List<JournalRecord> after = journal(g).stream().filter(r -> r.sequence() > before).toList();
             List<JournalRecord> commits = after.stream()
                     .filter(r -> r.event() instanceof JournalEvent.TransactionCommitted).toList();
             assertThat(commits).hasSize(4);
             long lastCommit = commits.get(3).sequence();
-            assertThat(lastCommit - before).isEqualTo(5 + 3 + 5 + 3 + 3 * 2);
+            assertThat(lastCommit - before).isEqualTo(6 + 4 + 6 + 4 + 3 * 2);
             assertThat(after.stream().filter(r -> r.sequence() <= lastCommit)
                     .noneMatch(r -> r.event() instanceof JournalEvent.FoldPlanned)).isTrue();
         }

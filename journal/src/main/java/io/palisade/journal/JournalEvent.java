@@ -592,6 +592,27 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * The start of a graph transaction (docs/transactions.md): journaled in the same append as, and before, its parts
+     * and its {@code TransactionCommitted}. It changes no state; it names the parts, so that a transaction torn before
+     * its commit point (its parts left open, then completed {@code ABORTED} by recovery) can still be told as one:
+     * any prefix of the append that holds a part holds this record.
+     *
+     * @param transactionId the transaction's id ({@code t-…})
+     * @param graphBranch   the graph branch every part writes
+     * @param intentIds     the parts' intents, in the order the transaction named them; at least one, no repeats
+     */
+    record TransactionStarted(String transactionId, String graphBranch, List<String> intentIds) implements JournalEvent {
+        public TransactionStarted {
+            Objects.requireNonNull(transactionId, "transactionId");
+            Objects.requireNonNull(graphBranch, "graphBranch");
+            intentIds = List.copyOf(intentIds);
+            if (intentIds.isEmpty() || new java.util.HashSet<>(intentIds).size() != intentIds.size()) {
+                throw new IllegalArgumentException("a transaction starts one or more distinct intents, not " + intentIds);
+            }
+        }
+    }
+
+    /**
      * The commit point of a graph transaction (docs/transactions.md): every intent it lists, each journaled before it
      * in the same batch with its rows ({@code IntentRecorded} leaving its table's head as it is, then
      * {@code RowsRecorded}), completes {@code JOURNALED} at this record, all together. A transaction whose record is

@@ -101,6 +101,7 @@ public final class JsonRenderer {
             case JournalEvent.ReceiptsExpired e -> "receipts_expired";
             case JournalEvent.CatalogRecorded e -> "catalog_recorded";
             case JournalEvent.TransactionCommitted e -> "transaction_committed";
+            case JournalEvent.TransactionStarted e -> "transaction_started";
         };
     }
 
@@ -324,6 +325,11 @@ public final class JsonRenderer {
                 n.put("rule", e.rule());
             }
             case JournalEvent.TransactionCommitted e -> {
+                n.put("transaction_id", e.transactionId());
+                n.put("graph_branch", e.graphBranch());
+                strings(n.putArray("intent_ids"), e.intentIds());
+            }
+            case JournalEvent.TransactionStarted e -> {
                 n.put("transaction_id", e.transactionId());
                 n.put("graph_branch", e.graphBranch());
                 strings(n.putArray("intent_ids"), e.intentIds());

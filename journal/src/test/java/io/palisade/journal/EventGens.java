@@ -350,6 +350,14 @@ final class EventGens {
         };
     }
 
+    static Gen<JournalEvent> transactionStarted() {
+        Gen<JournalEvent> committed = transactionCommitted();
+        return in -> {
+            JournalEvent.TransactionCommitted c = (JournalEvent.TransactionCommitted) committed.generate(in);
+            return new JournalEvent.TransactionStarted(c.transactionId(), c.graphBranch(), c.intentIds());
+        };
+    }
+
     static Gen<JournalEvent> rowsReleased() {
         Gen<String> t = text();
         Gen<Integer> count = integers().between(0, 1000);
@@ -381,6 +389,7 @@ final class EventGens {
                 unitForked(), pkInstalled(), unitPublished(), branchVerified(), stampWritten(), migrationRefused(),
                 recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside(),
                 foreignCommitFound(), duplicatesRepaired(), rowsRecorded(), foldPlanned(), versionsExpired(),
-                receiptsExpired(), catalogRecorded(), transactionCommitted()));
+                receiptsExpired(), catalogRecorded(), transactionCommitted(),
+                transactionStarted()));
     }
 }

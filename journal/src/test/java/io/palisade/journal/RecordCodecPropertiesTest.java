@@ -66,7 +66,8 @@ class RecordCodecPropertiesTest {
             "migration_unit_published", "migration_branch_verified", "migration_stamp_written", "migration_refused",
             "recovery_started", "recovery_finished", "torn_tail_cut", "load_progress", "table_version_set_aside",
             "foreign_commit_found", "duplicates_repaired", "rows_recorded", "fold_planned", "versions_expired",
-            "receipts_expired", "catalog_recorded", "rows_released", "transaction_committed");
+            "receipts_expired", "catalog_recorded", "rows_released", "transaction_committed",
+            "transaction_started");
 
     @Test
     void everyEventRendersAsOneLineOfJsonWithStableHeaderFields() {
@@ -115,7 +116,7 @@ class RecordCodecPropertiesTest {
 
     private static void typeCodesAreDistinctAndStable(JournalEvent event) {
         Set<Short> codes = new HashSet<>();
-        for (short c : new short[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25, 26, 27, 40, 41, 42, 44, 60}) {
+        for (short c : new short[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 20, 21, 22, 23, 24, 25, 26, 27, 40, 41, 42, 44, 60}) {
             assertThat(codes.add(c)).isTrue();
         }
         assertThat(codes).contains(EventCodec.typeCode(event));

@@ -99,6 +99,9 @@ final class HeadsReducer {
             case JournalEvent.ReceiptsExpired e -> IntentSteps.receiptsExpired(d, e);
             case JournalEvent.CatalogRecorded e -> catalogRecorded(d, e);
             case JournalEvent.TransactionCommitted e -> IntentSteps.transactionCommitted(d, e, record.timestampNanos());
+            case JournalEvent.TransactionStarted e -> {
+                // names the parts that follow it; the commit point, if journaled, completes them
+            }
         }
         return d.result();
     }

@@ -40,8 +40,9 @@ import java.util.concurrent.CompletionException;
  *       the batch before it, then the unfolded writes, then the folded head); then the parts are judged together by
  *       the integrity checks ({@link TransactionIntegrity}). The part at fault fails the whole transaction: its own
  *       intent and conflict completion are journaled (the explanation of the refusal), nothing else of it.</li>
- *   <li>One append, one sync for the batch: per transaction, every part's {@code IntentRecorded} (its table's head to
- *       itself) and {@code RowsRecorded}, then the {@code TransactionCommitted} naming them all: its commit point.
+ *   <li>One append, one sync for the batch: per transaction, the {@code TransactionStarted} naming its parts, every
+ *       part's {@code IntentRecorded} (its table's head to itself) and {@code RowsRecorded}, then the
+ *       {@code TransactionCommitted} naming them all: its commit point.
  *       Replay adds every part to its table's unfolded writes at that record, and none before it, so no reader through
  *       Palisade sees part of a transaction at any journal position, and a crash before it leaves none of it.</li>
  *   <li>The parts of table-ack tables are folded into their tables (one fold per table for the batch, through the
@@ -357,8 +358,9 @@ final class Transactions {
             throw e;
         }
         String id = transactionId(admitted.get(0).intentId());
+        List<String> intents = admitted.stream().map(Fence.Admitted::intentId).toList();
         List<JournalEvent> records = new ArrayList<>();
-        List<String> intents = new ArrayList<>();
+        records.add(new JournalEvent.TransactionStarted(id, q.branch(), intents));
         TableHead[] heads = new TableHead[admitted.size()];
         for (int i = 0; i < admitted.size(); i++) {
             Fence.Admitted a = admitted.get(i);
@@ -368,7 +370,6 @@ final class Transactions {
             boolean delete = op instanceof WriteOp.Delete;
             records.add(new JournalEvent.RowsRecorded(a.intentId(), op.branch(), op.table(),
                     delete ? 0 : SubstrateWrites.rows(op).getRowCount(), delete ? new byte[0] : op.submittedRows().bytes()));
-            intents.add(a.intentId());
         }
         records.add(new JournalEvent.TransactionCommitted(id, q.branch(), intents));
         return new Accepted(q, id, admitted, removed, records, heads);

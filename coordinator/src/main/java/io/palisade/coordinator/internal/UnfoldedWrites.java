@@ -168,6 +168,9 @@ final class UnfoldedWrites {
                 }
             }
             case JournalEvent.FoldPlanned e -> plans.put(e.intentId(), e);
+            case JournalEvent.TransactionStarted e -> {
+                // the parts are staged as they are recorded, and added at the commit point
+            }
             case JournalEvent.TransactionCommitted e -> {
                 for (String id : e.intentIds()) {
                     journaled(staged.remove(id), record);

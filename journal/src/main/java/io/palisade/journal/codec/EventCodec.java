@@ -60,6 +60,7 @@ public final class EventCodec {
     public static final short CATALOG_RECORDED = 15;
     public static final short ROWS_RELEASED = 16;
     public static final short TRANSACTION_COMMITTED = 17;
+    public static final short TRANSACTION_STARTED = 18;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -110,6 +111,7 @@ public final class EventCodec {
             case JournalEvent.ReceiptsExpired e -> RECEIPTS_EXPIRED;
             case JournalEvent.CatalogRecorded e -> CATALOG_RECORDED;
             case JournalEvent.TransactionCommitted e -> TRANSACTION_COMMITTED;
+            case JournalEvent.TransactionStarted e -> TRANSACTION_STARTED;
         };
     }
 
@@ -214,6 +216,10 @@ public final class EventCodec {
             case JournalEvent.ReceiptsExpired e -> w.putLong(e.throughSequence()).putString(e.rule());
             case JournalEvent.CatalogRecorded e -> w.putString(e.digest()).putString(e.catalog()).putString(e.reason());
             case JournalEvent.TransactionCommitted e -> {
+                w.putString(e.transactionId()).putString(e.graphBranch());
+                putStrings(w, e.intentIds());
+            }
+            case JournalEvent.TransactionStarted e -> {
                 w.putString(e.transactionId()).putString(e.graphBranch());
                 putStrings(w, e.intentIds());
             }
@@ -397,6 +403,15 @@ public final class EventCodec {
                     throw new MalformedPayloadException("transaction_committed: missing field");
                 }
                 yield new JournalEvent.TransactionCommitted(id, graphBranch, intents);
+            }
+            case TRANSACTION_STARTED -> {
+                String id = r.getString();
+                String graphBranch = r.getString();
+                List<String> intents = getStrings(r);
+                if (id == null || graphBranch == null) {
+                    throw new MalformedPayloadException("transaction_started: missing field");
+                }
+                yield new JournalEvent.TransactionStarted(id, graphBranch, intents);
             }
             case CATALOG_RECORDED -> {
                 String digest = r.getString();
