@@ -156,6 +156,16 @@ class TransactionCrashMatrixTest {
             assertThat(g.catalog().require("works_at").srcTable()).contains("person");
         }
         List<String> lines = CrashChild.runToHalt(dir, point, Child.class, graph.toString());
+        verifyAfterCrash(graph, point, lines);
+    }
+
+    /**
+     * The matrix's proof on {@code graph} after its child halted at {@code point}, having printed {@code lines}: every
+     * answer as the steps say, the transaction in flight present whole when its commit point was durable (every point
+     * but {@code transaction-torn}) and absent whole otherwise, the rows and the rebuilt checks as the model says, and
+     * the same after a second open (the first close folded every recovered part).
+     */
+    static void verifyAfterCrash(Path graph, String point, List<String> lines) {
         int answered = 0;
         for (String l : lines) {
             if (l.startsWith("ACK ") || l.startsWith("REFUSED ")) {
