@@ -103,6 +103,11 @@ public record Catalog(List<TableDef> tables) {
         return out;
     }
 
+    /** Whether a delete of a row of {@code node} deletes the edges of some table with it ({@link TableDef#cascade}). */
+    public boolean cascadesFrom(String node) {
+        return endpointsInto(node).stream().anyMatch(e -> require(e.edge()).cascade());
+    }
+
     /** An endpoint declaration: edge table {@code edge}'s column {@code column} (src or dst) names ids of {@code node}. */
     public record Endpoint(String edge, String column, String node) {
     }
@@ -194,10 +199,18 @@ public record Catalog(List<TableDef> tables) {
      * One declared table. {@code src} and {@code dst} (edge tables only; each may be null) name the node tables an
      * edge's {@code src} and {@code dst} must exist in when it is written; {@code unique} lists the columns whose
      * non-null values no two rows share (keyed tables; never {@code id}, which is unique already). Both are checked at
-     * commit (docs/integrity.md).
+     * commit (docs/integrity.md). {@code cascade} (an edge table with a declared endpoint only; JSON
+     * {@code "on_endpoint_delete": "cascade"}) deletes the table's edges with a node they name, in the same commit,
+     * instead of refusing the node's delete.
      */
     public record TableDef(String name, Kind kind, List<ColumnDef> columns, Ack ack, String src, String dst,
-                           List<String> unique) {
+                           List<String> unique, boolean cascade) {
+        /** A table whose edges, if any, refuse the delete of a node they name (no cascade). */
+        public TableDef(String name, Kind kind, List<ColumnDef> columns, Ack ack, String src, String dst,
+                        List<String> unique) {
+            this(name, kind, columns, ack, src, dst, unique, false);
+        }
+
         /** A table acknowledged at its table commit ({@link Ack#TABLE}). */
         public TableDef(String name, Kind kind, List<ColumnDef> columns) {
             this(name, kind, columns, Ack.TABLE);
@@ -210,7 +223,7 @@ public record Catalog(List<TableDef> tables) {
 
         /** This table with {@code columns} instead of its own (its other declarations kept). */
         public TableDef withColumns(List<ColumnDef> columns) {
-            return new TableDef(name, kind, columns, ack, src, dst, unique);
+            return new TableDef(name, kind, columns, ack, src, dst, unique, cascade);
         }
 
         /** The node table an edge's {@code src} must exist in, when declared. */
@@ -274,6 +287,10 @@ public record Catalog(List<TableDef> tables) {
             }
             if (!unique.isEmpty() && !kind.keyed()) {
                 throw new ValidationException("table '" + name + "': \"unique\" needs a keyed table (node or edge)");
+            }
+            if (cascade && src == null && dst == null) {
+                throw new ValidationException("table '" + name + "': \"on_endpoint_delete\": \"cascade\" needs an edge "
+                        + "table that declares \"src\" or \"dst\"");
             }
             Set<String> uniqueSeen = new HashSet<>();
             for (String u : unique) {
@@ -392,7 +409,8 @@ public record Catalog(List<TableDef> tables) {
     /** The keys of the catalog object; any other key is refused, as at every level below. */
     public static final List<String> CATALOG_KEYS = List.of("tables");
     /** The keys of a table object. */
-    public static final List<String> TABLE_KEYS = List.of("name", "kind", "ack", "src", "dst", "unique", "columns");
+    public static final List<String> TABLE_KEYS = List.of("name", "kind", "ack", "src", "dst", "unique",
+            "on_endpoint_delete", "columns");
     /** The keys of a column object. */
     public static final List<String> COLUMN_KEYS = List.of("name", "type", "nullable");
     /** The keys of a vector type object. */
@@ -456,7 +474,17 @@ public record Catalog(List<TableDef> tables) {
                     unique.add(u.asText());
                 }
             }
-            tables.add(new TableDef(name, kind, columns, ack, src, dst, unique));
+            boolean cascade = false;
+            if (t.has("on_endpoint_delete")) {
+                String rule = text(t, "on_endpoint_delete", "table '" + name + "'");
+                if (!rule.equals("cascade") && !rule.equals("refuse")) {
+                    throw new ValidationException("table '" + name + "': \"on_endpoint_delete\" must be \"refuse\" "
+                            + "(the default: a node an edge names cannot be deleted) or \"cascade\" (its edges are "
+                            + "deleted with it), not \"" + rule + "\"");
+                }
+                cascade = rule.equals("cascade");
+            }
+            tables.add(new TableDef(name, kind, columns, ack, src, dst, unique, cascade));
         }
         return new Catalog(tables);
     }
@@ -593,6 +621,10 @@ public record Catalog(List<TableDef> tables) {
             if (!t.unique().equals(r.unique())) {
                 out.add("table '" + t.name() + "': unique columns are " + t.unique() + ", the journal recorded " + r.unique());
             }
+            if (t.cascade() != r.cascade()) {
+                out.add("table '" + t.name() + "': on_endpoint_delete is " + (t.cascade() ? "cascade" : "refuse")
+                        + ", the journal recorded " + (r.cascade() ? "cascade" : "refuse"));
+            }
             for (ColumnDef c : t.columns()) {
                 Optional<ColumnDef> rc = r.column(c.name());
                 if (rc.isEmpty()) {
@@ -659,6 +691,9 @@ public record Catalog(List<TableDef> tables) {
             if (!t.unique().isEmpty()) {
                 ArrayNode un = tn.putArray("unique");
                 t.unique().forEach(un::add);
+            }
+            if (t.cascade()) {
+                tn.put("on_endpoint_delete", "cascade");
             }
             ArrayNode cs = tn.putArray("columns");
             for (ColumnDef c : t.columns()) {

@@ -88,7 +88,7 @@ class CatalogTest {
                 .hasMessage("catalog: unknown key \"table\"; known keys are tables (did you mean tables?)");
         assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE.replace("\"kind\": \"node\"", "\"kind\": \"node\", \"acks\": \"journal\"")))
                 .isInstanceOf(ValidationException.class)
-                .hasMessage("table 'person': unknown key \"acks\"; known keys are name, kind, ack, src, dst, unique, columns (did you mean ack?)");
+                .hasMessage("table 'person': unknown key \"acks\"; known keys are name, kind, ack, src, dst, unique, on_endpoint_delete, columns (did you mean ack?)");
         assertThatThrownBy(() -> Catalog.fromJson(EXAMPLE.replace("\"nullable\": true", "\"nulable\": true")))
                 .isInstanceOf(ValidationException.class)
                 .hasMessage("table 'person', column 'age': unknown key \"nulable\"; known keys are name, type, nullable "
@@ -110,7 +110,7 @@ class CatalogTest {
                 .hasMessage("table 'log', column 'msg': unknown key \"comment\"; known keys are name, type, nullable");
         assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [{\"Name\": \"p\", \"kind\": \"node\", \"columns\": []}]}"))
                 .isInstanceOf(ValidationException.class)
-                .hasMessage("tables[0]: unknown key \"Name\"; known keys are name, kind, ack, src, dst, unique, columns (did you mean name?)");
+                .hasMessage("tables[0]: unknown key \"Name\"; known keys are name, kind, ack, src, dst, unique, on_endpoint_delete, columns (did you mean name?)");
         assertThatThrownBy(() -> Catalog.fromJson("{\"tables\": [{\"name\": \"p\", \"kind\": \"node\", \"columns\": "
                 + "[{\"name\": \"id\", \"type\": \"string\"}, {\"nmae\": \"x\", \"type\": \"string\"}]}]}"))
                 .isInstanceOf(ValidationException.class)

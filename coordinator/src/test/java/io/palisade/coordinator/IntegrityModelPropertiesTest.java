@@ -43,6 +43,9 @@ import static org.quicktheories.generators.SourceDSL.longs;
  * when the state after all its parts breaks a rule at a row it wrote or a node it deleted, and applies it whole
  * otherwise. From the fork on, some steps merge {@code dev} into {@code main}: a key both sides changed since the fork
  * refuses the merge; otherwise it is the graph transaction of what {@code dev} changed, judged by the same model.
+ * Half the sequences declare {@code "on_endpoint_delete": "cascade"} on the edges: a node's delete (a single write,
+ * a transaction's part, a merge's) then deletes the edges naming it with it, and some steps delete an endpoint of a
+ * random edge to see it done.
  *
  * <p>{@code -Dpalisade.integrity.props.examples=N} runs N random sequences (default {@value #DEFAULT_EXAMPLES}).
  */
@@ -62,6 +65,7 @@ class IntegrityModelPropertiesTest {
     private final AtomicInteger transactionsRefused = new AtomicInteger();
     private final AtomicInteger mergesApplied = new AtomicInteger();
     private final AtomicInteger mergesRefused = new AtomicInteger();
+    private final AtomicInteger cascades = new AtomicInteger();
 
     @Test
     void graphsAnswerLikeTheSerialModelOfEndpointsAndUniqueColumns() {
@@ -75,6 +79,16 @@ class IntegrityModelPropertiesTest {
         assertThat(mergesRefused.get()).isPositive();
     }
 
+    /**
+     * A pinned seed whose graph declares the cascade option and whose node deletes take edges along: the random run
+     * draws the option for half its sequences, and may not reach such a delete.
+     */
+    @Test
+    void aSeedWithCascadingDeletes() {
+        sameAnswers(1L);
+        assertThat(cascades.get()).isPositive();
+    }
+
     /** Seeds that once found a difference: kept as regressions. */
     @Test
     void pinnedSeeds() {
@@ -86,8 +100,11 @@ class IntegrityModelPropertiesTest {
     /** The model of one graph branch: each table's rows by id (a row: column → value). */
     private static final class Model {
         final Map<String, Map<String, Map<String, Object>>> tables = new TreeMap<>();
+        /** Whether works_at declares {@code "on_endpoint_delete": "cascade"}: a node's delete takes its edges along. */
+        final boolean cascade;
 
-        Model() {
+        Model(boolean cascade) {
+            this.cascade = cascade;
             for (String t : List.of("person", "company", "works_at")) {
                 tables.put(t, new TreeMap<>());
             }
@@ -95,7 +112,7 @@ class IntegrityModelPropertiesTest {
 
         /** A copy (a graph branch forked from this one). */
         Model fork() {
-            Model m = new Model();
+            Model m = new Model(cascade);
             tables.forEach((t, rows) -> rows.forEach((id, r) -> m.tables.get(t).put(id, new LinkedHashMap<>(r))));
             return m;
         }
@@ -125,7 +142,7 @@ class IntegrityModelPropertiesTest {
                 }
             }
             if (kind.equals("delete")) {
-                if (!table.equals("works_at")) {
+                if (!table.equals("works_at") && !cascade) {
                     String col = table.equals("person") ? "src" : "dst";
                     for (Map<String, Object> r : rows) {
                         for (Map<String, Object> e : tables.get("works_at").values()) {
@@ -237,6 +254,38 @@ class IntegrityModelPropertiesTest {
             return broken.isEmpty() ? null : broken;
         }
 
+        /**
+         * {@code parts} with, under {@link #cascade}, a delete of every edge naming a node they delete (as the model
+         * holds them now; an edge a part writes is left to it) after them: what the graph commits.
+         */
+        List<Part> cascaded(List<Part> parts) {
+            if (!cascade) {
+                return parts;
+            }
+            Set<String> written = new java.util.HashSet<>();
+            parts.stream().filter(p -> p.table().equals("works_at"))
+                    .forEach(p -> p.rows().forEach(r -> written.add((String) r.get("id"))));
+            Set<String> gone = new java.util.TreeSet<>();
+            for (Part p : parts) {
+                if (p.kind().equals("delete") && !p.table().equals("works_at")) {
+                    String col = p.table().equals("person") ? "src" : "dst";
+                    for (Map<String, Object> r : p.rows()) {
+                        tables.get("works_at").forEach((id, e) -> {
+                            if (r.get("id").equals(e.get(col)) && !written.contains(id)) {
+                                gone.add(id);
+                            }
+                        });
+                    }
+                }
+            }
+            if (gone.isEmpty()) {
+                return parts;
+            }
+            List<Part> out = new ArrayList<>(parts);
+            out.add(new Part("works_at", "delete", gone.stream().map(id -> Map.<String, Object>of("id", id)).toList()));
+            return out;
+        }
+
         void apply(String table, String kind, List<Map<String, Object>> rows) {
             Map<String, Map<String, Object>> t = tables.get(table);
             if (kind.equals("update")) {
@@ -316,15 +365,16 @@ class IntegrityModelPropertiesTest {
         }
     }
 
-    private static String catalog(Random rnd) {
+    private static String catalog(Random rnd, boolean cascade) {
         return """
                 {"tables": [
                   {"name": "person", "kind": "node", "ack": "%s", "unique": ["email"], "columns": [
                     {"name": "id", "type": "string"}, {"name": "email", "type": "string", "nullable": true}]},
                   {"name": "company", "kind": "node", "ack": "%s", "columns": [{"name": "id", "type": "string"}]},
-                  {"name": "works_at", "kind": "edge", "ack": "%s", "src": "person", "dst": "company", "columns": [
+                  {"name": "works_at", "kind": "edge", "ack": "%s", "src": "person", "dst": "company",%s "columns": [
                     {"name": "id", "type": "string"}, {"name": "src", "type": "string"}, {"name": "dst", "type": "string"}]}
-                ]}""".formatted(pick(rnd, ACKS), pick(rnd, ACKS), pick(rnd, ACKS));
+                ]}""".formatted(pick(rnd, ACKS), pick(rnd, ACKS), pick(rnd, ACKS),
+                cascade ? " \"on_endpoint_delete\": \"cascade\"," : "");
     }
 
     private static <T> T pick(Random rnd, List<T> from) {
@@ -413,11 +463,14 @@ class IntegrityModelPropertiesTest {
     private void sameAnswers(long seed) {
         Random rnd = new Random(seed);
         Path path = dir.resolve("g" + example.incrementAndGet());
+        // the cascade option drawn apart too, so that the writes of a seed are those it drew before it existed
+        Random cascadeRnd = new Random(seed ^ 0x636173636164L);
+        boolean cascade = cascadeRnd.nextBoolean();
         Map<String, Model> models = new TreeMap<>();
-        models.put("main", new Model());
+        models.put("main", new Model(cascade));
         // folds at small random bounds land between and inside the steps of journal-ack tables
         Options options = Options.defaults().withFolding(3_600_000, 1 + rnd.nextInt(4), 1L << 40);
-        String catalog = catalog(rnd);
+        String catalog = catalog(rnd, cascade);
         int forkAt = rnd.nextInt(OPS);
         // merges drawn apart, so that the writes of a seed are those it drew before merges existed
         Random merges = new Random(seed ^ 0x6d65726765L);
@@ -436,19 +489,24 @@ class IntegrityModelPropertiesTest {
                         merge(g, seed, step, models, changed);
                         continue;
                     }
+                    if (cascade && cascadeRnd.nextInt(4) == 0 && cascadingDelete(g, seed, step, cascadeRnd, models, changed)) {
+                        continue;
+                    }
                     String branch = pick(rnd, new ArrayList<>(models.keySet()));
                     Model model = models.get(branch);
                     if (rnd.nextInt(4) == 0) {
                         List<Part> parts = transaction(rnd);
                         if (!parts.isEmpty()) {
-                            Set<Class<?>> expected = model.judgeTransaction(parts);
+                            List<Part> effective = model.cascaded(parts);
+                            Set<Class<?>> expected = model.judgeTransaction(effective);
                             Class<?> got = commit(g, branch, parts);
-                            String what = "seed " + seed + " step " + step + " " + branch + " transaction " + parts
+                            String what = "seed " + seed + " step " + step + " " + branch + " transaction " + effective
                                     + ", got " + got + ", model before " + model.tables;
                             if (expected == null) {
                                 assertThat(got).as(what).isNull();
-                                parts.forEach(p -> model.apply(p.table(), p.kind(), p.rows()));
-                                parts.forEach(p -> changed(changed, branch, p.table(), p.rows()));
+                                effective.forEach(p -> model.apply(p.table(), p.kind(), p.rows()));
+                                effective.forEach(p -> changed(changed, branch, p.table(), p.rows()));
+                                cascades.addAndGet(effective.size() - parts.size());
                                 transactionsCommitted.incrementAndGet();
                             } else {
                                 transactionsRefused.incrementAndGet();
@@ -479,13 +537,15 @@ class IntegrityModelPropertiesTest {
                     for (int i = 0; i < burst; i++) {
                         Class<?> got = outcome(futures.get(i));
                         Set<Class<?>> expected = model.judge(table, kind, writes.get(i));
+                        List<Part> effective = model.cascaded(List.of(new Part(table, kind, writes.get(i))));
                         String what = "seed " + seed + " step " + step + " " + branch + " " + kind + " " + table + " "
                                 + writes.get(i) + " (write " + i + " of " + burst + ": " + writes + "), got " + got
                                 + ", model before " + model.tables.get(table);
                         if (expected == null) {
                             assertThat(got).as(what).isNull();
-                            model.apply(table, kind, writes.get(i));
-                            changed(changed, branch, table, writes.get(i));
+                            effective.forEach(p -> model.apply(p.table(), p.kind(), p.rows()));
+                            effective.forEach(p -> changed(changed, branch, p.table(), p.rows()));
+                            cascades.addAndGet(effective.size() - 1);
                         } else {
                             assertThat(got).as(what).isNotNull();
                             assertThat(expected).as(what).contains(got);
@@ -501,6 +561,18 @@ class IntegrityModelPropertiesTest {
                 for (Map.Entry<String, Model> m : models.entrySet()) {
                     assertSameRows(g, m.getKey(), m.getValue(), "seed " + seed + " after reopen");
                     // the checks hold on images rebuilt from the reopened graph
+                    if (cascade) {
+                        // a person's delete takes their edges along
+                        for (Map<String, Object> e : m.getValue().tables.get("works_at").values()) {
+                            String src = (String) e.get("src");
+                            assertThat(outcome(g.deleteAsync(m.getKey(), "person", List.of(src), WriteOptions.NONE)))
+                                    .as("seed %d: cascading delete of %s on %s", seed, src, m.getKey()).isNull();
+                            assertThat(g.scan(m.getKey(), "works_at")).as("seed %d: edges of %s", seed, src)
+                                    .noneMatch(r -> src.equals(String.valueOf(r.get("src"))));
+                            break;
+                        }
+                        continue;
+                    }
                     for (Map<String, Object> e : m.getValue().tables.get("works_at").values()) {
                         String src = (String) e.get("src");
                         assertThat(outcome(g.deleteAsync(m.getKey(), "person", List.of(src), WriteOptions.NONE)))
@@ -510,6 +582,42 @@ class IntegrityModelPropertiesTest {
                 }
             }
         }
+    }
+
+    /**
+     * Under the cascade option: deletes an endpoint of a random edge of a random branch, as a single write or as a
+     * transaction, and checks that its edges went with it, as the model says; false when the branch has no edge.
+     */
+    private boolean cascadingDelete(Graph g, long seed, int step, Random rnd, Map<String, Model> models,
+                                    Map<String, Set<String>> changed) {
+        String branch = pick(rnd, new ArrayList<>(models.keySet()));
+        Model model = models.get(branch);
+        List<Map<String, Object>> edges = new ArrayList<>(model.tables.get("works_at").values());
+        if (edges.isEmpty()) {
+            return false;
+        }
+        Map<String, Object> edge = pick(rnd, edges);
+        String table = rnd.nextBoolean() ? "person" : "company";
+        String id = (String) edge.get(table.equals("person") ? "src" : "dst");
+        List<Part> parts = List.of(new Part(table, "delete", List.of(Map.of("id", id))));
+        List<Part> effective = model.cascaded(parts);
+        Set<Class<?>> expected = model.judgeTransaction(effective);
+        boolean single = rnd.nextBoolean();
+        Class<?> got = single ? outcome(g.deleteAsync(branch, table, List.of(id), WriteOptions.NONE))
+                : commit(g, branch, parts);
+        String what = "seed " + seed + " step " + step + " " + branch + " cascading delete of " + table + "/" + id
+                + (single ? " (a single write)" : " (a transaction)") + ": " + effective + ", got " + got
+                + ", model before " + model.tables;
+        assertThat(expected).as(what).isNull();
+        assertThat(got).as(what).isNull();
+        assertThat(effective).as(what).hasSize(2);
+        effective.forEach(p -> model.apply(p.table(), p.kind(), p.rows()));
+        effective.forEach(p -> changed(changed, branch, p.table(), p.rows()));
+        this.cascades.addAndGet(effective.size() - 1);
+        for (Map.Entry<String, Model> m : models.entrySet()) {
+            assertSameRows(g, m.getKey(), m.getValue(), "seed " + seed + " after step " + step + " (cascade)");
+        }
+        return true;
     }
 
     /** Notes the keys of {@code rows} of {@code table} as changed on {@code branch} (once it has forked). */
@@ -531,7 +639,7 @@ class IntegrityModelPropertiesTest {
         Model main = models.get("main");
         Set<String> both = new java.util.TreeSet<>(changed.get("dev"));
         both.retainAll(changed.get("main"));
-        List<Part> parts = mergeParts(dev, main, changed.get("dev"));
+        List<Part> parts = main.cascaded(mergeParts(dev, main, changed.get("dev")));
         Set<Class<?>> expected = !both.isEmpty() ? Set.of(io.palisade.fencing.MergeConflictException.class)
                 : parts.isEmpty() ? null : main.judgeTransaction(parts);
         Class<?> got;

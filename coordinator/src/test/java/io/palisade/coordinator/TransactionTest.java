@@ -319,6 +319,89 @@ class TransactionTest extends GraphTestSupport {
         }
     }
 
+    // ------------------------------------------------------------------ cascading node deletes
+
+    /** works_at edges go with the node they name; knows edges (person to person) refuse its delete. */
+    static String cascadingCatalog(String edgeAck) {
+        return """
+                {"tables": [
+                  {"name": "person", "kind": "node", "columns": [{"name": "id", "type": "string"}]},
+                  {"name": "company", "kind": "node", "columns": [{"name": "id", "type": "string"}]},
+                  {"name": "works_at", "kind": "edge", "ack": "%1$s", "src": "person", "dst": "company",
+                   "on_endpoint_delete": "cascade", "columns": [
+                    {"name": "id", "type": "string"}, {"name": "src", "type": "string"}, {"name": "dst", "type": "string"}]},
+                  {"name": "knows", "kind": "edge", "ack": "%1$s", "src": "person", "dst": "person", "columns": [
+                    {"name": "id", "type": "string"}, {"name": "src", "type": "string"}, {"name": "dst", "type": "string"}]}
+                ]}""".formatted(edgeAck);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"table", "journal"})
+    void aNodeDeleteTakesTheEdgesOfACascadingTableAlongInOneCommit(String edgeAck) {
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(cascadingCatalog(edgeAck)),
+                IntegrityTest.options())) {
+            assertThat(g.catalog().require("works_at").cascade()).isTrue();
+            assertThat(Catalog.fromJson(g.catalog().toJson()).require("works_at").cascade()).isTrue();
+            g.transaction("main").insert("person", List.of(Row.of("id", "alice"), Row.of("id", "bob")))
+                    .insert("company", List.of(Row.of("id", "acme"), Row.of("id", "initech")))
+                    .insert("works_at", List.of(edge("e1", "alice", "acme"), edge("e2", "bob", "acme"),
+                            edge("e3", "bob", "initech")))
+                    .insert("knows", List.of(edge("k1", "alice", "bob"))).commit();
+            long commits = transactionsCommitted(g);
+
+            // a single delete of a node: its works_at edges go with it, in one transaction
+            Receipt r = g.delete("main", "company", List.of("acme"));
+            assertThat(r.table()).isEqualTo("company");
+            assertThat(r.rows()).isEqualTo(1);
+            assertThat(ids(g, "company")).containsExactly("initech");
+            assertThat(ids(g, "works_at")).containsExactly("e3");
+            assertThat(transactionsCommitted(g)).isEqualTo(commits + 1);
+            JournalEvent.TransactionCommitted point = (JournalEvent.TransactionCommitted) journal(g).stream()
+                    .filter(x -> x.sequence() == r.seq()).findFirst().orElseThrow().event();
+            assertThat(point.intentIds()).hasSize(2).startsWith(r.intent());
+
+            // an edge table without the option still refuses: nothing deleted, its works_at edge neither
+            assertThatThrownBy(() -> g.delete("main", "person", List.of("bob")))
+                    .isInstanceOfSatisfying(EndpointConflictException.class, e -> {
+                        assertThat(e.situation()).isEqualTo(EndpointConflictException.Situation.NODE_HAS_EDGES);
+                        assertThat(e.getMessage()).contains("knows/k1");
+                    });
+            assertThat(ids(g, "person")).containsExactlyInAnyOrder("alice", "bob");
+            assertThat(ids(g, "works_at")).containsExactly("e3");
+
+            // in a transaction: the cascaded deletes follow the named parts; an edge the transaction writes is its own
+            TransactionReceipt t = g.transaction("main").delete("knows", List.of("k1"))
+                    .delete("person", List.of("bob")).commit();
+            assertThat(t.parts()).extracting(Receipt::table).containsExactly("knows", "person", "works_at");
+            assertThat(t.parts().get(2).rows()).isEqualTo(1);
+            assertThat(ids(g, "works_at")).isEmpty();
+            assertThat(ids(g, "person")).containsExactly("alice");
+            // a transaction that adds an edge to the node it deletes is refused: the edge would dangle
+            assertThatThrownBy(() -> g.transaction("main").insert("works_at", List.of(edge("e4", "alice", "initech")))
+                    .delete("company", List.of("initech")).commit()).isInstanceOf(EndpointConflictException.class);
+            assertThat(ids(g, "company")).containsExactly("initech");
+        }
+        try (Graph g = reopen()) {
+            assertThat(ids(g, "works_at")).isEmpty();
+            assertThat(ids(g, "person")).containsExactly("alice");
+            assertThat(ids(g, "company")).containsExactly("initech");
+            assertThat(g.catalog().require("works_at").cascade()).isTrue();
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void theCascadeOptionIsCheckedWhereItIsDeclared() {
+        assertThatThrownBy(() -> Catalog.fromJson(cascadingCatalog("table").replace("\"cascade\"", "\"always\"")))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("\"on_endpoint_delete\" must be");
+        assertThatThrownBy(() -> Catalog.fromJson("""
+                {"tables": [{"name": "person", "kind": "node", "on_endpoint_delete": "cascade",
+                  "columns": [{"name": "id", "type": "string"}]}]}""")).isInstanceOf(ValidationException.class)
+                .hasMessageContaining("needs an edge table that declares");
+        Catalog refuse = Catalog.fromJson(cascadingCatalog("table").replace("\"cascade\"", "\"refuse\""));
+        assertThat(refuse.require("works_at").cascade()).isFalse();
+        assertThat(refuse.toJson()).doesNotContain("on_endpoint_delete");
+    }
+
     // ------------------------------------------------------------------ idempotency keys
 
     private static TransactionReceipt hire(Graph g, String key, String person, String email) {

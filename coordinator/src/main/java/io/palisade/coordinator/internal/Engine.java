@@ -86,6 +86,13 @@ public final class Engine implements AutoCloseable {
      * without being queued, or {@link IdempotencyMismatchException} when it is another request than the key's.
      */
     public CompletableFuture<Receipt> submit(WriteOp op) {
+        if (op instanceof WriteOp.Delete && ctx.view().catalog().table(op.table())
+                .map(t -> ctx.view().catalog().cascadesFrom(t.name())).orElse(false)) {
+            // a node delete that takes edges along is one graph transaction with their deletes: its receipt is the
+            // first part's
+            return submitTransaction(op.branch(), java.util.List.of(op), op.idempotencyKey())
+                    .thenApply(r -> r.parts().get(0));
+        }
         if (op.idempotencyKey().isPresent()) {
             HeadsState state = ctx.view().state();
             Optional<io.palisade.heads.IntentReceipt> r = state.receipt(op.idempotencyKey().get());

@@ -158,8 +158,9 @@ final class Transactions {
         List<JournalEvent> events = new ArrayList<>();
         integrity.holdEviction(); // the images hold transactions not journaled yet until the append
         try {
-            for (Queued q : valid) {
+            for (Queued named : valid) {
                 try {
+                    Queued q = cascaded(named, state);
                     Accepted a = judge(q, state, touched, events);
                     accepted.add(a);
                     events.addAll(a.records());
@@ -170,7 +171,7 @@ final class Transactions {
                         }
                     }
                 } catch (PalisadeException e) {
-                    refused.put(q, e);
+                    refused.put(named, e);
                 }
             }
             Map<Accepted, Long> commitSeq = append(accepted, events);
@@ -339,6 +340,81 @@ final class Transactions {
                         + MAX_PART_BYTES / (1 << 20) + " MiB: write them in several transactions");
             }
         }
+    }
+
+    /**
+     * {@code q} with, after its own parts, a delete of every edge its node deletes take along: the edges of the tables
+     * that declare {@code "on_endpoint_delete": "cascade"} naming a deleted node, as the batch's integrity images hold
+     * them now (an edge the transaction writes itself is left to that write). {@code q} itself when there are none.
+     * Finding a node's edges reads the edge table's image (every edge, when the node has one).
+     */
+    private Queued cascaded(Queued q, HeadsState state) {
+        Catalog catalog = ctx.view().catalog();
+        if (q.parts().stream().noneMatch(op -> op instanceof WriteOp.Delete && catalog.cascadesFrom(op.table()))) {
+            return q;
+        }
+        Map<String, Set<String>> written = new HashMap<>();
+        for (WriteOp op : q.parts()) {
+            written.computeIfAbsent(op.table(), t -> new HashSet<>()).addAll(keys(op));
+        }
+        Map<String, Set<String>> cascade = new LinkedHashMap<>();
+        for (WriteOp op : q.parts()) {
+            if (!(op instanceof WriteOp.Delete d) || !catalog.cascadesFrom(op.table())) {
+                continue;
+            }
+            for (Catalog.Endpoint e : catalog.endpointsInto(op.table())) {
+                Catalog.TableDef edge = catalog.require(e.edge());
+                if (!edge.cascade()) {
+                    continue;
+                }
+                TableImage image = integrity.image(edge, q.branch(), state);
+                int col = image.column(e.column());
+                Set<String> named = new LinkedHashSet<>();
+                for (String k : d.keys().keys()) {
+                    if (image.count(col, k) > 0) {
+                        named.add(k);
+                    }
+                }
+                if (named.isEmpty()) {
+                    continue;
+                }
+                for (String id : image.rowsNaming(col, named, Integer.MAX_VALUE)) {
+                    if (!written.getOrDefault(edge.name(), Set.of()).contains(id)) {
+                        cascade.computeIfAbsent(edge.name(), t -> new LinkedHashSet<>()).add(id);
+                    }
+                }
+            }
+        }
+        if (cascade.isEmpty()) {
+            return q;
+        }
+        List<WriteOp> parts = new ArrayList<>(q.parts());
+        for (Map.Entry<String, Set<String>> c : cascade.entrySet()) {
+            Optional<PalisadeException> r = ctx.refusals().refusal(q.branch(), c.getKey());
+            if (r.isPresent()) {
+                throw r.get();
+            }
+            parts.add(new WriteOp.Delete(WriteOp.Submission.of(q.branch(), c.getKey(), -1, Optional.empty()),
+                    catalog.require(c.getKey()).keyFilter(new ArrayList<>(c.getValue()))));
+        }
+        return new Queued(q.branch(), parts, q.key(), q.digest(), q.future());
+    }
+
+    /** The keys {@code op} (an insert, upsert or delete) writes. */
+    private static List<String> keys(WriteOp op) {
+        if (op instanceof WriteOp.Delete d) {
+            return d.keys().keys();
+        }
+        org.apache.arrow.vector.VectorSchemaRoot rows = SubstrateWrites.rows(op);
+        org.apache.arrow.vector.FieldVector ids = rows.getVector("id");
+        if (ids == null) {
+            return List.of(); // the part's fence refuses it
+        }
+        List<String> out = new ArrayList<>(rows.getRowCount());
+        for (int i = 0; i < rows.getRowCount(); i++) {
+            out.add(String.valueOf(ids.getObject(i)));
+        }
+        return out;
     }
 
     /**
