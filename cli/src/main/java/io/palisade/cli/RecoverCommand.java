@@ -148,8 +148,9 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
 
     /**
      * The graph transactions with parts open in {@code state}: started (a {@code transaction_started} names them) and
-     * never committed, so torn before their commit point. Read from the oldest open intent's record on (a
-     * transaction's start is journaled just before its parts).
+     * never committed (the commit point completes every part), so torn before their commit point, whole or after some
+     * of their parts. Read from the oldest open intent's record on (a transaction's start is journaled just before its
+     * parts).
      */
     static List<JournalEvent.TransactionStarted> openTransactions(Path graph, io.palisade.heads.HeadsState state) {
         Set<String> open = new HashSet<>();
@@ -164,7 +165,8 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
         }
         try (JournalCursor c = Cli.reader(graph).read(Math.max(0, from - 1))) {
             for (JournalRecord r = c.poll(); r != null; r = c.poll()) {
-                if (r.event() instanceof JournalEvent.TransactionStarted t && open.containsAll(t.intentIds())) {
+                if (r.event() instanceof JournalEvent.TransactionStarted t
+                        && t.intentIds().stream().anyMatch(open::contains)) {
                     out.add(t);
                 }
             }
@@ -188,10 +190,11 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                 RecoveryClassification c = byIntent.get(id);
                 Map<String, Object> p = new LinkedHashMap<>();
                 p.put("intent", id);
+                // a part the torn tail cut off before its record was never journaled: nothing to recover
                 p.put("table", c == null ? null : c.table());
-                p.put("kind", c == null ? null : c.kind().name());
-                aborted &= c != null && (c.kind() == RecoveryClassification.Kind.NO_EFFECT_ABORTED
-                        || c.kind() == RecoveryClassification.Kind.TORN_VERSION_SET_ASIDE);
+                p.put("kind", c == null ? "NOT_JOURNALED" : c.kind().name());
+                aborted &= c == null || c.kind() == RecoveryClassification.Kind.NO_EFFECT_ABORTED
+                        || c.kind() == RecoveryClassification.Kind.TORN_VERSION_SET_ASIDE;
                 parts.add(p);
             }
             x.put("parts", parts);
@@ -301,7 +304,8 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
             sb.append("  transaction ").append(t.get("transaction")).append(" on ").append(t.get("branch")).append(", ")
                     .append(parts.size()).append(" part").append(parts.size() == 1 ? "" : "s").append(" (");
             for (int i = 0; i < parts.size(); i++) {
-                sb.append(i == 0 ? "" : ", ").append(parts.get(i).get("table")).append(' ')
+                Object table = parts.get(i).get("table");
+                sb.append(i == 0 ? "" : ", ").append(table == null ? "not journaled" : table).append(' ')
                         .append(parts.get(i).get("intent"));
             }
             sb.append("): ").append(t.get("outcome")).append('\n');

@@ -360,7 +360,10 @@ class TransactionTest extends GraphTestSupport {
                     .filter(x -> x.sequence() == r.seq()).findFirst().orElseThrow().event();
             assertThat(point.intentIds()).hasSize(2).startsWith(r.intent());
 
-            // an edge table without the option still refuses: nothing deleted, its works_at edge neither
+            // an edge table without the option still refuses: nothing deleted, its works_at edge neither; the future of
+            // an asynchronous delete carries the typed failure, as any write's does
+            assertThat(g.deleteAsync("main", "person", List.of("bob"), WriteOptions.NONE).handle((x, e) -> e).join())
+                    .isInstanceOf(EndpointConflictException.class);
             assertThatThrownBy(() -> g.delete("main", "person", List.of("bob")))
                     .isInstanceOfSatisfying(EndpointConflictException.class, e -> {
                         assertThat(e.situation()).isEqualTo(EndpointConflictException.Situation.NODE_HAS_EDGES);
@@ -369,11 +372,16 @@ class TransactionTest extends GraphTestSupport {
             assertThat(ids(g, "person")).containsExactlyInAnyOrder("alice", "bob");
             assertThat(ids(g, "works_at")).containsExactly("e3");
 
-            // in a transaction: the cascaded deletes follow the named parts; an edge the transaction writes is its own
+            // in a transaction: the cascaded deletes follow the named parts, their rows counted from the folded table
+            // too (beside a named delete of the same table); an edge the transaction writes is its own
+            g.insert("main", "works_at", List.of(edge("e5", "bob", "initech")));
+            g.awaitFold();
             TransactionReceipt t = g.transaction("main").delete("knows", List.of("k1"))
-                    .delete("person", List.of("bob")).commit();
-            assertThat(t.parts()).extracting(Receipt::table).containsExactly("knows", "person", "works_at");
-            assertThat(t.parts().get(2).rows()).isEqualTo(1);
+                    .delete("works_at", List.of("e-none")).delete("person", List.of("bob")).commit();
+            assertThat(t.parts()).extracting(Receipt::table)
+                    .containsExactly("knows", "works_at", "person", "works_at");
+            assertThat(t.parts().get(1).rows()).isZero();
+            assertThat(t.parts().get(3).rows()).isEqualTo(2);
             assertThat(ids(g, "works_at")).isEmpty();
             assertThat(ids(g, "person")).containsExactly("alice");
             // a transaction that adds an edge to the node it deletes is refused: the edge would dangle
@@ -386,6 +394,40 @@ class TransactionTest extends GraphTestSupport {
             assertThat(ids(g, "person")).containsExactly("alice");
             assertThat(ids(g, "company")).containsExactly("initech");
             assertThat(g.catalog().require("works_at").cascade()).isTrue();
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aCascadeKeepsTheIdempotencyKeysToThePartsTheWriterNamed() {
+        Options options = IntegrityTest.options();
+        Path root = dir.resolve("g");
+        Palisade.create(root, Catalog.fromJson(cascadingCatalog("journal")), options).close();
+        Palisade.Wiring stepped = new Palisade.Wiring(Palisade.Wiring.standard(options).stores(), true);
+        TransactionReceipt first;
+        try (Graph g = Palisade.open(root, options, false, stepped)) {
+            var setup = g.transaction("main").insert("person", List.of(Row.of("id", "alice")))
+                    .insert("company", List.of(Row.of("id", "acme")))
+                    .insert("works_at", List.of(edge("e1", "alice", "acme"))).commitAsync();
+            g.engine().stepCommitter();
+            setup.join();
+            // the cascade adds a second part, with no key: "K#1" stays free for another transaction of the batch
+            var a = g.transaction("main").idempotencyKey("K").delete("company", List.of("acme")).commitAsync();
+            var b = g.transaction("main").idempotencyKey("K#1").insert("person", List.of(Row.of("id", "bob")))
+                    .commitAsync();
+            g.engine().stepCommitter();
+            first = a.join();
+            assertThat(first.parts()).extracting(Receipt::table).containsExactly("company", "works_at");
+            assertThat(b.join().parts()).hasSize(1);
+            // a repeat answers with the parts its writer named
+            var again = g.transaction("main").idempotencyKey("K").delete("company", List.of("acme")).commitAsync();
+            g.engine().stepCommitter();
+            assertThat(again.join().transaction()).isEqualTo(first.transaction());
+            assertThat(again.join().parts()).extracting(Receipt::intent).containsExactly(first.parts().get(0).intent());
+        }
+        try (Graph g = reopen()) {
+            assertThat(ids(g, "person")).containsExactlyInAnyOrder("alice", "bob");
+            assertThat(ids(g, "works_at")).isEmpty();
+            assertThat(ids(g, "company")).isEmpty();
         }
     }
 

@@ -90,8 +90,16 @@ public final class Engine implements AutoCloseable {
                 .map(t -> ctx.view().catalog().cascadesFrom(t.name())).orElse(false)) {
             // a node delete that takes edges along is one graph transaction with their deletes: its receipt is the
             // first part's
-            return submitTransaction(op.branch(), java.util.List.of(op), op.idempotencyKey())
-                    .thenApply(r -> r.parts().get(0));
+            CompletableFuture<Receipt> first = new CompletableFuture<>();
+            submitTransaction(op.branch(), java.util.List.of(op), op.idempotencyKey()).whenComplete((r, e) -> {
+                if (e != null) {
+                    first.completeExceptionally(e instanceof CompletionException c && c.getCause() != null
+                            ? c.getCause() : e); // the typed failure, as any write's future carries it
+                } else {
+                    first.complete(r.parts().get(0));
+                }
+            });
+            return first;
         }
         if (op.idempotencyKey().isPresent()) {
             HeadsState state = ctx.view().state();

@@ -70,21 +70,39 @@ final class Transactions {
     private final Folder folder;
     /**
      * For the batch being judged: per {@code "<branch>/<table>/"}, the keys its deletes name that the folded head
-     * holds, looked up once for the whole batch (null outside a batch).
+     * holds, looked up once for the whole batch (null outside a batch); {@link #askedAtHead} the keys asked.
      */
     private Map<String, Set<String>> atHead;
+    private Map<String, Set<String>> askedAtHead;
 
     /**
      * A queued graph transaction: its graph branch, its parts in order, its idempotency key and its request's digest
      * ({@link RequestDigest#ofTransaction}; null without a key), and the writer's future.
      */
     record Queued(String branch, List<WriteOp> parts, Optional<String> key, String digest,
-                  CompletableFuture<TransactionReceipt> future) {
+                  CompletableFuture<TransactionReceipt> future, int named) {
         Queued {
             parts = List.copyOf(parts);
             if (key.isPresent() != (digest != null)) {
                 throw new IllegalArgumentException("a transaction's digest goes with its idempotency key");
             }
+            if (named < 0 || named > parts.size()) {
+                throw new IllegalArgumentException("a transaction names 0 to " + parts.size() + " parts, not " + named);
+            }
+        }
+
+        /** A transaction of the parts its writer named (none cascaded yet). */
+        Queued(String branch, List<WriteOp> parts, Optional<String> key, String digest,
+               CompletableFuture<TransactionReceipt> future) {
+            this(branch, parts, key, digest, future, parts.size());
+        }
+
+        /**
+         * Whether part {@code i} journals an idempotency key: a part the writer named, in a transaction with a key (the
+         * edge deletes a cascade adds carry none: they are the named parts' consequence, judged anew by a repeat).
+         */
+        boolean keyed(int i) {
+            return key.isPresent() && i < named;
         }
 
         /**
@@ -151,7 +169,8 @@ final class Transactions {
             }
         }
         HeadsState state = ctx.view().state();
-        atHead = lookUpAtHead(valid, state);
+        askedAtHead = new HashMap<>();
+        atHead = lookUpAtHead(valid, state, askedAtHead);
         Map<String, Touch> touched = new HashMap<>();
         List<Accepted> accepted = new ArrayList<>();
         Map<Queued, PalisadeException> refused = new LinkedHashMap<>();
@@ -194,6 +213,7 @@ final class Transactions {
             }
         } finally {
             atHead = null;
+            askedAtHead = null;
             integrity.releaseEviction();
         }
     }
@@ -224,9 +244,19 @@ final class Transactions {
             });
             return true;
         }
+        Map<String, String> openKeys = new HashMap<>();
+        for (io.palisade.heads.OpenIntent o : ctx.view().state().openIntents()) {
+            if (o.recorded().idempotencyKey() != null) {
+                openKeys.put(o.recorded().idempotencyKey(), o.intentId());
+            }
+        }
         for (int i = 0; i < q.parts().size(); i++) {
             if (keyed.containsKey(q.partKey(i))) {
                 throw new IdempotencyMismatchException(q.partKey(i), null);
+            }
+            if (openKeys.containsKey(q.partKey(i))) {
+                // an intent left open (a commit of unknown outcome) holds the key: it answers no repeat yet
+                throw new IdempotencyMismatchException(q.partKey(i), openKeys.get(q.partKey(i)));
             }
         }
         for (int i = 0; i < q.parts().size(); i++) {
@@ -272,7 +302,8 @@ final class Transactions {
      * The keys the batch's deletes name that each table's folded head holds (a key an unfolded write touched is the
      * tail's to answer): one lookup per table for the batch, not one per part.
      */
-    private Map<String, Set<String>> lookUpAtHead(List<Queued> batch, HeadsState state) {
+    private Map<String, Set<String>> lookUpAtHead(List<Queued> batch, HeadsState state,
+                                                  Map<String, Set<String>> askedOut) {
         Map<String, Set<String>> asked = new LinkedHashMap<>();
         Map<String, WriteOp> sample = new HashMap<>();
         for (Queued q : batch) {
@@ -296,6 +327,7 @@ final class Transactions {
             Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(op.branch(), op.table(), keys);
             Set<String> untouched = new HashSet<>(keys);
             untouched.removeAll(tail.keySet());
+            askedOut.put(w, untouched);
             out.put(w, untouched.isEmpty() ? Set.of() : presence.presentAtHead(ctx.view().catalog().require(op.table()),
                     op.branch(), op.table(), head.get(), untouched));
         });
@@ -332,6 +364,9 @@ final class Transactions {
             Optional<PalisadeException> r = ctx.refusals().refusal(q.branch(), op.table());
             if (r.isPresent()) {
                 throw r.get();
+            }
+            if (op instanceof WriteOp.Delete d) {
+                requireFits(d.keys(), op.table());
             }
             JournalRowsMemo rows = op.submittedRows();
             if (rows != null && rows.bytes().length > MAX_PART_BYTES) {
@@ -394,10 +429,23 @@ final class Transactions {
             if (r.isPresent()) {
                 throw r.get();
             }
-            parts.add(new WriteOp.Delete(WriteOp.Submission.of(q.branch(), c.getKey(), -1, Optional.empty()),
-                    catalog.require(c.getKey()).keyFilter(new ArrayList<>(c.getValue()))));
+            KeyFilter edges = catalog.require(c.getKey()).keyFilter(new ArrayList<>(c.getValue()));
+            requireFits(edges, c.getKey());
+            parts.add(new WriteOp.Delete(WriteOp.Submission.of(q.branch(), c.getKey(), -1, Optional.empty()), edges));
         }
-        return new Queued(q.branch(), parts, q.key(), q.digest(), q.future());
+        return new Queued(q.branch(), parts, q.key(), q.digest(), q.future(), q.named());
+    }
+
+    /**
+     * Refuses a delete of {@code keys} from {@code table} whose key filter would not fit one journal record (its
+     * intent carries it).
+     */
+    private static void requireFits(KeyFilter keys, String table) {
+        if (keys.size() > 4096 && keys.encode().length > MAX_PART_BYTES) {
+            throw new ValidationException("a delete of " + keys.size() + " keys of '" + table + "' (cascaded edges "
+                    + "included) does not fit one journal record of " + MAX_PART_BYTES / (1 << 20) + " MiB: delete "
+                    + "them in several transactions");
+        }
     }
 
     /** The keys {@code op} (an insert, upsert or delete) writes. */
@@ -466,8 +514,8 @@ final class Transactions {
             Pin pin = state.pin(q.branch(), part.table()).orElseThrow(() -> new ValidationException("table '"
                     + part.table() + "' has no head on branch '" + q.branch() + "'"));
             WriteOp op = rebased(part, new WriteOp.Submission(q.branch(), part.table(), pin.head().version(),
-                    q.key().isPresent() ? Optional.of(q.partKey(i)) : Optional.empty(), new CompletableFuture<>(),
-                    System.nanoTime(), q.digest()));
+                    q.keyed(i) ? Optional.of(q.partKey(i)) : Optional.empty(), new CompletableFuture<>(),
+                    System.nanoTime(), q.keyed(i) ? q.digest() : null));
             Fence.Admission a = fence.admit(List.of(op), def, pin, state);
             if (a.accepted().size() != 1) {
                 if (!a.rejected().isEmpty()) {
@@ -557,10 +605,19 @@ final class Transactions {
         if (!untouched.isEmpty()) {
             Set<String> looked = atHead == null || !(op instanceof WriteOp.Delete) ? null : atHead.get(where(op));
             if (looked != null) {
+                // the batch's lookup answers the keys it was asked (a cascade's edge deletes were not among them)
+                Set<String> asked = askedAtHead.getOrDefault(where(op), Set.of());
+                Set<String> unasked = new HashSet<>();
                 for (String k : untouched) {
-                    if (looked.contains(k)) {
+                    if (!asked.contains(k)) {
+                        unasked.add(k);
+                    } else if (looked.contains(k)) {
                         held.add(k);
                     }
+                }
+                if (!unasked.isEmpty()) {
+                    held.addAll(presence.presentAtHead(ctx.view().catalog().require(op.table()), op.branch(),
+                            op.table(), head(state, a), unasked));
                 }
             } else {
                 held.addAll(presence.presentAtHead(ctx.view().catalog().require(op.table()), op.branch(), op.table(),
