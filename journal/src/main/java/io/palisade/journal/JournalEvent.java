@@ -603,12 +603,7 @@ public sealed interface JournalEvent {
      */
     record TransactionStarted(String transactionId, String graphBranch, List<String> intentIds) implements JournalEvent {
         public TransactionStarted {
-            Objects.requireNonNull(transactionId, "transactionId");
-            Objects.requireNonNull(graphBranch, "graphBranch");
-            intentIds = List.copyOf(intentIds);
-            if (intentIds.isEmpty() || new java.util.HashSet<>(intentIds).size() != intentIds.size()) {
-                throw new IllegalArgumentException("a transaction starts one or more distinct intents, not " + intentIds);
-            }
+            intentIds = TransactionCommitted.parts(transactionId, graphBranch, intentIds, "starts");
         }
     }
 
@@ -625,12 +620,18 @@ public sealed interface JournalEvent {
      */
     record TransactionCommitted(String transactionId, String graphBranch, List<String> intentIds) implements JournalEvent {
         public TransactionCommitted {
+            intentIds = parts(transactionId, graphBranch, intentIds, "commits");
+        }
+
+        /** A transaction record's parts, checked: an id and a branch, one or more distinct intents (a copy). */
+        static List<String> parts(String transactionId, String graphBranch, List<String> intentIds, String verb) {
             Objects.requireNonNull(transactionId, "transactionId");
             Objects.requireNonNull(graphBranch, "graphBranch");
-            intentIds = List.copyOf(intentIds);
-            if (intentIds.isEmpty() || new java.util.HashSet<>(intentIds).size() != intentIds.size()) {
-                throw new IllegalArgumentException("a transaction commits one or more distinct intents, not " + intentIds);
+            List<String> copy = List.copyOf(intentIds);
+            if (copy.isEmpty() || new java.util.HashSet<>(copy).size() != copy.size()) {
+                throw new IllegalArgumentException("a transaction " + verb + " one or more distinct intents, not " + copy);
             }
+            return copy;
         }
     }
 }

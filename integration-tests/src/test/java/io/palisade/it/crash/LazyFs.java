@@ -82,6 +82,20 @@ final class LazyFs implements AutoCloseable {
 
     // ------------------------------------------------------------------ availability and build
 
+    /**
+     * A suite's mount: LazyFS built ({@link #binaryOrSkip}) and mounted with a {@code -Dpalisade.power.cache} cache
+     * (128 MB by default), or the suite skipped loudly when it does not mount.
+     */
+    static LazyFs mountOrSkip() throws Exception {
+        Path binary = binaryOrSkip();
+        try {
+            return mount(binary, System.getProperty("palisade.power.cache", "128mb"));
+        } catch (Exception e) {
+            skip("LazyFS did not mount: " + e.getMessage());
+            throw e; // not reached: the skip aborts the suite
+        }
+    }
+
     /** Prints the loud skip line and aborts the calling test (class) through JUnit's assumptions. */
     static void skip(String reason) {
         String line = TAG + " SKIPPED: " + reason;

@@ -96,12 +96,7 @@ class LazyFsPowerLossTest {
 
     @BeforeAll
     static void mountLazyFs() throws Exception {
-        Path binary = LazyFs.binaryOrSkip();
-        try {
-            fs = LazyFs.mount(binary, System.getProperty("palisade.power.cache", "128mb"));
-        } catch (Exception e) {
-            LazyFs.skip("LazyFS did not mount: " + e.getMessage());
-        }
+        fs = LazyFs.mountOrSkip();
         work = fs.base.resolve("work"); // off the mount: child logs and temp files
         Files.createDirectories(work);
         System.out.println(LazyFs.TAG + " LazyFS mounted at " + fs.mount + " (root " + fs.root + ")");

@@ -35,12 +35,7 @@ class TransactionPowerLossTest {
 
     @BeforeAll
     static void mountLazyFs() throws Exception {
-        Path binary = LazyFs.binaryOrSkip();
-        try {
-            fs = LazyFs.mount(binary, System.getProperty("palisade.power.cache", "128mb"));
-        } catch (Exception e) {
-            LazyFs.skip("LazyFS did not mount: " + e.getMessage());
-        }
+        fs = LazyFs.mountOrSkip();
         work = fs.base.resolve("work"); // off the mount: child logs and temp files
         Files.createDirectories(work);
     }

@@ -395,24 +395,8 @@ public final class EventCodec {
                 }
                 yield new JournalEvent.ReceiptsExpired(through, rule);
             }
-            case TRANSACTION_COMMITTED -> {
-                String id = r.getString();
-                String graphBranch = r.getString();
-                List<String> intents = getStrings(r);
-                if (id == null || graphBranch == null) {
-                    throw new MalformedPayloadException("transaction_committed: missing field");
-                }
-                yield new JournalEvent.TransactionCommitted(id, graphBranch, intents);
-            }
-            case TRANSACTION_STARTED -> {
-                String id = r.getString();
-                String graphBranch = r.getString();
-                List<String> intents = getStrings(r);
-                if (id == null || graphBranch == null) {
-                    throw new MalformedPayloadException("transaction_started: missing field");
-                }
-                yield new JournalEvent.TransactionStarted(id, graphBranch, intents);
-            }
+            case TRANSACTION_COMMITTED -> transaction(r, "transaction_committed", JournalEvent.TransactionCommitted::new);
+            case TRANSACTION_STARTED -> transaction(r, "transaction_started", JournalEvent.TransactionStarted::new);
             case CATALOG_RECORDED -> {
                 String digest = r.getString();
                 String catalog = r.getString();
@@ -473,6 +457,22 @@ public final class EventCodec {
         for (String s : list) {
             w.putString(s);
         }
+    }
+
+    /** Makes a transaction record of its id, graph branch and parts. */
+    private interface TransactionRecord {
+        JournalEvent of(String transactionId, String graphBranch, List<String> intentIds);
+    }
+
+    /** A transaction record ({@code type}): the fields both kinds carry, its id, graph branch and parts. */
+    private static JournalEvent transaction(PayloadReader r, String type, TransactionRecord record) {
+        String id = r.getString();
+        String graphBranch = r.getString();
+        List<String> intents = getStrings(r);
+        if (id == null || graphBranch == null) {
+            throw new MalformedPayloadException(type + ": missing field");
+        }
+        return record.of(id, graphBranch, intents);
     }
 
     private static List<String> getStrings(PayloadReader r) {
