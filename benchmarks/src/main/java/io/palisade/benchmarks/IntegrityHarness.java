@@ -405,13 +405,9 @@ public final class IntegrityHarness {
         pool.shutdown();
     }
 
-    private static long bytes(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return 0;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
-        }
+    /** The file lengths under {@code dir} (a file the graph removes during the walk is left out). */
+    private static long bytes(Path dir) {
+        return DiskUsage.of(dir).bytes();
     }
 
     private static void deleteTree(Path root) throws IOException {
