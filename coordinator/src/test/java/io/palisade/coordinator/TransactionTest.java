@@ -45,6 +45,17 @@ class TransactionTest extends GraphTestSupport {
         return Palisade.create(dir.resolve("g"), Catalog.fromJson(catalog(nodeAck, edgeAck)), IntegrityTest.options());
     }
 
+    /**
+     * A new graph of {@code catalogJson} opened with a stepped committer: writes queued stay queued until the test steps
+     * it, so that several are judged in one batch.
+     */
+    private Graph stepped(String catalogJson) {
+        Options options = IntegrityTest.options();
+        Path root = dir.resolve("g");
+        Palisade.create(root, Catalog.fromJson(catalogJson), options).close();
+        return Palisade.open(root, options, false, new Palisade.Wiring(Palisade.Wiring.standard(options).stores(), true));
+    }
+
     private Graph reopen() {
         return Palisade.open(dir.resolve("g"), IntegrityTest.options());
     }
@@ -399,12 +410,8 @@ class TransactionTest extends GraphTestSupport {
 
     @org.junit.jupiter.api.Test
     void aCascadeKeepsTheIdempotencyKeysToThePartsTheWriterNamed() {
-        Options options = IntegrityTest.options();
-        Path root = dir.resolve("g");
-        Palisade.create(root, Catalog.fromJson(cascadingCatalog("journal")), options).close();
-        Palisade.Wiring stepped = new Palisade.Wiring(Palisade.Wiring.standard(options).stores(), true);
         TransactionReceipt first;
-        try (Graph g = Palisade.open(root, options, false, stepped)) {
+        try (Graph g = stepped(cascadingCatalog("journal"))) {
             var setup = g.transaction("main").insert("person", List.of(Row.of("id", "alice")))
                     .insert("company", List.of(Row.of("id", "acme")))
                     .insert("works_at", List.of(edge("e1", "alice", "acme"))).commitAsync();
@@ -514,11 +521,7 @@ class TransactionTest extends GraphTestSupport {
     @ParameterizedTest
     @CsvSource({"table,journal", "journal,journal"})
     void aKeyRepeatedWithinOneBatchCommitsOnceAndAnswersBoth(String nodeAck, String edgeAck) {
-        Options options = IntegrityTest.options();
-        Path root = dir.resolve("g");
-        Palisade.create(root, Catalog.fromJson(catalog(nodeAck, edgeAck)), options).close();
-        Palisade.Wiring stepped = new Palisade.Wiring(Palisade.Wiring.standard(options).stores(), true);
-        try (Graph g = Palisade.open(root, options, false, stepped)) {
+        try (Graph g = stepped(catalog(nodeAck, edgeAck))) {
             Callable<java.util.concurrent.CompletableFuture<TransactionReceipt>> hire = () -> g.transaction("main")
                     .idempotencyKey("hire-alice").insert("person", List.of(person("alice", "a@x")))
                     .insert("company", List.of(Row.of("id", "acme"))).commitAsync();
@@ -545,11 +548,7 @@ class TransactionTest extends GraphTestSupport {
     @ParameterizedTest
     @CsvSource({"table,table", "journal,journal", "table,journal"})
     void transactionsQueuedTogetherAreJudgedInOrderAndShareOneAppend(String nodeAck, String edgeAck) {
-        Options options = IntegrityTest.options();
-        Path root = dir.resolve("g");
-        Palisade.create(root, Catalog.fromJson(catalog(nodeAck, edgeAck)), options).close();
-        Palisade.Wiring stepped = new Palisade.Wiring(Palisade.Wiring.standard(options).stores(), true);
-        try (Graph g = Palisade.open(root, options, false, stepped)) {
+        try (Graph g = stepped(catalog(nodeAck, edgeAck))) {
             long before = g.state().lastSequence();
             // queued before the committer runs: one batch, each judged against the ones before it
             var hire = g.transaction("main").insert("person", List.of(person("alice", "a@x")))
@@ -594,11 +593,7 @@ class TransactionTest extends GraphTestSupport {
     @CsvSource({"table,table", "table,journal"})
     void aTableAckPartLeftUnfoldedByACrashIsFoldedBeforeTheNextOperationOnItsTable(String nodeAck, String edgeAck)
             throws Exception {
-        Options options = IntegrityTest.options();
-        Path root = dir.resolve("g");
-        Palisade.create(root, Catalog.fromJson(catalog(nodeAck, edgeAck)), options).close();
-        Palisade.Wiring stepped = new Palisade.Wiring(Palisade.Wiring.standard(options).stores(), true);
-        Graph crashed = Palisade.open(root, options, false, stepped);
+        Graph crashed = stepped(catalog(nodeAck, edgeAck));
         io.palisade.heads.PhaseCrashPoints.listener(point -> {
             if (point.equals("after-transaction-commit")) {
                 throw new Simulation.SimulatedCrash(point);

@@ -96,6 +96,11 @@ final class LazyFs implements AutoCloseable {
         }
     }
 
+    /** A suite's directory for child logs and temp files, beside the mount (off it), created. */
+    Path workDir() throws IOException {
+        return Files.createDirectories(base.resolve("work"));
+    }
+
     /** Prints the loud skip line and aborts the calling test (class) through JUnit's assumptions. */
     static void skip(String reason) {
         String line = TAG + " SKIPPED: " + reason;

@@ -97,8 +97,7 @@ class LazyFsPowerLossTest {
     @BeforeAll
     static void mountLazyFs() throws Exception {
         fs = LazyFs.mountOrSkip();
-        work = fs.base.resolve("work"); // off the mount: child logs and temp files
-        Files.createDirectories(work);
+        work = fs.workDir();
         System.out.println(LazyFs.TAG + " LazyFS mounted at " + fs.mount + " (root " + fs.root + ")");
     }
 

@@ -36,8 +36,7 @@ class TransactionPowerLossTest {
     @BeforeAll
     static void mountLazyFs() throws Exception {
         fs = LazyFs.mountOrSkip();
-        work = fs.base.resolve("work"); // off the mount: child logs and temp files
-        Files.createDirectories(work);
+        work = fs.workDir();
     }
 
     @AfterAll
