@@ -51,6 +51,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The journal-ack whole-process harness (docs/benchmarks.md "Journal-ack tables"): one JVM, one run.
  * <ol>
+ *   <li>{@code --jit-warmup} untimed journal-ack upserts and synced appends, alternating, so that the two latency
+ *       tables compare both paths with their code compiled ({@link #jitWarmUp}).</li>
  *   <li>Latency of single-row upserts of random existing keys into an N-row table, interleaved per iteration so the
  *       paths share the noise: the coordinator on a journal-ack table ({@code "ack": "journal"}, timed around
  *       {@code Graph.upsert} until the receipt), the coordinator on a table-ack table with the same data, raw Lance
@@ -69,7 +71,7 @@ import java.util.concurrent.atomic.LongAdder;
  * </ol>
  *
  * <pre>
- * JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60]
+ * JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] [--jit-warmup 5000] [--threads 16,64] [--seconds 60]
  *                   [--checkpoint-every 10000] [--fold-every 32768] [--table-ack-threads 16] [--dir PATH] [--seed 42]
  * </pre>
  * After the journal-ack phases, {@code --table-ack-threads} writers upsert into the table-ack table for {@code --seconds}
@@ -100,6 +102,7 @@ public final class JournalAckHarness {
     private int rows = 1_000_000;
     private int iterations = 200;
     private int warmup = 10;
+    private int jitWarmup = 5_000;
     private int[] threads = {16, 64};
     private int seconds = 60;
     private long seed = 42;
@@ -118,6 +121,7 @@ public final class JournalAckHarness {
                 case "--rows" -> h.rows = Integer.parseInt(args[++i]);
                 case "--iterations" -> h.iterations = Integer.parseInt(args[++i]);
                 case "--warmup" -> h.warmup = Integer.parseInt(args[++i]);
+                case "--jit-warmup" -> h.jitWarmup = Integer.parseInt(args[++i]);
                 case "--threads" -> {
                     String[] p = args[++i].split(",");
                     h.threads = new int[p.length];
@@ -183,6 +187,7 @@ public final class JournalAckHarness {
             mark("load end");
             startSamplers();
             try (Graph g = Palisade.open(graphDir, options)) {
+                jitWarmUp(g, journal, allocator);
                 mark("latency start");
                 latency(g, store, synced, journal, allocator);
                 mark("latency end");
@@ -419,6 +424,23 @@ public final class JournalAckHarness {
     }
 
     private static final int BLOCK = 100;
+
+    /**
+     * {@code --jit-warmup} untimed journal-ack upserts and synced appends, alternating: before the latency tables, so
+     * that both paths are measured with their code compiled by the JIT, as in a service that has been writing for a
+     * while, and neither is measured partly interpreted (the journal-ack path is some fifty methods deep, the append
+     * a few; ten warm-up calls leave the first mostly interpreted).
+     */
+    private void jitWarmUp(Graph g, Journal journal, BufferAllocator allocator) {
+        SplittableRandom random = new SplittableRandom(seed + 2);
+        long t0 = System.nanoTime();
+        for (int i = 0; i < jitWarmup; i++) {
+            upsert(g, allocator, J, random.nextLong(rows), i);
+            append(journal, allocator, random.nextLong(rows), i, i);
+        }
+        out.printf(Locale.ROOT, "JIT warm-up: %,d journal-ack upserts and %,d synced appends, untimed, %.1f s%n", jitWarmup,
+                jitWarmup, secs(t0));
+    }
 
     private void hdrRow(String name, org.HdrHistogram.Histogram h) {
         out.printf(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f |%n", name, h.getValueAtPercentile(50) / 1e6,
