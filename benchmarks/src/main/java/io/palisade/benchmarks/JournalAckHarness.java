@@ -72,10 +72,12 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] [--jit-warmup 5000] [--threads 16,64] [--seconds 60]
- *                   [--checkpoint-every 10000] [--fold-every 32768] [--table-ack-threads 16] [--dir PATH] [--seed 42]
+ *                   [--checkpoint-every 10000] [--fold-every 32768] [--fold-lag-millis 1000] [--table-ack-threads 16] [--dir PATH] [--seed 42]
  * </pre>
  * After the journal-ack phases, {@code --table-ack-threads} writers upsert into the table-ack table for {@code --seconds}
  * (its throughput and the merge plan of each group's commit).
+ * {@code --fold-lag-millis} sets {@link Options#foldLagMillis()} (and the lag bound, twice it), the age of the oldest
+ * unfolded write at which a fold starts.
  * {@code --fold-every} sets {@link Options#foldEvery()} (default: the default options'), the unfolded writes at which
  * a fold starts before the lag bound does.
  * {@code --checkpoint-every} sets {@link Options#checkpointEvery()} (default: the default options' 10,000 records):
@@ -108,6 +110,7 @@ public final class JournalAckHarness {
     private long seed = 42;
     private int checkpointEvery = Options.defaults().checkpointEvery();
     private int foldEvery = Options.defaults().foldEvery();
+    private long foldLagMillis = Options.defaults().foldLagMillis();
     private int tableAckThreads = 16;
     private final AtomicLong heapPeak = new AtomicLong();
     private final AtomicLong afterGcPeak = new AtomicLong();
@@ -132,11 +135,12 @@ public final class JournalAckHarness {
                 case "--seconds" -> h.seconds = Integer.parseInt(args[++i]);
                 case "--checkpoint-every" -> h.checkpointEvery = Integer.parseInt(args[++i]);
                 case "--fold-every" -> h.foldEvery = Integer.parseInt(args[++i]);
+                case "--fold-lag-millis" -> h.foldLagMillis = Long.parseLong(args[++i]);
                 case "--table-ack-threads" -> h.tableAckThreads = Integer.parseInt(args[++i]);
                 case "--seed" -> h.seed = Long.parseLong(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: JournalAckHarness "
-                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 32768] [--table-ack-threads 16] [--dir PATH] [--seed 42]");
+                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--jit-warmup 5000] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 32768] [--fold-lag-millis 1000] [--table-ack-threads 16] [--dir PATH] [--seed 42]");
             }
         }
         boolean temp = dir == null;
@@ -164,7 +168,7 @@ public final class JournalAckHarness {
         Path graphDir = root.resolve("graph");
         Options defaults = Options.defaults();
         Options options = defaults.withCheckpointEvery(checkpointEvery)
-                .withFolding(defaults.foldLagMillis(), foldEvery, defaults.maxUnfoldedBytes());
+                .withFolding(foldLagMillis, foldEvery, defaults.maxUnfoldedBytes());
         try (BufferAllocator allocator = new RootAllocator();
              TableStore store = new LanceTableStore(root.resolve("raw").toString(), Map.of(), false);
              TableStore synced = new LanceTableStore(root.resolve("raw").toString(), Map.of(), true);
