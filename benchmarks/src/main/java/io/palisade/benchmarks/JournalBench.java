@@ -60,7 +60,12 @@ public class JournalBench {
 
     /** Payload of exactly 200 bytes: a 4-byte length and 196 characters. */
     static JournalEvent event(int i) {
-        String name = String.format("%0196d", i);
+        return event(i, 200);
+    }
+
+    /** Payload of exactly {@code payload} bytes (at least 24): a 4-byte length and the characters. */
+    static JournalEvent event(int i, int payload) {
+        String name = String.format("%0" + (payload - 4) + "d", i);
         return new JournalEvent.GraphBranchDeleted(name);
     }
 
@@ -191,6 +196,9 @@ public class JournalBench {
     public static class GroupWriter {
         @Param({"1", "4", "16", "64", "256"})
         int group;
+        /** Payload bytes of each event (a record is 76 bytes more): at a fixed total, fewer and larger records. */
+        @Param({"200"})
+        int payload;
         Path dir;
         Journal journal;
         List<JournalEvent> batch = new ArrayList<>();
@@ -201,7 +209,7 @@ public class JournalBench {
             journal = Journal.open(dir.resolve("_palisade"), JournalOptions.defaults());
             batch.clear();
             for (int i = 0; i < group; i++) {
-                batch.add(event(i));
+                batch.add(event(i, payload));
             }
         }
 
