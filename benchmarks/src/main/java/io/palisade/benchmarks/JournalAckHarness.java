@@ -100,6 +100,10 @@ public final class JournalAckHarness {
     private static final String J = "item_j";
     private static final String T = "item_t";
 
+    private static final String USAGE = "JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] "
+            + "[--jit-warmup 5000] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 32768] "
+            + "[--fold-lag-millis 1000] [--table-ack-threads 16] [--dir PATH] [--seed 42]";
+
     private final PrintStream out = System.out;
     private int rows = 1_000_000;
     private int iterations = 200;
@@ -139,8 +143,7 @@ public final class JournalAckHarness {
                 case "--table-ack-threads" -> h.tableAckThreads = Integer.parseInt(args[++i]);
                 case "--seed" -> h.seed = Long.parseLong(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: JournalAckHarness "
-                        + "[--rows 1000000] [--iterations 200] [--warmup 10] [--jit-warmup 5000] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 32768] [--fold-lag-millis 1000] [--table-ack-threads 16] [--dir PATH] [--seed 42]");
+                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: " + USAGE);
             }
         }
         boolean temp = dir == null;
