@@ -6,6 +6,7 @@ import io.palisade.coordinator.LoadMode;
 import io.palisade.coordinator.Metrics;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Palisade;
+import io.palisade.coordinator.WriteOptions;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.fencing.PalisadeException;
 import io.palisade.heads.FoldMark;
@@ -40,9 +41,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -72,10 +75,14 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] [--jit-warmup 5000] [--threads 16,64] [--seconds 60]
- *                   [--checkpoint-every 10000] [--fold-every 32768] [--fold-lag-millis 1000] [--table-ack-threads 16] [--dir PATH] [--seed 42]
+ *                   [--checkpoint-every 10000] [--fold-every 32768] [--fold-lag-millis 1000] [--table-ack-threads 16] [--in-flight 1] [--dir PATH] [--seed 42]
  * </pre>
  * After the journal-ack phases, {@code --table-ack-threads} writers upsert into the table-ack table for {@code --seconds}
  * (its throughput and the merge plan of each group's commit).
+ * {@code --in-flight} K above 1 makes each journal-ack writer thread keep up to K writes in flight through the
+ * asynchronous API ({@code upsertAsync}, {@code insertAsync}) instead of waiting for each receipt before the next write:
+ * the coordinator's capacity with more writes than threads, reported as its own rows (1, the default, is the
+ * synchronous closed loop the targets are measured with).
  * {@code --fold-lag-millis} sets {@link Options#foldLagMillis()} (and the lag bound, twice it), the age of the oldest
  * unfolded write at which a fold starts.
  * {@code --fold-every} sets {@link Options#foldEvery()} (default: the default options'), the unfolded writes at which
@@ -102,9 +109,9 @@ public final class JournalAckHarness {
 
     private static final String USAGE = "JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] "
             + "[--jit-warmup 5000] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 32768] "
-            + "[--fold-lag-millis 1000] [--table-ack-threads 16] [--dir PATH] [--seed 42]";
+            + "[--fold-lag-millis 1000] [--table-ack-threads 16] [--in-flight 1] [--dir PATH] [--seed 42]";
 
-    private final PrintStream out = System.out;
+    private final PrintStream out;
     private int rows = 1_000_000;
     private int iterations = 200;
     private int warmup = 10;
@@ -116,12 +123,22 @@ public final class JournalAckHarness {
     private int foldEvery = Options.defaults().foldEvery();
     private long foldLagMillis = Options.defaults().foldLagMillis();
     private int tableAckThreads = 16;
+    private int inFlight = 1;
     private final AtomicLong heapPeak = new AtomicLong();
     private final AtomicLong afterGcPeak = new AtomicLong();
     private final AtomicLong lagPeakMs = new AtomicLong();
 
+    JournalAckHarness(PrintStream out) {
+        this.out = out;
+    }
+
     public static void main(String[] args) throws Exception {
-        JournalAckHarness h = new JournalAckHarness();
+        run(args, System.out);
+    }
+
+    /** Parses {@code args} (see the class comment) and runs every phase, printing its tables to {@code out}. */
+    static void run(String[] args, PrintStream out) throws Exception {
+        JournalAckHarness h = new JournalAckHarness(out);
         Path dir = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -141,6 +158,7 @@ public final class JournalAckHarness {
                 case "--fold-every" -> h.foldEvery = Integer.parseInt(args[++i]);
                 case "--fold-lag-millis" -> h.foldLagMillis = Long.parseLong(args[++i]);
                 case "--table-ack-threads" -> h.tableAckThreads = Integer.parseInt(args[++i]);
+                case "--in-flight" -> h.inFlight = Integer.parseInt(args[++i]);
                 case "--seed" -> h.seed = Long.parseLong(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: " + USAGE);
@@ -555,8 +573,38 @@ public final class JournalAckHarness {
                 fs.add(pool.submit(() -> {
                     long end = t0 + durationNanos;
                     ThreadLocalRandom r = ThreadLocalRandom.current();
+                    Semaphore window = new Semaphore(inFlight);
                     while (System.nanoTime() < end) {
                         long key = inserts ? 10_000_000_000L + r.nextLong(1_000_000_000_000_000L) : r.nextLong(rows);
+                        if (inFlight > 1) {
+                            window.acquireUninterruptibly();
+                            VectorSchemaRoot row = UpsertCostHarness.rows(allocator, key, 1, 7);
+                            CompletableFuture<?> f;
+                            try {
+                                f = inserts ? g.insertAsync("main", J, row, WriteOptions.NONE)
+                                        : g.upsertAsync("main", J, row, WriteOptions.NONE);
+                            } catch (RuntimeException e) {
+                                row.close();
+                                window.release();
+                                throw e;
+                            }
+                            f.whenComplete((receipt, e) -> {
+                                row.close(); // the write holds its rows until it is acknowledged
+                                Throwable cause = e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e;
+                                if (cause == null) {
+                                    ops.increment();
+                                } else if (cause instanceof KeyConflictException) {
+                                    conflicts.increment();
+                                } else {
+                                    failed.increment();
+                                    if (printed.compareAndSet(false, true)) {
+                                        cause.printStackTrace(out);
+                                    }
+                                }
+                                window.release();
+                            });
+                            continue;
+                        }
                         try (VectorSchemaRoot row = UpsertCostHarness.rows(allocator, key, 1, 7)) {
                             if (inserts) {
                                 g.insert("main", J, row);
@@ -573,6 +621,7 @@ public final class JournalAckHarness {
                             }
                         }
                     }
+                    window.acquireUninterruptibly(inFlight); // every write of this thread answered
                 }));
             }
             for (Future<?> f : fs) {
@@ -592,7 +641,8 @@ public final class JournalAckHarness {
         long foldedRows = m.foldedRows() - foldedRows0;
         double per10k = 10_000.0 / Math.max(1, writes);
         out.println();
-        out.printf(Locale.ROOT, "throughput, %d writer threads, single-row %s into the %,d-row journal-ack table, %d s%n", n,
+        out.printf(Locale.ROOT, "throughput, %d writer threads%s, single-row %s into the %,d-row journal-ack table, %d s%n", n,
+                inFlight > 1 ? " with up to " + inFlight + " writes in flight each (asynchronous API)" : "",
                 inserts ? "strict inserts of random new keys" : "upserts of random existing keys", rows, seconds);
         out.println("| writes | writes/s | key conflicts | failures | fold lag at end (ms) | unfolded at end | peak fold lag (ms) "
                 + "| folds | folds / 10k writes | Lance versions / 10k writes | of which index refreshes | writes folded | rows folded "
