@@ -8,14 +8,20 @@ import java.util.Locale;
 
 /**
  * The event type names {@code audit --type} accepts: the snake_case names {@code JsonRenderer.typeName} renders,
- * derived from the sealed {@link JournalEvent}'s permitted records, so a new event type is known here at once.
+ * derived from the sealed {@link JournalEvent}'s records (through its sealed sub-interfaces, such as
+ * {@code JournaledWrite}, which are not types of their own), so a new event type is known here at once.
  */
 final class EventTypes {
-    static final List<String> NAMES = Arrays.stream(JournalEvent.class.getPermittedSubclasses())
-            .map(c -> snake(c.getSimpleName())).sorted().toList();
+    static final List<String> NAMES = records(JournalEvent.class).map(c -> snake(c.getSimpleName())).sorted().toList();
     static final int WIDTH = NAMES.stream().mapToInt(String::length).max().orElse(24);
 
     private EventTypes() {
+    }
+
+    /** The records {@code sealed} permits, directly or through its sealed sub-interfaces. */
+    private static java.util.stream.Stream<Class<?>> records(Class<?> sealed) {
+        return Arrays.stream(sealed.getPermittedSubclasses())
+                .flatMap(c -> c.isRecord() ? java.util.stream.Stream.<Class<?>>of(c) : records(c)).distinct();
     }
 
     static String snake(String camel) {

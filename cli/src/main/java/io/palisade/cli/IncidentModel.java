@@ -407,6 +407,15 @@ final class IncidentModel {
                     i.steps.add(new StepAt(Step.A, seq, r.time(), e));
                 }
             }
+            case JournalEvent.JournaledWrite e -> {
+                // one record: the intent recorded, its rows (step A with it) and its completion JOURNALED
+                recorded(r, e.intent());
+                Intent i = intents.get(e.intentId());
+                if (i != null) {
+                    i.steps.add(new StepAt(Step.A, seq, r.time(), e));
+                }
+                completed(r, e.completed());
+            }
             case JournalEvent.RowsReleased e -> {
                 Intent i = intents.get(e.intentId());
                 if (i != null) {

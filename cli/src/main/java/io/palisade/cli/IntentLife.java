@@ -175,6 +175,12 @@ final class IntentLife {
                     + (x.idempotencyKey() == null ? "" : ", idempotency key '" + x.idempotencyKey() + "'");
             case JournalEvent.RowsRecorded x -> "rows journaled: " + x.rowCount() + " row(s), " + x.rows().length
                     + " bytes (a journal-ack table: the journal holds the write until a fold commits it to the table)";
+            case JournalEvent.WriteJournaled x -> "rows journaled: " + x.rowCount() + " row(s), " + x.rows().length
+                    + " bytes, in one record with the intent and its acknowledgement (a journal-ack table: the journal "
+                    + "holds the write until a fold commits it to the table)";
+            case JournalEvent.WriteReleased x -> "rows journaled: " + x.rowCount() + " row(s), " + x.rowsBytes()
+                    + " bytes, in one record with the intent and its acknowledgement, since released from the journal "
+                    + "once a fold had committed them to the table";
             case JournalEvent.RowsReleased x -> "rows journaled: " + x.rowCount() + " row(s), " + x.rowsBytes()
                     + " bytes, since released from the journal once a fold had committed them to the table";
             case JournalEvent.DuplicatesRepaired x -> "repair of " + x.graphBranch() + "/" + x.table() + " at "

@@ -266,6 +266,7 @@ final class RecoverCommand implements Callable<Integer>, ReadOnly {
                 case JournalEvent.ForeignCommitFound e -> { }
                 case JournalEvent.RowsRecorded e -> { }
                 case JournalEvent.RowsReleased e -> { }
+                case JournalEvent.JournaledWrite e -> { }
                 case JournalEvent.FoldPlanned e -> { }
                 case JournalEvent.VersionsExpired e -> { }
                 case JournalEvent.ReceiptsExpired e -> { }

@@ -166,6 +166,7 @@ class JournalAckCrashTest extends GraphTestSupport {
             switch (rec.event()) {
                 case JournalEvent.FoldPlanned p -> plans.put(p.intentId(), p);
                 case JournalEvent.IntentCompleted c when c.outcome() == IntentOutcome.JOURNALED -> acks.add(rec.sequence());
+                case JournalEvent.JournaledWrite w -> acks.add(rec.sequence()); // a write in one record
                 case JournalEvent.IntentCompleted c when plans.containsKey(c.intentId())
                         && (c.outcome() == IntentOutcome.COMMITTED || c.outcome() == IntentOutcome.ROLLED_FORWARD) ->
                         watermarks.add(plans.get(c.intentId()).throughSequence());

@@ -755,6 +755,9 @@ final class Simulation {
                 switch (r.event()) {
                     case JournalEvent.IntentRecorded ir -> whereOf.put(ir.intentId(), ir.graphBranch() + "/" + ir.table());
                     case JournalEvent.FoldPlanned p -> plans.put(p.intentId(), p);
+                    case JournalEvent.JournaledWrite w -> // a journal-ack write in one record: recorded and acknowledged
+                            acks.computeIfAbsent(w.intent().graphBranch() + "/" + w.intent().table(),
+                                    k -> new ArrayList<>()).add(r.sequence());
                     case JournalEvent.IntentCompleted ic when ic.outcome() == io.palisade.journal.IntentOutcome.JOURNALED ->
                             acks.computeIfAbsent(whereOf.get(ic.intentId()), k -> new ArrayList<>()).add(r.sequence());
                     case JournalEvent.IntentCompleted ic when plans.containsKey(ic.intentId())
@@ -870,6 +873,13 @@ final class Simulation {
                         parts.add(ir);
                     } else if (r.event() instanceof JournalEvent.IntentCompleted ic) {
                         outcomes.put(ic.intentId(), ic.outcome());
+                    } else if (r.event() instanceof JournalEvent.JournaledWrite w) {
+                        // a journal-ack write in one record: its intent, completed JOURNALED
+                        JournalEvent.IntentRecorded ir = w.intent();
+                        if (ir.idempotencyKey() == null && ir.graphBranch().equals(MAIN) && KEYED.contains(ir.table())) {
+                            parts.add(ir);
+                        }
+                        outcomes.put(ir.intentId(), io.palisade.journal.IntentOutcome.JOURNALED);
                     }
                 }
             }

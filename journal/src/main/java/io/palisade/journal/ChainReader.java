@@ -278,7 +278,7 @@ final class ChainReader implements RecordStream {
         if (previousHash == null) {
             previousHash = new byte[RecordDescriptor.HASH_LENGTH];
         }
-        if (rec.event() instanceof JournalEvent.RowsReleased released) {
+        if (rec.event() instanceof JournalEvent.Released released) {
             // the chain links to the record the row release replaced (docs/journal.md "Row release")
             System.arraycopy(released.recordHash(), 0, previousHash, 0, RecordDescriptor.HASH_LENGTH);
         } else {

@@ -188,9 +188,9 @@ public final class Journal implements AutoCloseable {
         int pos = 0;
         try {
             for (int i = 0; i < n; i++) {
-                if (events.get(i) instanceof JournalEvent.RowsReleased) {
-                    throw new IllegalArgumentException("rows_released is written by the row release only, in place of "
-                            + "a rows_recorded record; it is never appended");
+                if (events.get(i) instanceof JournalEvent.Released) {
+                    throw new IllegalArgumentException("rows_released and write_released are written by the row "
+                            + "release only, in place of a rows_recorded or write_journaled record; never appended");
                 }
                 ts = Math.max(JournalRecord.nanos(options.clock().instant()), ts);
                 offsets[i] = pos;

@@ -475,9 +475,10 @@ final class JournalArchive {
     /** What the record after the one in {@code b} links to: its hash, or the kept hash of a released record. */
     private byte[] linkOf(byte[] b, int len) {
         byte[] hash = new byte[RecordDescriptor.HASH_LENGTH];
-        if (RecordCodec.type(b, 0) == EventCodec.ROWS_RELEASED) {
+        short type = RecordCodec.type(b, 0);
+        if (type == EventCodec.ROWS_RELEASED || type == EventCodec.WRITE_RELEASED) {
             // a good record (its CRC checked) decodes; the kept hash is what the next record links to
-            hash = ((JournalEvent.RowsReleased) codec.decode(b, 0, len)).recordHash();
+            hash = ((JournalEvent.Released) codec.decode(b, 0, len)).recordHash();
         } else {
             codec.hash(b, 0, len, hash);
         }

@@ -448,7 +448,7 @@ public sealed interface JournalEvent {
      * @param recordHash  SHA-256 of the replaced {@code RowsRecorded} record, 32 bytes
      */
     record RowsReleased(String intentId, String graphBranch, String table, int rowCount, long rowsBytes,
-                        byte[] recordHash) implements JournalEvent {
+                        byte[] recordHash) implements Released {
         public RowsReleased {
             Objects.requireNonNull(intentId, "intentId");
             Objects.requireNonNull(graphBranch, "graphBranch");
@@ -632,6 +632,119 @@ public sealed interface JournalEvent {
                 throw new IllegalArgumentException("a transaction " + verb + " one or more distinct intents, not " + copy);
             }
             return copy;
+        }
+    }
+
+    /**
+     * A record that replaced another in place (the journal's row release, docs/journal.md "Row release"): it keeps the
+     * SHA-256 of the record it replaced, which is what the next record's previous-hash field links to. Written by the
+     * row release only, never appended.
+     */
+    sealed interface Released extends JournalEvent permits RowsReleased, WriteReleased {
+        /** The SHA-256 of the replaced record, 32 bytes (a copy). */
+        byte[] recordHash();
+    }
+
+    /**
+     * A journal-ack write in one record (docs/journal-ack.md "One record per write"): its intent, its rows and its
+     * completion {@code JOURNALED}, which a torn tail keeps or cuts together. Readers take it as the intent recorded,
+     * its rows recorded and the intent completed {@code JOURNALED}, all at this record's sequence; the receipt's
+     * sequence is this record's. Two forms: {@link WriteJournaled} with the rows, and the {@link WriteReleased} the
+     * row release leaves in its place.
+     */
+    sealed interface JournaledWrite extends JournalEvent permits WriteJournaled, WriteReleased {
+        /** The write's intent (operation INSERT, UPSERT or DELETE; the head to itself: the table does not move). */
+        IntentRecorded intent();
+
+        /** Rows the write carried (0 for a delete). */
+        int rowCount();
+
+        /** The intent's id. */
+        default String intentId() {
+            return intent().intentId();
+        }
+
+        /** The completion this record stands for. */
+        default IntentCompleted completed() {
+            return new IntentCompleted(intent().intentId(), IntentOutcome.JOURNALED, "", null, List.of());
+        }
+    }
+
+    /**
+     * A journal-ack write with its rows: an Arrow IPC stream (empty for a delete), as a {@link RowsRecorded} holds
+     * them.
+     *
+     * @param intent   the write's intent
+     * @param rowCount rows in {@code rows}
+     * @param rows     the Arrow IPC stream of the rows
+     */
+    record WriteJournaled(IntentRecorded intent, int rowCount, byte[] rows) implements JournaledWrite {
+        public WriteJournaled {
+            Objects.requireNonNull(intent, "intent");
+            Objects.requireNonNull(rows, "rows");
+            if (rowCount < 0) {
+                throw new IllegalArgumentException("rowCount " + rowCount);
+            }
+        }
+
+        /** The rows as a {@link RowsRecorded} of the write. */
+        public RowsRecorded rowsRecorded() {
+            return new RowsRecorded(intent.intentId(), intent.graphBranch(), intent.table(), rowCount, rows);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof WriteJournaled w && intent.equals(w.intent) && rowCount == w.rowCount
+                    && Arrays.equals(rows, w.rows);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(intent, rowCount, Arrays.hashCode(rows));
+        }
+
+        @Override
+        public String toString() {
+            return "WriteJournaled[intent=" + intent + ", rowCount=" + rowCount + ", rows=" + rows.length + " bytes]";
+        }
+    }
+
+    /**
+     * A {@link WriteJournaled} whose rows the journal's row release gave back (docs/journal.md "Row release"): the
+     * intent stays whole (key filter, request digest), the rows are counted, and the SHA-256 of the replaced record is
+     * kept for the chain; this record's own fields are not covered by that hash.
+     *
+     * @param intent     the write's intent
+     * @param rowCount   rows the released record held
+     * @param rowsBytes  bytes of the Arrow IPC stream that was released
+     * @param recordHash SHA-256 of the replaced {@code WriteJournaled} record, 32 bytes
+     */
+    record WriteReleased(IntentRecorded intent, int rowCount, long rowsBytes, byte[] recordHash)
+            implements JournaledWrite, Released {
+        public WriteReleased {
+            Objects.requireNonNull(intent, "intent");
+            Objects.requireNonNull(recordHash, "recordHash");
+            if (rowCount < 0 || rowsBytes < 0 || recordHash.length != 32) {
+                throw new IllegalArgumentException("rowCount " + rowCount + ", rowsBytes " + rowsBytes + ", hash of "
+                        + recordHash.length + " bytes");
+            }
+            recordHash = recordHash.clone();
+        }
+
+        @Override
+        public byte[] recordHash() {
+            return recordHash.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof WriteReleased w && intent.equals(w.intent) && rowCount == w.rowCount
+                    && rowsBytes == w.rowsBytes && Arrays.equals(recordHash, w.recordHash);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(intent, rowCount, rowsBytes, Arrays.hashCode(recordHash));
         }
     }
 }

@@ -96,6 +96,8 @@ public final class JsonRenderer {
             case JournalEvent.DuplicatesRepaired e -> "duplicates_repaired";
             case JournalEvent.RowsRecorded e -> "rows_recorded";
             case JournalEvent.RowsReleased e -> "rows_released";
+            case JournalEvent.WriteJournaled e -> "write_journaled";
+            case JournalEvent.WriteReleased e -> "write_released";
             case JournalEvent.FoldPlanned e -> "fold_planned";
             case JournalEvent.VersionsExpired e -> "versions_expired";
             case JournalEvent.ReceiptsExpired e -> "receipts_expired";
@@ -121,27 +123,18 @@ public final class JsonRenderer {
                 n.put("binary_version", e.binaryVersion());
                 n.put("format_stamp", e.formatStamp());
             }
-            case IntentRecorded e -> {
-                n.put("intent_id", e.intentId());
-                n.put("idempotency_key", e.idempotencyKey());
-                n.put("operation", e.operation().name().toLowerCase(java.util.Locale.ROOT));
-                n.put("graph_branch", e.graphBranch());
-                n.put("table", e.table());
-                ObjectNode b = n.putObject("expected_base");
-                b.put("table_branch", e.expectedBase().tableBranch());
-                b.put("version", e.expectedBase().version());
-                b.put("schema_id", e.expectedBase().schemaId());
-                b.put("graph_sequence", e.expectedBase().graphSequence());
-                byte[] actions = e.actions();
-                n.put("actions_bytes", actions.length);
-                n.put("actions_base64", Base64.getEncoder().encodeToString(actions));
-                if (e.keyFilter() == null) {
-                    n.putNull("key_filter");
-                } else {
-                    keyFilter(n.putObject("key_filter"), e.keyFilter());
-                }
-                transition(n.putObject("intended_transition"), e.intendedTransition());
-                n.put("request_digest", e.requestDigest());
+            case IntentRecorded e -> intent(n, e);
+            case JournalEvent.WriteJournaled e -> {
+                intent(n, e.intent());
+                n.put("row_count", e.rowCount());
+                n.put("rows_bytes", e.rows().length);
+                n.put("rows_base64", Base64.getEncoder().encodeToString(e.rows()));
+            }
+            case JournalEvent.WriteReleased e -> {
+                intent(n, e.intent());
+                n.put("row_count", e.rowCount());
+                n.put("rows_bytes", e.rowsBytes());
+                n.put("released_record_sha256", java.util.HexFormat.of().formatHex(e.recordHash()));
             }
             case TableCommitted e -> {
                 strings(n.putArray("intent_ids"), e.intentIds());
@@ -409,5 +402,29 @@ public final class JsonRenderer {
         }
         o.put("count", f.size());
         strings(o.putArray("keys"), f.keys());
+    }
+
+    /** An intent's fields ({@code intent_recorded}, and the intent of a {@code write_journaled}). */
+    private static void intent(ObjectNode n, IntentRecorded e) {
+        n.put("intent_id", e.intentId());
+        n.put("idempotency_key", e.idempotencyKey());
+        n.put("operation", e.operation().name().toLowerCase(java.util.Locale.ROOT));
+        n.put("graph_branch", e.graphBranch());
+        n.put("table", e.table());
+        ObjectNode b = n.putObject("expected_base");
+        b.put("table_branch", e.expectedBase().tableBranch());
+        b.put("version", e.expectedBase().version());
+        b.put("schema_id", e.expectedBase().schemaId());
+        b.put("graph_sequence", e.expectedBase().graphSequence());
+        byte[] actions = e.actions();
+        n.put("actions_bytes", actions.length);
+        n.put("actions_base64", Base64.getEncoder().encodeToString(actions));
+        if (e.keyFilter() == null) {
+            n.putNull("key_filter");
+        } else {
+            keyFilter(n.putObject("key_filter"), e.keyFilter());
+        }
+        transition(n.putObject("intended_transition"), e.intendedTransition());
+        n.put("request_digest", e.requestDigest());
     }
 }

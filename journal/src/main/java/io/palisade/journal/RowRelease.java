@@ -32,8 +32,8 @@ import java.util.NavigableSet;
 
 /**
  * The journal's row release: rewrites each closed Chronicle cycle file whose records all lie before a sequence the
- * caller names, replacing every {@link JournalEvent.RowsRecorded} by a {@link JournalEvent.RowsReleased} at the same
- * sequence, and leaves every other record byte for byte. The caller (the coordinator) names a sequence below which
+ * caller names, replacing every {@link JournalEvent.RowsRecorded} by a {@link JournalEvent.RowsReleased} and every
+ * {@link JournalEvent.WriteJournaled} by a {@link JournalEvent.WriteReleased} at the same sequence, and leaves every other record byte for byte. The caller (the coordinator) names a sequence below which
  * every journal-ack write is folded into its table and covered by a checkpoint, so no reader of the graph's state needs
  * those rows again (docs/journal.md "Row release").
  *
@@ -236,7 +236,12 @@ final class RowRelease {
         }
     }
 
-    /** Whether any of the cycle's {@code n} excerpts is a {@code rows_recorded} record (type codes only). */
+    /** Whether a record of this type carries rows the release gives back. */
+    private static boolean carriesRows(short type) {
+        return type == EventCodec.ROWS_RECORDED || type == EventCodec.WRITE_JOURNALED;
+    }
+
+    /** Whether any of the cycle's {@code n} excerpts carries rows ({@link #carriesRows}; type codes only). */
     private boolean hasRows(SingleChronicleQueue q, ExcerptTailer t, ExcerptReader reader, int cycle, long n) {
         if (!t.moveToIndex(q.rollCycle().toIndex(cycle, 0))) {
             return false;
@@ -246,7 +251,7 @@ final class RowRelease {
             if (len == ExcerptReader.NONE) {
                 return false;
             }
-            if (len >= RecordDescriptor.HEADER_LENGTH && RecordCodec.type(reader.buffer(), 0) == EventCodec.ROWS_RECORDED) {
+            if (len >= RecordDescriptor.HEADER_LENGTH && carriesRows(RecordCodec.type(reader.buffer(), 0))) {
                 return true;
             }
         }
@@ -254,7 +259,7 @@ final class RowRelease {
     }
 
     /**
-     * When any of the cycle's {@code n} excerpts is a {@code rows_recorded} record, streams the file into the work
+     * When any of the cycle's {@code n} excerpts carries rows ({@code rows_recorded}, {@code write_journaled}), streams the file into the work
      * directory with each of them released (memory: one record at a time), then renames the copy over {@code file}.
      * Every record's framing and CRC are checked, and each released record's hash against the next record's link when
      * that record is in the same file; the other records are copied as they are (verifying their chain is
@@ -307,10 +312,10 @@ final class RowRelease {
                 linkTo = null;
                 byte[] bytes = b;
                 int length = len;
-                if (RecordCodec.type(b, 0) == EventCodec.ROWS_RECORDED) {
-                    JournalEvent.RowsRecorded rows;
+                if (carriesRows(RecordCodec.type(b, 0))) {
+                    JournalEvent original;
                     try {
-                        rows = (JournalEvent.RowsRecorded) codec.decode(b, 0, len);
+                        original = codec.decode(b, 0, len);
                     } catch (RuntimeException e) {
                         problem = "record " + RecordCodec.sequence(b, 0) + " does not decode (" + e.getMessage() + ")";
                         break;
@@ -319,13 +324,22 @@ final class RowRelease {
                     linkTo = hash.clone();
                     byte[] prevField = Arrays.copyOfRange(b, RecordDescriptor.PREVIOUS_HASH_OFFSET,
                             RecordDescriptor.PREVIOUS_HASH_OFFSET + RecordDescriptor.HASH_LENGTH);
-                    length = codec.encode(new JournalEvent.RowsReleased(rows.intentId(), rows.graphBranch(),
-                                    rows.table(), rows.rowCount(), rows.rows().length, linkTo),
-                            RecordCodec.sequence(b, 0), RecordCodec.timestamp(b, 0), RecordCodec.epoch(b, 0), prevField,
-                            out);
+                    int rowsLength;
+                    JournalEvent replacement;
+                    if (original instanceof JournalEvent.WriteJournaled write) {
+                        rowsLength = write.rows().length;
+                        replacement = new JournalEvent.WriteReleased(write.intent(), write.rowCount(), rowsLength, linkTo);
+                    } else {
+                        JournalEvent.RowsRecorded rows = (JournalEvent.RowsRecorded) original;
+                        rowsLength = rows.rows().length;
+                        replacement = new JournalEvent.RowsReleased(rows.intentId(), rows.graphBranch(), rows.table(),
+                                rows.rowCount(), rowsLength, linkTo);
+                    }
+                    length = codec.encode(replacement, RecordCodec.sequence(b, 0), RecordCodec.timestamp(b, 0),
+                            RecordCodec.epoch(b, 0), prevField, out);
                     bytes = out.byteArray();
                     released++;
-                    rowBytes += rows.rows().length;
+                    rowBytes += rowsLength;
                 }
                 try (DocumentContext dc = a.writingDocument()) {
                     dc.wire().bytes().write(bytes, 0, length);

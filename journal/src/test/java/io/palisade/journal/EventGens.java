@@ -374,12 +374,35 @@ final class EventGens {
         };
     }
 
-    /** Every event type a record can hold, equally likely: the appendable ones and {@code rows_released}. */
+    static Gen<JournalEvent> writeJournaled() {
+        Gen<JournalEvent> intent = intentRecorded();
+        Gen<JournalEvent> rows = rowsRecorded();
+        return in -> {
+            JournalEvent.RowsRecorded r = (JournalEvent.RowsRecorded) rows.generate(in);
+            return new JournalEvent.WriteJournaled((IntentRecorded) intent.generate(in), r.rowCount(), r.rows());
+        };
+    }
+
+    static Gen<JournalEvent> writeReleased() {
+        Gen<JournalEvent> intent = intentRecorded();
+        Gen<JournalEvent> released = rowsReleased();
+        return in -> {
+            JournalEvent.RowsReleased r = (JournalEvent.RowsReleased) released.generate(in);
+            return new JournalEvent.WriteReleased((IntentRecorded) intent.generate(in), r.rowCount(), r.rowsBytes(),
+                    r.recordHash());
+        };
+    }
+
+    /**
+     * Every event type a record can hold, equally likely: the appendable ones and the released forms
+     * ({@code rows_released}, {@code write_released}).
+     */
     static Gen<JournalEvent> anyRecordedEvent() {
         return oneOf(List.of(anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(),
                 anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(),
                 anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(),
-                anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), rowsReleased()));
+                anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), anyEvent(), rowsReleased(),
+                writeReleased()));
     }
 
     /** Every event type a writer appends, equally likely ({@code rows_released} is written by the row release only). */
@@ -390,6 +413,6 @@ final class EventGens {
                 recoveryStarted(), recoveryFinished(), tornTailCut(), loadProgress(), tableVersionSetAside(),
                 foreignCommitFound(), duplicatesRepaired(), rowsRecorded(), foldPlanned(), versionsExpired(),
                 receiptsExpired(), catalogRecorded(), transactionCommitted(),
-                transactionStarted()));
+                transactionStarted(), writeJournaled()));
     }
 }

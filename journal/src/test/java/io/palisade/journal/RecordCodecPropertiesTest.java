@@ -67,7 +67,7 @@ class RecordCodecPropertiesTest {
             "recovery_started", "recovery_finished", "torn_tail_cut", "load_progress", "table_version_set_aside",
             "foreign_commit_found", "duplicates_repaired", "rows_recorded", "fold_planned", "versions_expired",
             "receipts_expired", "catalog_recorded", "rows_released", "transaction_committed",
-            "transaction_started");
+            "transaction_started", "write_journaled", "write_released");
 
     @Test
     void everyEventRendersAsOneLineOfJsonWithStableHeaderFields() {
@@ -116,7 +116,8 @@ class RecordCodecPropertiesTest {
 
     private static void typeCodesAreDistinctAndStable(JournalEvent event) {
         Set<Short> codes = new HashSet<>();
-        for (short c : new short[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 20, 21, 22, 23, 24, 25, 26, 27, 40, 41, 42, 44, 60}) {
+        for (short c : new short[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+                28, 40, 41, 42, 44, 60}) {
             assertThat(codes.add(c)).isTrue();
         }
         assertThat(codes).contains(EventCodec.typeCode(event));

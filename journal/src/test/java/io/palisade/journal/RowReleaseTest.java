@@ -3,6 +3,10 @@ package io.palisade.journal;
 import io.palisade.journal.JournalEvent.GraphBranchCreated;
 import io.palisade.journal.JournalEvent.RowsRecorded;
 import io.palisade.journal.JournalEvent.RowsReleased;
+import io.palisade.journal.JournalEvent.IntentRecorded;
+import io.palisade.journal.JournalEvent.WriteJournaled;
+import io.palisade.journal.JournalEvent.WriteReleased;
+import io.palisade.fencing.KeyFilter;
 import io.palisade.journal.codec.RecordDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -350,9 +354,77 @@ class RowReleaseTest {
     @Test
     void aReleasedRecordIsNeverAppended() {
         try (Journal j = open()) {
+            long end = j.endSequence();
             assertThatThrownBy(() -> j.append(new RowsReleased("w", "main", "t", 1, 10, new byte[32]),
                     Durability.POWER_LOSS))
                     .hasMessageContaining("written by the row release only");
+            assertThatThrownBy(() -> j.append(new WriteReleased(intent(1), 1, 10, new byte[32]), Durability.POWER_LOSS))
+                    .hasMessageContaining("written by the row release only");
+            assertThat(j.endSequence()).isEqualTo(end);
+        }
+    }
+
+    /** The intent of journal-ack write {@code n}: an upsert of key {@code "k" + n}, the head to itself. */
+    private static IntentRecorded intent(int n) {
+        TableHead head = new TableHead("main", 3, 1, 0);
+        return new IntentRecorded("w" + n, n % 2 == 0 ? "idem-" + n : null, LogicalOperation.UPSERT, "main", "t",
+                new ExpectedBase("main", 3, 1, n), new byte[] {1, 2}, KeyFilter.ofStrings(0, List.of("k" + n)),
+                new HeadTransition("main", "t", head, head), "digest-" + n);
+    }
+
+    @Test
+    void aWriteJournaledInOneRecordIsReleasedWithItsIntentWholeAndTheChainVerifies() throws Exception {
+        try (Journal j = open()) {
+            for (int f = 0; f < 3; f++) {
+                for (int i = 0; i < 3; i++) {
+                    int n = f * 3 + i;
+                    j.appendBatch(List.of(new WriteJournaled(intent(n), 1, rows(n)),
+                            new RowsRecorded("r" + n, "main", "t", 1, rows(n))), Durability.POWER_LOSS);
+                }
+                clock.advance(FIVE_MINUTES);
+            }
+            j.append(new WriteJournaled(intent(99), 1, rows(99)), Durability.POWER_LOSS); // the open file
+            long end = j.endSequence();
+            List<JournalRecord> before = records();
+            List<String> hashesBefore = hashes(end);
+            String head = j.chainHead();
+
+            RowReleaseReport report = j.releaseRows(end);
+
+            assertThat(report.files()).isEqualTo(3);
+            assertThat(report.records()).isEqualTo(18);
+            assertThat(report.rowBytes()).isEqualTo(18L * ROW_BYTES);
+            List<JournalRecord> after = records();
+            assertThat(after).hasSameSizeAs(before);
+            int writes = 0;
+            for (int i = 0; i < before.size(); i++) {
+                JournalRecord b = before.get(i);
+                JournalRecord a = after.get(i);
+                assertThat(a.sequence()).isEqualTo(b.sequence());
+                assertThat(a.timestampNanos()).isEqualTo(b.timestampNanos());
+                if (b.event() instanceof WriteJournaled w && a.event() instanceof WriteReleased r) {
+                    writes++;
+                    assertThat(r.intent()).isEqualTo(w.intent());
+                    assertThat(r.rowCount()).isEqualTo(w.rowCount());
+                    assertThat(r.rowsBytes()).isEqualTo(w.rows().length);
+                    assertThat(r.recordHash()).asHexString().isEqualToIgnoringCase(hashesBefore.get(i));
+                } else if (b.event() instanceof RowsRecorded) {
+                    assertThat(a.event()).isInstanceOf(RowsReleased.class);
+                } else {
+                    assertThat(a.event()).isEqualTo(b.event());
+                }
+            }
+            assertThat(writes).isEqualTo(9);
+            assertThat(after.get(after.size() - 1).event()).isInstanceOf(WriteJournaled.class); // the open file's
+            assertThat(hashes(end)).isEqualTo(hashesBefore);
+            VerificationReport v = j.reader().verify();
+            assertThat(v.firstBadSequence()).isEqualTo(-1);
+            assertThat(v.lastHash()).isEqualTo(head);
+        }
+        // a new writer verifies the chain through the released files from sequence 0
+        Files.deleteIfExists(palisade().resolve(Journal.DIRECTORY).resolve(ChainAnchor.FILE));
+        try (Journal j = open()) {
+            assertThat(j.reader().verify().firstBadSequence()).isEqualTo(-1);
         }
     }
 

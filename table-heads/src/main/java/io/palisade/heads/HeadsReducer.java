@@ -91,6 +91,12 @@ final class HeadsReducer {
             }
             case JournalEvent.RowsRecorded e -> IntentSteps.rowsRecorded(d, e.intentId(), e.graphBranch(), e.table());
             case JournalEvent.RowsReleased e -> IntentSteps.rowsRecorded(d, e.intentId(), e.graphBranch(), e.table());
+            case JournalEvent.JournaledWrite e -> {
+                // the intent recorded, its rows and its completion JOURNALED, in this one record
+                IntentSteps.intentRecorded(d, e.intent());
+                IntentSteps.rowsRecorded(d, e.intentId(), e.intent().graphBranch(), e.intent().table());
+                IntentSteps.intentCompleted(d, e.completed(), record.timestampNanos());
+            }
             case JournalEvent.FoldPlanned e -> FoldMarkSteps.foldPlanned(d, e);
             case JournalEvent.VersionsExpired e -> {
                 // retention removes versions below every head and pin: no head changes; a read of an older point

@@ -48,6 +48,48 @@ class FoldMarkTest {
         return log.add(new IntentCompleted(id, IntentOutcome.JOURNALED, "", null, List.of()));
     }
 
+    /** A journal-ack write of {@code keys} in one {@code write_journaled} record; returns its sequence. */
+    long ackInOneRecord(String id, LogicalOperation op, String idempotencyKey, String... keys) {
+        TableHead h = log.state.head("main", "person").orElseThrow();
+        return log.add(new JournalEvent.WriteJournaled(new IntentRecorded(id, idempotencyKey, op, "main", "person",
+                new ExpectedBase("main", h.version(), 1, 0), new byte[] {1}, KeyFilter.ofStrings(0, List.of(keys)),
+                new HeadTransition("main", "person", h, h)), op == LogicalOperation.DELETE ? 0 : keys.length,
+                new byte[] {9, 9}));
+    }
+
+    @Test
+    void aWriteInOneRecordIsRecordedAcknowledgedAndFoldedLikeItsThreeRecords() {
+        long first = ackInOneRecord("w1", LogicalOperation.UPSERT, "k1", "a");
+        long second = ack("w2", LogicalOperation.DELETE, null, "b"); // the two forms in one journal
+        long third = ackInOneRecord("w3", LogicalOperation.INSERT, null, "c");
+        FoldMark m = log.state.foldMark("main", "person");
+        assertThat(m.unfolded()).isEqualTo(3);
+        assertThat(m.oldestSequence()).isEqualTo(first); // the record is the intent's too
+        assertThat(m.newestSequence()).isEqualTo(third);
+        assertThat(second).isBetween(first + 3, third - 1);
+        assertThat(log.state.openIntents()).isEmpty();
+        assertThat(log.state.receipt("k1")).get().extracting(IntentReceipt::outcome, IntentReceipt::version,
+                IntentReceipt::completionSequence).containsExactly(IntentOutcome.JOURNALED, 1L, first);
+        assertThat(log.state.completedIntent("w3")).get().extracting(CompletedIntent::outcome)
+                .isEqualTo(IntentOutcome.JOURNALED);
+
+        planFold("f1", third, 3);
+        commitFold("f1");
+        assertThat(log.state.foldMark("main", "person").unfolded()).isZero();
+        assertThat(log.state.head("main", "person")).contains(head("main", 2));
+        assertThat(HeadsState.replay(HeadsState.empty(), log.records)).isEqualTo(log.state);
+    }
+
+    @Test
+    void aWriteInOneRecordOfAnOperationThatIsNotJournaledIsRefused() {
+        TableHead h = log.state.head("main", "person").orElseThrow();
+        assertThatThrownBy(() -> log.add(new JournalEvent.WriteJournaled(new IntentRecorded("o1", null,
+                LogicalOperation.OVERWRITE, "main", "person", new ExpectedBase("main", 1, 1, 0), new byte[] {1}, null,
+                new HeadTransition("main", "person", h, h)), 1, new byte[0])))
+                .isInstanceOf(IllegalTransitionException.class);
+        assertThat(log.state.openIntents()).isEmpty();
+    }
+
     /** A fold of the whole tail to the next version; returns its plan. */
     JournalEvent.FoldPlanned planFold(String id, long through, int writes) {
         TableHead h = log.state.head("main", "person").orElseThrow();

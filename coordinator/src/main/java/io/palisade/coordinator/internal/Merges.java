@@ -209,6 +209,12 @@ final class Merges {
                 // only these records say which keys an intent changed and whether it took effect
                 if (r.event() instanceof JournalEvent.IntentRecorded ir && ir.graphBranch().equals(branch)) {
                     recorded.put(ir.intentId(), ir);
+                } else if (r.event() instanceof JournalEvent.JournaledWrite w) {
+                    // a journal-ack write in one record: recorded and completed JOURNALED together
+                    if (w.intent().graphBranch().equals(branch)) {
+                        recorded.put(w.intentId(), w.intent());
+                    }
+                    outcomes.put(w.intentId(), IntentOutcome.JOURNALED);
                 } else if (r.event() instanceof JournalEvent.LoadProgress lp && lp.batchKeys() != null) {
                     batches.add(lp);
                 } else if (r.event() instanceof JournalEvent.IntentCompleted ic) {

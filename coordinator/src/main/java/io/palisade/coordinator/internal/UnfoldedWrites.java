@@ -19,7 +19,8 @@ import java.util.Set;
  * The acknowledged-but-unfolded writes of a graph (docs/journal-ack.md), as a fold of journal records: an insert,
  * upsert or delete intent, its {@code RowsRecorded} and its completion {@code JOURNALED} (its own
  * {@code IntentCompleted}, or the {@code TransactionCommitted} of the graph transaction it is a part of, which adds all
- * its parts at one sequence) add one {@link Entry} to the (graph branch, table) tail. Journal-ack tables' writes, and
+ * its parts at one sequence) add one {@link Entry} to the (graph branch, table) tail; so does one
+ * {@code WriteJournaled} (or the {@code WriteReleased} in its place), which is all three in one record. Journal-ack tables' writes, and
  * every part of a graph transaction whatever its table's ack mode, are acknowledged so. A fold intent completing
  * {@code COMMITTED} or {@code ROLLED_FORWARD} drops the writes up to its watermark (the tail when it was planned; the
  * writes acknowledged while its Lance commit ran stay); deleting a graph branch drops
@@ -32,7 +33,7 @@ import java.util.Set;
 final class UnfoldedWrites {
 
     /**
-     * The rows of a write whose {@code RowsRecorded} the journal's row release replaced: only ever below every fold
+     * The rows of a write whose {@code RowsRecorded} or {@code WriteJournaled} the journal's row release replaced: only ever below every fold
      * mark, so a tail rebuilt for the graph's present never keeps such a write; one rebuilt for an older point may.
      */
     private static final byte[] RELEASED = new byte[0];
@@ -167,6 +168,8 @@ final class UnfoldedWrites {
                     staged.put(e.intentId(), new Staged(s.intent(), s.recordedAt(), RELEASED));
                 }
             }
+            case JournalEvent.WriteJournaled e -> journaled(new Staged(e.intent(), record.sequence(), e.rows()), record);
+            case JournalEvent.WriteReleased e -> journaled(new Staged(e.intent(), record.sequence(), RELEASED), record);
             case JournalEvent.FoldPlanned e -> plans.put(e.intentId(), e);
             case JournalEvent.TransactionStarted e -> {
                 // the parts are staged as they are recorded, and added at the commit point

@@ -61,6 +61,8 @@ public final class EventCodec {
     public static final short ROWS_RELEASED = 16;
     public static final short TRANSACTION_COMMITTED = 17;
     public static final short TRANSACTION_STARTED = 18;
+    public static final short WRITE_JOURNALED = 19;
+    public static final short WRITE_RELEASED = 28;
     public static final short MIGRATION_CLAIMED = 20;
     public static final short MIGRATION_UNIT_PLANNED = 21;
     public static final short MIGRATION_UNIT_FORKED = 22;
@@ -106,6 +108,8 @@ public final class EventCodec {
             case JournalEvent.DuplicatesRepaired e -> DUPLICATES_REPAIRED;
             case JournalEvent.RowsRecorded e -> ROWS_RECORDED;
             case JournalEvent.RowsReleased e -> ROWS_RELEASED;
+            case JournalEvent.WriteJournaled e -> WRITE_JOURNALED;
+            case JournalEvent.WriteReleased e -> WRITE_RELEASED;
             case JournalEvent.FoldPlanned e -> FOLD_PLANNED;
             case JournalEvent.VersionsExpired e -> VERSIONS_EXPIRED;
             case JournalEvent.ReceiptsExpired e -> RECEIPTS_EXPIRED;
@@ -122,14 +126,19 @@ public final class EventCodec {
             case WriterStarted e -> w.putLong(e.epoch()).putString(e.ownerToken()).putLong(e.pid()).putString(e.host())
                     .putString(e.binaryVersion()).putInt(e.formatStamp());
             case IntentRecorded e -> {
-                w.putString(e.intentId()).putString(e.idempotencyKey()).putShort(e.operation().code())
-                        .putString(e.graphBranch()).putString(e.table());
-                putBase(w, e.expectedBase());
-                w.putBytes(e.actions()).putBytes(e.keyFilter() == null ? null : e.keyFilter().encode());
-                putTransition(w, e.intendedTransition());
+                putIntent(w, e);
                 if (e.requestDigest() != null) {
                     w.putString(e.requestDigest()); // trailing: a record without it ends at the transition
                 }
+            }
+            case JournalEvent.WriteJournaled e -> {
+                putIntent(w, e.intent());
+                w.putString(e.intent().requestDigest()).putInt(e.rowCount()).putBytes(e.rows());
+            }
+            case JournalEvent.WriteReleased e -> {
+                putIntent(w, e.intent());
+                w.putString(e.intent().requestDigest()).putInt(e.rowCount()).putLong(e.rowsBytes())
+                        .putBytes(e.recordHash());
             }
             case TableCommitted e -> {
                 putStrings(w, e.intentIds());
@@ -260,22 +269,25 @@ public final class EventCodec {
         return switch (type) {
             case WRITER_STARTED -> new WriterStarted(r.getLong(), r.getString(), r.getLong(), r.getString(),
                     r.getString(), r.getInt());
-            case INTENT_RECORDED -> {
-                String intentId = r.getString();
-                String idem = r.getNullableString();
-                LogicalOperation op = LogicalOperation.ofCode(r.getShort());
-                if (op == null) {
-                    throw new MalformedPayloadException("unknown logical operation code");
+            case INTENT_RECORDED -> getIntent(r, true);
+            case WRITE_JOURNALED -> {
+                IntentRecorded intent = getIntent(r, false);
+                int rowCount = r.getInt();
+                byte[] rows = r.getBytes();
+                if (rows == null || rowCount < 0) {
+                    throw new MalformedPayloadException("write_journaled: missing rows or a negative row count");
                 }
-                String graphBranch = r.getString();
-                String table = r.getString();
-                ExpectedBase base = getBase(r);
-                byte[] actions = r.getBytes();
-                byte[] kf = r.getNullableBytes();
-                HeadTransition t = getTransition(r);
-                String digest = r.remaining() > 0 ? r.getString() : null;
-                yield new IntentRecorded(intentId, idem, op, graphBranch, table, base, actions,
-                        kf == null ? null : KeyFilter.decode(kf), t, digest);
+                yield new JournalEvent.WriteJournaled(intent, rowCount, rows);
+            }
+            case WRITE_RELEASED -> {
+                IntentRecorded intent = getIntent(r, false);
+                int rowCount = r.getInt();
+                long rowsBytes = r.getLong();
+                byte[] hash = r.getBytes();
+                if (hash == null || hash.length != 32 || rowCount < 0 || rowsBytes < 0) {
+                    throw new MalformedPayloadException("write_released: negative count or a hash that is not 32 bytes");
+                }
+                yield new JournalEvent.WriteReleased(intent, rowCount, rowsBytes, hash);
             }
             case TABLE_COMMITTED -> new TableCommitted(getStrings(r), r.getString(), r.getString(), r.getString(),
                     r.getLong());
@@ -519,5 +531,36 @@ public final class EventCodec {
         TableHead from = getHead(r);
         TableHead to = getHead(r);
         return new HeadTransition(gb, table, from, to);
+    }
+
+    /** An intent's fields, without its request digest (which each record type places itself). */
+    private static void putIntent(PayloadWriter w, IntentRecorded e) {
+        w.putString(e.intentId()).putString(e.idempotencyKey()).putShort(e.operation().code())
+                .putString(e.graphBranch()).putString(e.table());
+        putBase(w, e.expectedBase());
+        w.putBytes(e.actions()).putBytes(e.keyFilter() == null ? null : e.keyFilter().encode());
+        putTransition(w, e.intendedTransition());
+    }
+
+    /**
+     * An intent's fields as {@link #putIntent} wrote them, then its request digest: for {@code intent_recorded} a
+     * trailing field present when there are bytes left ({@code trailingDigest}), otherwise a nullable string.
+     */
+    private static IntentRecorded getIntent(PayloadReader r, boolean trailingDigest) {
+        String intentId = r.getString();
+        String idem = r.getNullableString();
+        LogicalOperation op = LogicalOperation.ofCode(r.getShort());
+        if (op == null) {
+            throw new MalformedPayloadException("unknown logical operation code");
+        }
+        String graphBranch = r.getString();
+        String table = r.getString();
+        ExpectedBase base = getBase(r);
+        byte[] actions = r.getBytes();
+        byte[] kf = r.getNullableBytes();
+        HeadTransition t = getTransition(r);
+        String digest = trailingDigest ? (r.remaining() > 0 ? r.getString() : null) : r.getNullableString();
+        return new IntentRecorded(intentId, idem, op, graphBranch, table, base, actions,
+                kf == null ? null : KeyFilter.decode(kf), t, digest);
     }
 }
