@@ -35,7 +35,7 @@ class IncidentJournalsTest {
             }
         }
         assertThat(kinds).containsKeys("WriterStarted", "RecoveryStarted", "RecoveryFinished", "GraphBranchCreated",
-                "RowsRecorded", "FoldPlanned");
+                "WriteJournaled", "FoldPlanned");
         assertThat(groups).as("group commits").isPositive();
         assertThat(keyConflicts).as("key conflicts").isGreaterThan(1);
         assertThat(idem).as("intents with the reused idempotency key").isEqualTo(2);

@@ -41,20 +41,19 @@ class JournalAckCliTest {
         assertThat(person.get("folded_through").asLong()).isPositive();
         assertThat(person.get("fold_lag_ms").asLong()).isZero();
 
-        CliRun.Result audit = CliRun.run("audit", graph, "--type", "rows_recorded", "--format", "jsonl");
+        CliRun.Result audit = CliRun.run("audit", graph, "--type", "write_journaled", "--format", "jsonl");
         assertThat(audit.code()).as(audit.toString()).isZero();
-        assertThat(audit.out().strip().split("\n")).hasSize(1);
+        assertThat(audit.out().strip().split("\n")).hasSize(1); // the write, its rows and its acknowledgement: one record
+        JsonNode written = JSON.readTree(audit.out().strip());
+        assertThat(written.get("row_count").asInt()).isEqualTo(2);
+        assertThat(written.get("operation").asText()).isIn("insert", "upsert");
+        assertThat(written.get("key_filter").get("keys")).hasSize(2);
+        assertThat(CliRun.run("audit", graph, "--type", "rows_recorded,intent_completed", "--format", "jsonl").out())
+                .doesNotContain("JOURNALED").doesNotContain("rows_recorded");
         assertThat(CliRun.run("audit", graph, "--type", "fold_planned", "--format", "jsonl").out()).contains("\"writes\":1");
 
         // explain shows the acknowledgement and the fold as separate steps of the write
-        String intent = null;
-        for (String line : CliRun.run("audit", graph, "--type", "intent_completed", "--format", "jsonl").out().split("\n")) {
-            JsonNode n = JSON.readTree(line);
-            if (n.get("outcome").asText().equals("JOURNALED")) {
-                intent = n.get("intent_id").asText();
-            }
-        }
-        assertThat(intent).isNotNull();
+        String intent = written.get("intent_id").asText();
         CliRun.Result explain = CliRun.run("explain", graph, intent);
         assertThat(explain.code()).as(explain.toString()).isZero();
         assertThat(explain.out()).contains("rows journaled: 2 row(s)").contains("acknowledged from the journal (JOURNALED)")

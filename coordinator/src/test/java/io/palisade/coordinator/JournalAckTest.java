@@ -126,11 +126,17 @@ class JournalAckTest extends GraphTestSupport {
             Receipt r4 = g.insert("main", "person", List.of(Row.of("id", "bob", "age", 41)));
             assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("alice", 31L, "bob", 41L));
 
-            // the journal holds each write's intent, rows and JOURNALED completion
+            // the journal holds each write's intent, rows and JOURNALED completion in one record, at its receipt's
+            // sequence
             List<JournalRecord> records = journal(g);
-            assertThat(records.stream().filter(r -> r.event() instanceof JournalEvent.RowsRecorded).count()).isEqualTo(4);
-            assertThat(records.stream().filter(r -> r.event() instanceof JournalEvent.IntentCompleted c
-                    && c.outcome() == IntentOutcome.JOURNALED).count()).isEqualTo(4);
+            assertThat(records.stream().filter(r -> r.event() instanceof JournalEvent.WriteJournaled)
+                    .map(JournalRecord::sequence)).hasSize(4).contains(r2.seq(), r4.seq());
+            assertThat(records.stream().filter(r -> r.event() instanceof JournalEvent.WriteJournaled w
+                    && w.intentId().equals(r4.intent()) && w.rowCount() == 1 && w.intent().keyFilter().keys()
+                    .equals(List.of("bob")))).hasSize(1);
+            assertThat(records.stream().filter(r -> r.event() instanceof JournalEvent.RowsRecorded
+                    || r.event() instanceof JournalEvent.IntentCompleted c && c.outcome() == IntentOutcome.JOURNALED))
+                    .isEmpty();
 
             // a branch folds its parent first: the fold is one table version holding exactly the merged state
             g.createBranch("dev", "main");

@@ -87,11 +87,11 @@ class JournalRowReleaseTest extends GraphTestSupport {
         } // close: folds, checkpoints, and the row release runs before the journal closes
 
         List<JournalRecord> records = journal(root);
-        long released = count(records, JournalEvent.RowsReleased.class);
+        long released = count(records, JournalEvent.WriteReleased.class);
         // the first two files' 19 writes lost their rows; the writer's last file (one write, then the close's fold
         // and checkpoint) kept its own
         assertThat(released).isEqualTo(19);
-        assertThat(count(records, JournalEvent.RowsRecorded.class)).isEqualTo(1);
+        assertThat(count(records, JournalEvent.WriteJournaled.class)).isEqualTo(1);
         VerificationReport v;
         try (JournalReader r = JournalReader.open(root.resolve("_palisade"))) {
             v = r.verify();
@@ -116,8 +116,8 @@ class JournalRowReleaseTest extends GraphTestSupport {
             expected.put("p2", 302L);
         }
         records = journal(root);
-        assertThat(count(records, JournalEvent.RowsReleased.class)).isEqualTo(20);
-        assertThat(count(records, JournalEvent.RowsRecorded.class)).isEqualTo(1);
+        assertThat(count(records, JournalEvent.WriteReleased.class)).isEqualTo(20);
+        assertThat(count(records, JournalEvent.WriteJournaled.class)).isEqualTo(1);
         // a replay of the whole journal, without any checkpoint, gives the same graph
         try (Stream<Path> s = Files.walk(root.resolve("_palisade").resolve(Checkpoints.DIRECTORY))) {
             for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
@@ -145,7 +145,7 @@ class JournalRowReleaseTest extends GraphTestSupport {
             clock.advance(FIVE_MINUTES); // the first file is closed, but not older than 10 minutes
             g.upsert("main", "person", List.of(Row.of("id", "b", "age", 3L)));
         }
-        assertThat(count(journal(root), JournalEvent.RowsReleased.class)).isZero();
+        assertThat(count(journal(root), JournalEvent.WriteReleased.class)).isZero();
         try (Graph g = Palisade.open(root, options, false, wiring)) {
             assertThat(ages(g.scanAt("main", "person", unfoldedPoint))).containsExactly(Map.entry("a", 1L));
         }
@@ -155,11 +155,11 @@ class JournalRowReleaseTest extends GraphTestSupport {
         try (Graph g = Palisade.open(root, keepAll, false, wiring)) {
             g.upsert("main", "person", List.of(Row.of("id", "c", "age", 4L)));
         }
-        assertThat(count(journal(root), JournalEvent.RowsReleased.class)).isZero();
+        assertThat(count(journal(root), JournalEvent.WriteReleased.class)).isZero();
         try (Graph g = Palisade.open(root, options, false, wiring)) {
             g.upsert("main", "person", List.of(Row.of("id", "d", "age", 5L)));
         }
-        assertThat(count(journal(root), JournalEvent.RowsReleased.class)).isPositive();
+        assertThat(count(journal(root), JournalEvent.WriteReleased.class)).isPositive();
     }
 
     @Test
@@ -180,7 +180,7 @@ class JournalRowReleaseTest extends GraphTestSupport {
             }
             // many checkpoints ran (every 4 records), but nothing was folded: every write keeps its rows
             assertThat(g.state().foldMark("main", "person").unfolded()).isEqualTo(15);
-            assertThat(count(journal(root), JournalEvent.RowsReleased.class)).isZero();
+            assertThat(count(journal(root), JournalEvent.WriteReleased.class)).isZero();
             assertThat(ages(g.scan("main", "person"))).hasSize(15);
         }
         try (Graph g = Palisade.open(root, options)) {

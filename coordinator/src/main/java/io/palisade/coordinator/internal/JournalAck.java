@@ -6,9 +6,7 @@ import io.palisade.coordinator.Receipt;
 import io.palisade.fencing.KeyConflictException;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.Pin;
-import io.palisade.journal.IntentOutcome;
 import io.palisade.journal.JournalEvent;
-import io.palisade.journal.JournalEvent.IntentCompleted;
 import io.palisade.journal.TableHead;
 
 import java.util.ArrayList;
@@ -27,9 +25,9 @@ import java.util.Set;
  *       the possible hits). A held key fails the op with {@link KeyConflictException} naming its keys and, where an
  *       unfolded write holds the key, that write's intent. The fence before this stage has already deferred every op
  *       that shares a key with an earlier op of the group, so the ops of a group are judged independently.</li>
- *   <li>One append, one sync: for each accepted op its {@code IntentRecorded} (the head to itself: the table does not
- *       move) and {@code RowsRecorded}, then every op's {@code IntentCompleted JOURNALED}; rejected ops' records go
- *       first. Only then are receipts ({@code folded = false}) given.</li>
+ *   <li>One append, one sync: one {@code WriteJournaled} record for each accepted op (its intent, the head to itself:
+ *       the table does not move; its rows; its completion {@code JOURNALED}), after the rejected ops' records. Only
+ *       then are receipts ({@code folded = false}) given, each at its op's record.</li>
  * </ol>
  *
  * <p>Invariants: committer thread only; writes no table and changes no op (a held insert's failure is carried in a
@@ -62,18 +60,14 @@ final class JournalAck {
         List<Fence.Admitted> acked = judged.acked();
         for (Fence.Admitted a : acked) {
             WriteOp op = a.op();
-            batch.add(journal.acknowledgedIntent(a, head));
+            JournalEvent.IntentRecorded intent = journal.acknowledgedIntent(a, head);
             boolean delete = op instanceof WriteOp.Delete;
             JournalRowsMemo submitted = op.submittedRows(); // encoded by the writer's thread when it submitted
             byte[] rows = submitted != null ? submitted.bytes()
                     : delete ? new byte[0] : JournaledRows.encode(SubstrateWrites.rows(op));
-            batch.add(new JournalEvent.RowsRecorded(a.intentId(), op.branch(), op.table(),
-                    delete ? 0 : SubstrateWrites.rows(op).getRowCount(), rows));
+            batch.add(new JournalEvent.WriteJournaled(intent, delete ? 0 : SubstrateWrites.rows(op).getRowCount(), rows));
         }
-        int firstCompletion = batch.size();
-        for (Fence.Admitted a : acked) {
-            batch.add(new IntentCompleted(a.intentId(), IntentOutcome.JOURNALED, "", null, List.of()));
-        }
+        int firstWrite = batch.size() - acked.size(); // the rejections come first
         List<Long> rows = first instanceof WriteOp.Delete && !acked.isEmpty() ? deleted(def, head, acked) : null;
         long firstSeq = journal.append(batch);
         CrashPoints.hit("after-journal-ack");
@@ -89,7 +83,7 @@ final class JournalAck {
             Fence.Admitted a = acked.get(i);
             WriteOp op = a.op();
             ctx.meters().journalAck.record(now - op.submission().submittedNanos());
-            op.future().complete(new Receipt(a.intentId(), firstSeq + firstCompletion + i, op.table(), op.branch(),
+            op.future().complete(new Receipt(a.intentId(), firstSeq + firstWrite + i, op.table(), op.branch(),
                     head.version(), rows == null ? op.rowCount() : rows.get(i), false));
         }
         for (Lost l : judged.conflicted()) {
