@@ -453,12 +453,7 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(intentId, "intentId");
             Objects.requireNonNull(graphBranch, "graphBranch");
             Objects.requireNonNull(table, "table");
-            Objects.requireNonNull(recordHash, "recordHash");
-            if (rowCount < 0 || rowsBytes < 0 || recordHash.length != 32) {
-                throw new IllegalArgumentException("rowCount " + rowCount + ", rowsBytes " + rowsBytes + ", hash of "
-                        + recordHash.length + " bytes");
-            }
-            recordHash = recordHash.clone();
+            recordHash = Released.checked(rowCount, rowsBytes, recordHash);
         }
 
         /** The SHA-256 of the replaced record (a copy). */
@@ -643,6 +638,18 @@ public sealed interface JournalEvent {
     sealed interface Released extends JournalEvent permits RowsReleased, WriteReleased {
         /** The SHA-256 of the replaced record, 32 bytes (a copy). */
         byte[] recordHash();
+
+        /**
+         * A released record's fields, checked: counts not negative and a hash of 32 bytes; returns a copy of the hash.
+         */
+        static byte[] checked(int rowCount, long rowsBytes, byte[] recordHash) {
+            Objects.requireNonNull(recordHash, "recordHash");
+            if (rowCount < 0 || rowsBytes < 0 || recordHash.length != 32) {
+                throw new IllegalArgumentException("rowCount " + rowCount + ", rowsBytes " + rowsBytes + ", hash of "
+                        + recordHash.length + " bytes");
+            }
+            return recordHash.clone();
+        }
     }
 
     /**
@@ -723,12 +730,7 @@ public sealed interface JournalEvent {
             implements JournaledWrite, Released {
         public WriteReleased {
             Objects.requireNonNull(intent, "intent");
-            Objects.requireNonNull(recordHash, "recordHash");
-            if (rowCount < 0 || rowsBytes < 0 || recordHash.length != 32) {
-                throw new IllegalArgumentException("rowCount " + rowCount + ", rowsBytes " + rowsBytes + ", hash of "
-                        + recordHash.length + " bytes");
-            }
-            recordHash = recordHash.clone();
+            recordHash = Released.checked(rowCount, rowsBytes, recordHash);
         }
 
         @Override
