@@ -694,11 +694,6 @@ public sealed interface JournalEvent {
             }
         }
 
-        /** The rows as a {@link RowsRecorded} of the write. */
-        public RowsRecorded rowsRecorded() {
-            return new RowsRecorded(intent.intentId(), intent.graphBranch(), intent.table(), rowCount, rows);
-        }
-
         @Override
         public boolean equals(Object o) {
             return o instanceof WriteJournaled w && intent.equals(w.intent) && rowCount == w.rowCount

@@ -33,9 +33,10 @@ import java.util.NavigableSet;
 /**
  * The journal's row release: rewrites each closed Chronicle cycle file whose records all lie before a sequence the
  * caller names, replacing every {@link JournalEvent.RowsRecorded} by a {@link JournalEvent.RowsReleased} and every
- * {@link JournalEvent.WriteJournaled} by a {@link JournalEvent.WriteReleased} at the same sequence, and leaves every other record byte for byte. The caller (the coordinator) names a sequence below which
- * every journal-ack write is folded into its table and covered by a checkpoint, so no reader of the graph's state needs
- * those rows again (docs/journal.md "Row release").
+ * {@link JournalEvent.WriteJournaled} by a {@link JournalEvent.WriteReleased} at the same sequence, and leaves
+ * every other record byte for byte. The caller (the coordinator) names a sequence below which every journal-ack write
+ * is folded into its table and covered by a checkpoint, so no reader of the graph's state needs those rows again
+ * (docs/journal.md "Row release").
  *
  * <p>Invariants:
  * <ul>
@@ -259,8 +260,9 @@ final class RowRelease {
     }
 
     /**
-     * When any of the cycle's {@code n} excerpts carries rows ({@code rows_recorded}, {@code write_journaled}), streams the file into the work
-     * directory with each of them released (memory: one record at a time), then renames the copy over {@code file}.
+     * When any of the cycle's {@code n} excerpts carries rows ({@code rows_recorded}, {@code write_journaled}),
+     * streams the file into the work directory with each of them released (memory: one record at a time), then renames
+     * the copy over {@code file}.
      * Every record's framing and CRC are checked, and each released record's hash against the next record's link when
      * that record is in the same file; the other records are copied as they are (verifying their chain is
      * {@code audit verify}'s).

@@ -20,8 +20,9 @@ import java.util.Set;
  * upsert or delete intent, its {@code RowsRecorded} and its completion {@code JOURNALED} (its own
  * {@code IntentCompleted}, or the {@code TransactionCommitted} of the graph transaction it is a part of, which adds all
  * its parts at one sequence) add one {@link Entry} to the (graph branch, table) tail; so does one
- * {@code WriteJournaled} (or the {@code WriteReleased} in its place), which is all three in one record. Journal-ack tables' writes, and
- * every part of a graph transaction whatever its table's ack mode, are acknowledged so. A fold intent completing
+ * {@code WriteJournaled} (or the {@code WriteReleased} in its place), which is all three in one record.
+ * Journal-ack tables' writes, and every part of a graph transaction whatever its table's ack mode, are acknowledged
+ * so. A fold intent completing
  * {@code COMMITTED} or {@code ROLLED_FORWARD} drops the writes up to its watermark (the tail when it was planned; the
  * writes acknowledged while its Lance commit ran stay); deleting a graph branch drops
  * its tails. Anything else is ignored.
@@ -33,8 +34,9 @@ import java.util.Set;
 final class UnfoldedWrites {
 
     /**
-     * The rows of a write whose {@code RowsRecorded} or {@code WriteJournaled} the journal's row release replaced: only ever below every fold
-     * mark, so a tail rebuilt for the graph's present never keeps such a write; one rebuilt for an older point may.
+     * The rows of a write whose {@code RowsRecorded} or {@code WriteJournaled} the journal's row release replaced:
+     * only ever below every fold mark, so a tail rebuilt for the graph's present never keeps such a write; one rebuilt
+     * for an older point may.
      */
     private static final byte[] RELEASED = new byte[0];
 
