@@ -34,6 +34,8 @@ final class ChronicleStorage implements JournalStorage {
     /** This writer's segment directory (one Chronicle queue). */
     private final Path segmentDir;
     private final ChainState scan;
+    /** Keeps read-around off the mapping the appender writes through, so a sync writes only what it covers. */
+    private final MappingAdvice mappingAdvice = new MappingAdvice();
     /** The cycle whose file and queue metadata were last synced with the segment directory. */
     private int metadataSyncedForCycle = Integer.MIN_VALUE;
 
@@ -184,7 +186,10 @@ final class ChronicleStorage implements JournalStorage {
         return scan;
     }
 
-    /** One Chronicle excerpt per record; one msync for the group when {@code POWER_LOSS}. */
+    /**
+     * One Chronicle excerpt per record; one msync for the group when {@code POWER_LOSS}, of the pages the records
+     * touched ({@link MappingAdvice}).
+     */
     @Override
     public void write(byte[] bytes, int[] offsets, int n, long firstSequence, Durability durability) {
         try {
@@ -199,6 +204,7 @@ final class ChronicleStorage implements JournalStorage {
             throw new CommitStateUnknownException("journal append of sequences " + firstSequence + ".."
                     + (firstSequence + n - 1) + " failed part-way", e);
         }
+        mappingAdvice.adviseCurrent(appender);
         if (durability == Durability.POWER_LOSS) {
             sync(firstSequence + n - 1);
         }
