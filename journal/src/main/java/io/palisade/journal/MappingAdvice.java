@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Why.</b> Chronicle writes the journal through a shared mapping of its cycle file, and a {@code POWER_LOSS}
  * append ends with an msync of the pages its records touched. Linux fills a mapping's missing pages by read-around,
- * in page-cache folios whose order grows round by round (to 2 MiB on ext4 and XFS since the 6.x kernels; the window
- * is the disk's {@code read_ahead_kb}), and it dirties and writes back a folio whole. Without the advice, once the
+ * in page-cache folios whose order grows round by round (to 2 MiB where the file system caches files in large folios:
+ * XFS, and ext4 in recent 6.x kernels; this project's machines run 6.18 on ext4; the window is the disk's
+ * {@code read_ahead_kb}), and it dirties and writes back a folio whole. Without the advice, once the
  * first ~50 MiB of a cycle file had ramped the order up, each sync of a group of ~15 KiB of records dirtied and wrote
  * its 2 MiB folio: 135 times the bytes, and 0.6 ms a sync instead of 0.2 ms. With it each missing page comes in
  * alone (a hole of the sparse file: zero-filled, no read), so a sync writes the pages the group touched
@@ -26,20 +27,22 @@ import org.slf4j.LoggerFactory;
  * comes one append after the mapping: those first pages come in at read-around's lowest order, which the measurement
  * above shows as no change in the bytes a sync writes across chunk boundaries.
  *
- * <p>The advice changes what the kernel reads ahead, never what a read or a sync returns. Where it is refused (a
- * platform without {@code madvise}) the journal logs it once and goes on as before. Confined to the appender's
- * thread, like the appender.
+ * <p>The advice changes what the kernel reads ahead, never what a read or a sync returns. Where the kernel refuses
+ * it the journal logs it once and goes on as before, advising each later mapping again; where there is no native
+ * {@code madvise} to call it stops trying. Used under the journal's append serialisation, like the appender.
  */
 final class MappingAdvice {
     private static final Logger LOG = LoggerFactory.getLogger(MappingAdvice.class);
 
     /** The mapping last advised: the appender writes through one mapping at a time. */
     private BytesStore<?, ?> advised;
-    private boolean refused;
+    /** No native {@code madvise} to call here: the advice is not tried again. */
+    private boolean unavailable;
+    private boolean warned;
 
     /** Advises the mapping the appender now writes through, unless it already was. Cheap when it was. */
     void adviseCurrent(ExcerptAppender appender) {
-        if (refused) {
+        if (unavailable) {
             return;
         }
         Wire wire = appender.wire();
@@ -51,22 +54,26 @@ final class MappingAdvice {
             return;
         }
         advised = store;
+        // the store's offsets are the file's: it maps [start, realCapacity) at the address of start
         long address = mapping.addressForRead(mapping.start());
-        int rc;
+        long length = mapping.realCapacity() - mapping.start();
         try {
-            rc = PosixAPI.posix().madvise(address, mapping.realCapacity(), MAdviseFlag.MADV_RANDOM);
+            PosixAPI posix = PosixAPI.posix();
+            if (posix.madvise(address, length, MAdviseFlag.MADV_RANDOM) != 0) {
+                refused("errno " + posix.lastError() + " for " + length + " bytes from file offset " + mapping.start());
+            }
         } catch (RuntimeException | LinkageError e) {
-            refuse(e.toString());
-            return;
-        }
-        if (rc != 0) {
-            refuse("madvise returned " + rc);
+            unavailable = true;
+            refused(e.toString());
         }
     }
 
-    private void refuse(String why) {
-        refused = true;
-        LOG.warn("journal: the kernel did not take the journal mapping's random-access advice ({}); its syncs may "
-                + "write back more than the records they cover", why);
+    /** Logged once per journal; each later mapping is advised again. */
+    private void refused(String why) {
+        if (!warned) {
+            warned = true;
+            LOG.warn("journal: the kernel did not take the journal mapping's random-access advice ({}); its syncs may "
+                    + "write back more than the records they cover", why);
+        }
     }
 }
