@@ -129,7 +129,9 @@ final class AutoMaintenance {
                 Optional.empty()));
         compact.future().whenComplete((r, e) -> {
             compactionQueued.remove(where);
-            if (e != null) {
+            if (e != null && closedFirst(e)) {
+                LOG.debug("automatic compaction of {} dropped: the graph closed first", where);
+            } else if (e != null) {
                 ctx.meters().autoCompactionFailures.increment();
                 LOG.warn("automatic compaction of {} failed: {}", where, e.toString());
             } else {
@@ -139,6 +141,15 @@ final class AutoMaintenance {
         LOG.debug("compacting {} at {}: {} fragments, {} small, {} of {} rows deleted", where, achieved, s.fragments(),
                 s.smallFragments(), s.deletedRows(), s.physicalRows());
         ahead.accept(compact);
+    }
+
+    /**
+     * Whether automatic maintenance failed only because the graph closed before it ran: it did nothing, and it comes
+     * due again after the next open, so it is neither a failure to count nor one to warn of.
+     */
+    static boolean closedFirst(Throwable e) {
+        Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        return t instanceof io.palisade.fencing.GraphClosedException;
     }
 
     private void maybeExpire(String table, TableRef achieved) {

@@ -8,7 +8,7 @@ import io.palisade.coordinator.MergeResult;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Receipt;
 import io.palisade.fencing.CommitStateUnknownException;
-import io.palisade.fencing.GraphRefusedException;
+import io.palisade.fencing.GraphClosedException;
 import io.palisade.fencing.PalisadeException;
 import io.palisade.heads.HeadsState;
 import io.palisade.journal.Journal;
@@ -136,13 +136,13 @@ public final class Engine implements AutoCloseable {
         long park = 1_000;
         while (!queue.offer(item)) {
             if (closed) {
-                throw new GraphRefusedException("graph " + ctx.layout().root() + " is closed");
+                throw new GraphClosedException("graph " + ctx.layout().root() + " is closed");
             }
             LockSupport.parkNanos(park);
             park = Math.min(park * 2, 1_000_000);
         }
         if (closed) {
-            committer.failPending(new GraphRefusedException("graph " + ctx.layout().root() + " is closed"));
+            committer.failPending(new GraphClosedException("graph " + ctx.layout().root() + " is closed"));
         }
     }
 
@@ -345,7 +345,7 @@ public final class Engine implements AutoCloseable {
                         e.toString());
             }
             // an Error out of the fold (a simulated crash, an OOM) still releases the journal below
-            committer.failPending(new GraphRefusedException("graph " + ctx.layout().root() + " was closed"));
+            committer.failPending(new GraphClosedException("graph " + ctx.layout().root() + " was closed"));
             ctx.view().checkpointIfBehind();
         } finally {
             try {

@@ -161,7 +161,9 @@ final class Publisher {
                     WriteOp refresh = new WriteOp.OptimizeIndex(WriteOp.Submission.of(committed.branch(),
                             committed.table(), version, Optional.empty()));
                     refresh.future().whenComplete((r, e) -> {
-                        if (e != null) {
+                        if (e != null && AutoMaintenance.closedFirst(e)) {
+                            LOG.debug("automatic index optimise of {} dropped: the graph closed first", where);
+                        } else if (e != null) {
                             ctx.meters().autoIndexRefreshFailures.increment();
                             LOG.warn("automatic index optimise of {} failed: {}", where, e.toString());
                         } else {
