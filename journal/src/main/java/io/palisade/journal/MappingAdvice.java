@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * in page-cache folios whose order grows round by round (to 2 MiB where the file system caches files in large folios:
  * XFS, and ext4 in recent 6.x kernels; this project's machines run 6.18 on ext4; the window is the disk's
  * {@code read_ahead_kb}), and it dirties and writes back a folio whole. Without the advice, once the
- * first ~50 MiB of a cycle file had ramped the order up, each sync of a group of ~15 KiB of records dirtied and wrote
+ * first ~40 MiB of a cycle file had ramped the order up, each sync of a group of ~15 KiB of records dirtied and wrote
  * its 2 MiB folio: 135 times the bytes, and 0.6 ms a sync instead of 0.2 ms. With it each missing page comes in
  * alone (a hole of the sparse file: zero-filled, no read), so a sync writes the pages the group touched
  * (docs/benchmarks.md, "The journal's syncs wrote whole large folios").

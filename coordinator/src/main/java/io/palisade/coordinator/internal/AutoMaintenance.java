@@ -4,6 +4,7 @@ import io.palisade.coordinator.Catalog;
 import io.palisade.coordinator.Compaction;
 import io.palisade.coordinator.Options;
 import io.palisade.coordinator.Retention;
+import io.palisade.fencing.GraphClosedException;
 import io.palisade.heads.HeadsState;
 import io.palisade.heads.OpenIntent;
 import io.palisade.heads.Pin;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -148,8 +150,8 @@ final class AutoMaintenance {
      * due again after the next open, so it is neither a failure to count nor one to warn of.
      */
     static boolean closedFirst(Throwable e) {
-        Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-        return t instanceof io.palisade.fencing.GraphClosedException;
+        Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return t instanceof GraphClosedException;
     }
 
     private void maybeExpire(String table, TableRef achieved) {
