@@ -10,7 +10,10 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** A write to a closed graph fails with {@link GraphClosedException} (a {@link GraphRefusedException}) and writes nothing. */
+/**
+ * A write to a closed graph fails with {@link GraphClosedException} (a {@link GraphRefusedException}) and writes
+ * nothing.
+ */
 class ClosedGraphTest extends GraphTestSupport {
 
     @Test

@@ -19,9 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * page-cache folio to the thread that dirties it, the whole folio at once, so what a group's append dirtied is what
  * its sync has to write.
  *
- * <p>Without the advice, on a kernel with large page-cache folios (XFS, and ext4 in recent 6.x kernels; this suite's machines run 6.18 on ext4), the
- * folios grow with each read-around round and a group's sync dirtied 460 KiB at 30 MiB into the cycle file and 2 MiB
- * from 50 MiB on; with it, 15 KiB throughout. Both of Chronicle's first two mappings of the file are measured (it
+ * <p>Without the advice, on a kernel with large page-cache folios (XFS, and ext4 in recent 6.x kernels; this suite's
+ * machines run 6.18 on ext4), the folios grow with each read-around round and a group's sync dirtied 460 KiB at
+ * 30 MiB into the cycle file and 2 MiB from 50 MiB on; with it, 15 KiB throughout. Both of Chronicle's first two mappings of the file are measured (it
  * maps a cycle file one chunk at a time, each inside the append that first needs it). On a kernel without large
  * folios the check holds either way.
  */

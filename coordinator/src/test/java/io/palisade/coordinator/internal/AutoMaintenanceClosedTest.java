@@ -16,7 +16,8 @@ class AutoMaintenanceClosedTest {
         assertThat(AutoMaintenance.closedFirst(new GraphClosedException("graph g was closed"))).isTrue();
         assertThat(AutoMaintenance.closedFirst(new CompletionException(new GraphClosedException("graph g was closed"))))
                 .isTrue();
-        assertThat(AutoMaintenance.closedFirst(new GraphRefusedException("the writer lease is held elsewhere"))).isFalse();
+        assertThat(AutoMaintenance.closedFirst(new GraphRefusedException("the writer lease is held elsewhere")))
+                .isFalse();
         assertThat(AutoMaintenance.closedFirst(new CompletionException(new IllegalStateException("lance failed"))))
                 .isFalse();
     }
