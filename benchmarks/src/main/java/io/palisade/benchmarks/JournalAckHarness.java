@@ -581,6 +581,9 @@ public final class JournalAckHarness {
         long foldedRows0 = m.foldedRows();
         long lookups0 = m.keyLookups();
         long fp0 = m.keyFilterFalsePositives();
+        long lookupNanos0 = m.keyLookupNanos();
+        long builds0 = m.keyFilterBuilds();
+        long buildNanos0 = m.keyFilterBuildNanos();
         long refreshes0 = m.autoIndexRefreshes();
         long waits0 = m.backPressureWaits();
         long waitNanos0 = m.backPressureNanos();
@@ -695,6 +698,9 @@ public final class JournalAckHarness {
                     m.keyLookups() - lookups0, m.keyFilterFalsePositives() - fp0,
                     100.0 * (m.keyLookups() - lookups0) / Math.max(1, writes));
         }
+        out.printf(Locale.ROOT, "committer time in key lookups %.2f s (%.1f %% of the run), key filters built %,d in %.2f s%n",
+                (m.keyLookupNanos() - lookupNanos0) / 1e9, 100.0 * (m.keyLookupNanos() - lookupNanos0) / 1e9 / secs,
+                m.keyFilterBuilds() - builds0, (m.keyFilterBuildNanos() - buildNanos0) / 1e9);
     }
 
     /**

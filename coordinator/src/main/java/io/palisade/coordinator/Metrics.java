@@ -138,6 +138,21 @@ public final class Metrics implements MeterBinder {
         return count(m.keyFilterFalsePositives);
     }
 
+    /** Committer time spent reading tables for those keys, in nanoseconds: every write queued meanwhile waits. */
+    public long keyLookupNanos() {
+        return m.keyLookup.totalNanos();
+    }
+
+    /** Negative key filters built from a table's keys (one scan of its key column each). */
+    public long keyFilterBuilds() {
+        return m.keyFilterBuild.count();
+    }
+
+    /** Committer time spent building them, in nanoseconds: every write queued meanwhile waits. */
+    public long keyFilterBuildNanos() {
+        return m.keyFilterBuild.totalNanos();
+    }
+
     /** Commits (writes, maintenance, bulk-load batches) that Lance rebased over a foreign version: none acknowledged. */
     public long foreignCommits() {
         return count(m.foreignCommits);

@@ -479,4 +479,26 @@ class JournalAckTest extends GraphTestSupport {
             assertThat(io.palisade.heads.Checkpoints.of(dir.resolve("g").resolve("_palisade")).list()).isNotEmpty();
         }
     }
+    @Test
+    void upsertsOfKeysTheTableHoldsDoNotMakeItsKeyFilterRebuild() {
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            rows.add(Row.of("id", "k" + i, "age", i));
+        }
+        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold())) {
+            g.insert("main", "person", rows);
+        } // close folds
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            g.insert("main", "person", List.of(Row.of("id", "new-1", "age", 1)));
+            assertThat(g.metrics().keyFilterBuilds()).as("built on the first strict insert").isEqualTo(1);
+            // 70,000 keys given to a filter sized for 65,536 (its least capacity), every one already in it
+            for (int round = 0; round < 70; round++) {
+                g.upsert("main", "person", rows);
+            }
+            g.insert("main", "person", List.of(Row.of("id", "new-2", "age", 2)));
+            assertThat(g.metrics().keyFilterBuilds()).as("the repeated keys set no new bit").isEqualTo(1);
+            assertThat(g.metrics().keyFilterBuildNanos()).isPositive();
+            assertThat(g.get("main", "person", List.of("new-1", "new-2", "k999"))).hasSize(3);
+        }
+    }
 }

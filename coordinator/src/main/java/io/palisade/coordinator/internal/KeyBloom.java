@@ -10,7 +10,9 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Sized for {@code capacity} keys at the false-positive rate {@code fpp}: m = -n ln p / (ln 2)^2 bits,
  * k = (m / n) ln 2 hashes, derived from one 64-bit hash of the key's UTF-8 bytes by double hashing. Past its capacity
- * the rate degrades, so the owner rebuilds it larger ({@link #overfull}). Not thread-safe: committer thread only.
+ * the rate degrades, so the owner rebuilds it larger ({@link #overfull}). The rate depends on the bits set, not on how
+ * often a key was given, so only a key that sets at least one new bit counts towards the capacity: a table whose
+ * existing keys are upserted again and again does not outgrow its filter. Not thread-safe: committer thread only.
  */
 public final class KeyBloom {
     private final long[] words;
@@ -43,11 +45,17 @@ public final class KeyBloom {
         long h = hash(key);
         long h1 = h;
         long h2 = mix(h ^ 0x9E3779B97F4A7C15L) | 1;
+        long setNew = 0;
         for (int i = 0; i < hashes; i++) {
             long bit = Long.remainderUnsigned(h1 + i * h2, bits);
-            words[(int) (bit >>> 6)] |= 1L << bit;
+            int w = (int) (bit >>> 6);
+            long before = words[w];
+            words[w] = before | (1L << bit);
+            setNew |= ~before & (1L << bit);
         }
-        added++;
+        if (setNew != 0) {
+            added++;
+        }
     }
 
     boolean mightContain(String key) {
@@ -63,12 +71,12 @@ public final class KeyBloom {
         return true;
     }
 
-    /** Whether more keys were added than it was sized for. */
+    /** Whether more keys set new bits than it was sized for. */
     boolean overfull() {
         return added > capacity;
     }
 
-    /** Keys added (with repeats). */
+    /** Keys that set at least one new bit when added: a key given again, or one that tested positive, is not counted. */
     long added() {
         return added;
     }

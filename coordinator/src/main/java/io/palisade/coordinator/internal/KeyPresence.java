@@ -26,8 +26,13 @@ import java.util.TreeSet;
  * thread only.
  */
 public final class KeyPresence {
-    /** False-positive rate of the filters: at 0.1 %, a group of 64 new keys needs a lookup about 6 % of the time. */
-    public static final double FPP = 0.001;
+    /**
+     * False-positive rate of the filters: 0.01 %, 19.2 bits and 13 hashes a key of capacity. Each false positive is a
+     * predicate read at the head on the committer thread, which scans the fragments the table's index does not cover
+     * yet: at 0.1 %, a million strict inserts into a million-row table spent about 9 % of the committer's time in such
+     * reads (200 lookups of 26 ms on average, docs/benchmarks.md).
+     */
+    public static final double FPP = 0.0001;
 
     private final Context ctx;
     private final Map<String, KeyBloom> filters = new HashMap<>();
@@ -53,11 +58,13 @@ public final class KeyPresence {
             return present;
         }
         ctx.meters().keyLookups.increment(maybe.size());
+        long start = System.nanoTime();
         try (KeyedTable t = ctx.store().openKeyed(table, new TableRef(head.tableBranch(), head.version()))) {
             for (Map<String, Object> r : t.rowsWithKeys(keys(def, maybe))) {
                 present.add(String.valueOf(r.get("id")));
             }
         }
+        ctx.meters().keyLookup.record(System.nanoTime() - start);
         ctx.meters().keyFilterFalsePositives.increment(maybe.size() - present.size());
         return present;
     }
@@ -105,6 +112,7 @@ public final class KeyPresence {
         }
         Map<String, UnfoldedWrites.Entry> tail = ctx.view().unfoldedNewest(branch, table);
         long rows;
+        long start = System.nanoTime();
         try (KeyedTable t = ctx.store().openKeyed(table, new TableRef(head.tableBranch(), head.version()))) {
             rows = t.countRows();
             KeyBloom built = KeyBloom.forCapacity(capacityFor(rows + tail.size()), FPP);
@@ -115,6 +123,7 @@ public final class KeyPresence {
             f.add(k);
         }
         filters.put(where, f);
+        ctx.meters().keyFilterBuild.record(System.nanoTime() - start);
         builtFor.put(where, created);
         return f;
     }

@@ -100,6 +100,8 @@ public final class Meters implements AutoCloseable {
     public final Latency tableAck;
     public final Latency journalAck;
     public final Latency maintenance;
+    public final Latency keyLookup;
+    public final Latency keyFilterBuild;
 
     private final AtomicLong largestGroup = new AtomicLong();
     private final AtomicLong longestMaintenanceNanos = new AtomicLong();
@@ -188,6 +190,11 @@ public final class Meters implements AutoCloseable {
         maintenance = timer("palisade.maintenance",
                 "Committer time of a maintenance operation (index optimise, compaction), its intent to its publication:"
                         + " queued writes wait meanwhile");
+        keyLookup = timer("palisade.key.lookup", "Committer time of one read of a journal-ack table for the "
+                + "strict-insert keys its negative key filter could not rule out: queued writes wait meanwhile");
+        keyFilterBuild = timer("palisade.key.filter.build", "Committer time of building a journal-ack table's negative "
+                + "key filter from its keys (on first use, and when the table outgrew it or changed by a path other"
+                + " than a fold): queued writes wait meanwhile");
 
         largestGroupGauge = gauge("palisade.write.group.largest",
                 "The most writes one table commit has carried since the graph was opened", largestGroup::get);

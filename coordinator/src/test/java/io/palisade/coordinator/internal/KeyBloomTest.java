@@ -1,0 +1,82 @@
+package io.palisade.coordinator.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.strings;
+
+/**
+ * The journal-ack tables' negative key filter: no false negatives, the false-positive rate it is sized for, and a
+ * capacity counted in keys that set new bits, so repeated keys do not make it overfull.
+ */
+class KeyBloomTest {
+
+    @Test
+    void everyKeyGivenTestsPositive() {
+        qt().withExamples(200)
+                .forAll(lists().of(strings().allPossible().ofLengthBetween(0, 40)).ofSizeBetween(1, 300))
+                .checkAssert(keys -> {
+                    KeyBloom f = KeyBloom.forCapacity(keys.size(), KeyPresence.FPP);
+                    keys.forEach(f::add);
+                    assertThat(keys).allMatch(f::mightContain);
+                });
+    }
+
+    @Test
+    void falsePositiveRateAtCapacityIsTheRateItWasSizedFor() {
+        int n = 200_000;
+        KeyBloom f = KeyBloom.forCapacity(n, KeyPresence.FPP);
+        for (String k : keys(1, n)) {
+            f.add(k);
+        }
+        int probes = 2_000_000;
+        int positives = 0;
+        for (String k : keys(2, probes)) {
+            if (f.mightContain(k)) {
+                positives++;
+            }
+        }
+        double rate = (double) positives / probes;
+        // Binomial spread at 2M probes and p = 1e-4 is about 7 % of p; a wrong size or hash count moves it by far more.
+        assertThat(rate).isBetween(KeyPresence.FPP * 0.5, KeyPresence.FPP * 1.5);
+    }
+
+    @Test
+    void repeatedKeysDoNotCountTowardsTheCapacity() {
+        List<String> keys = keys(3, 1_000);
+        KeyBloom f = KeyBloom.forCapacity(1_000, KeyPresence.FPP);
+        keys.forEach(f::add);
+        long once = f.added();
+        assertThat(once).isBetween(990L, 1_000L); // a new key that already tests positive sets no bit
+        assertThat(f.overfull()).isFalse();
+        for (int round = 0; round < 5; round++) {
+            keys.forEach(f::add);
+        }
+        assertThat(f.added()).isEqualTo(once);
+        assertThat(f.overfull()).isFalse();
+        keys(4, 100).forEach(f::add);
+        assertThat(f.overfull()).isTrue();
+    }
+
+    @Test
+    void refusesAnImpossibleSize() {
+        assertThatThrownBy(() -> KeyBloom.forCapacity(0, KeyPresence.FPP)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> KeyBloom.forCapacity(10, 1.0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static List<String> keys(long seed, int n) {
+        SplittableRandom r = new SplittableRandom(seed);
+        List<String> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add("k" + seed + "-" + r.nextLong());
+        }
+        return out;
+    }
+}
