@@ -584,6 +584,8 @@ public final class JournalAckHarness {
         long lookupNanos0 = m.keyLookupNanos();
         long builds0 = m.keyFilterBuilds();
         long buildNanos0 = m.keyFilterBuildNanos();
+        long maint0 = m.maintenanceCommits();
+        long maintNanos0 = m.maintenanceNanos();
         long refreshes0 = m.autoIndexRefreshes();
         long waits0 = m.backPressureWaits();
         long waitNanos0 = m.backPressureNanos();
@@ -701,6 +703,10 @@ public final class JournalAckHarness {
         out.printf(Locale.ROOT, "committer time in key lookups %.2f s (%.1f %% of the run), key filters built %,d in %.2f s%n",
                 (m.keyLookupNanos() - lookupNanos0) / 1e9, 100.0 * (m.keyLookupNanos() - lookupNanos0) / 1e9 / secs,
                 m.keyFilterBuilds() - builds0, (m.keyFilterBuildNanos() - buildNanos0) / 1e9);
+        out.printf(Locale.ROOT, "committer time in maintenance (automatic compaction and index refresh) %.2f s (%.1f %% of the run), "
+                + "%,d operations; the longest since the open %,d ms%n", (m.maintenanceNanos() - maintNanos0) / 1e9,
+                100.0 * (m.maintenanceNanos() - maintNanos0) / 1e9 / secs, m.maintenanceCommits() - maint0,
+                m.maintenanceMaxNanos() / 1_000_000);
     }
 
     /**

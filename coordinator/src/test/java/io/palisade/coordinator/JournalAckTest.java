@@ -501,4 +501,59 @@ class JournalAckTest extends GraphTestSupport {
             assertThat(g.get("main", "person", List.of("new-1", "new-2", "k999"))).hasSize(3);
         }
     }
+    @Test
+    void aCompactionsLanceCommitRunsOffTheCommitterWhileWritesAreAcknowledged() throws Exception {
+        for (int part = 0; part < 4; part++) { // four folds: four fragments
+            try (Graph g = part == 0 ? Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold())
+                    : Palisade.open(dir.resolve("g"), noAutoFold())) {
+                g.insert("main", "person", List.of(Row.of("id", "p" + part, "age", part)));
+            } // close folds
+        }
+        CountDownLatch inLance = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            long v0 = g.state().head("main", "person").orElseThrow().version();
+            g.engine().beforeFoldCommit(() -> {
+                inLance.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            CompletableFuture<Receipt> compaction = CompletableFuture.supplyAsync(() -> g.compact("main", "person"));
+            assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue(); // the compaction's Lance commit is held
+            g.engine().beforeFoldCommit(null);
+
+            // while it is held the committer acknowledges, fences and reads
+            Receipt up = g.upsert("main", "person", List.of(Row.of("id", "p0", "age", 100)));
+            Receipt in = g.insert("main", "person", List.of(Row.of("id", "q", "age", 7)));
+            assertThat(List.of(up, in)).allSatisfy(r -> assertThat(r.folded()).isFalse());
+            assertThatThrownBy(() -> g.insert("main", "person", List.of(Row.of("id", "p1", "age", 9))))
+                    .isInstanceOf(KeyConflictException.class);
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(
+                    Map.of("p0", 100L, "p1", 1L, "p2", 2L, "p3", 3L, "q", 7L));
+            assertThat(compaction).isNotDone();
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(v0);
+
+            release.countDown();
+            Receipt compacted = compaction.get(5, TimeUnit.MINUTES);
+            assertThat(compacted.version()).isGreaterThan(v0);
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(compacted.version());
+            // the compaction folded nothing: the two writes acknowledged meanwhile are still unfolded, over its head
+            assertThat(g.state().foldMark("main", "person").unfolded()).isEqualTo(2);
+            assertThat(lanceAges(g)).containsExactlyInAnyOrderEntriesOf(Map.of("p0", 0L, "p1", 1L, "p2", 2L, "p3", 3L));
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(
+                    Map.of("p0", 100L, "p1", 1L, "p2", 2L, "p3", 3L, "q", 7L));
+            assertThat(g.metrics().maintenanceCommits()).isEqualTo(1);
+        } finally {
+            release.countDown();
+        }
+        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(g.recoveryReport().classifications()).isEmpty(); // nothing was left open
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(
+                    Map.of("p0", 100L, "p1", 1L, "p2", 2L, "p3", 3L, "q", 7L));
+        }
+    }
+
 }

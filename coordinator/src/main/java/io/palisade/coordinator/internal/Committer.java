@@ -116,8 +116,16 @@ final class Committer implements Agent {
     public int doWork() {
         int drained = queue.drain(pending::addLast, ctx.options().maxGroup() * 4);
         int work = 0;
+        Object deferred = null;
         while (!pending.isEmpty()) {
             Object head = pending.pollFirst();
+            if (deferred == null && head instanceof WriteOp.Compact c && folder.busyFor(c)) {
+                // a journal-ack table's compaction waits for the fold in flight without holding up the writes behind
+                // it (not counted as work: the committer idles while only it waits); the fold agent starts no other
+                // fold meanwhile, so it runs next
+                deferred = c;
+                continue;
+            }
             work++;
             if (head instanceof Control c) {
                 runControl(c);
@@ -168,6 +176,9 @@ final class Committer implements Agent {
                 group.forEach(op -> op.future().completeExceptionally(failure));
             }
         }
+        if (deferred != null) {
+            pending.addFirst(deferred);
+        }
         return drained + work + folder.duty();
     }
 
@@ -182,13 +193,13 @@ final class Committer implements Agent {
     }
 
     /**
-     * A fold after its fence and Phase A, its Lance commit ({@link SubstrateCommit#commit}) running off the committer
-     * thread as {@code result}; {@link #finishFold} publishes it. {@code op} is the fold as the fence admitted it (its
-     * own intent id and keys); {@code head} is the table's head it was planned on; {@code phaseAStart} and
-     * {@code phaseBStart} ({@link System#nanoTime()}) time its phases. Invariant: {@code op.op()} is a
-     * {@link WriteOp.Fold}.
+     * A fold, or a journal-ack table's compaction, after its fence and Phase A, its Lance commit
+     * ({@link SubstrateCommit#commit}) running off the committer thread as {@code result}; {@link #finishInFlight}
+     * publishes it. {@code op} is the op as the fence admitted it (its own intent id, keys or plan); {@code head} is the
+     * table's head it was planned on; {@code phaseAStart} and {@code phaseBStart} ({@link System#nanoTime()}) time its
+     * phases. Invariant: {@code op.op()} is a {@link WriteOp.Fold} or a {@link WriteOp.Compact} of a journal-ack table.
      */
-    record FoldInFlight(Fence.Admitted op, Catalog.TableDef def, TableHead head, long phaseAStart, long phaseBStart,
+    record InFlight(Fence.Admitted op, Catalog.TableDef def, TableHead head, long phaseAStart, long phaseBStart,
                         CompletableFuture<SubstrateCommit.Result> result) {
     }
 
@@ -201,22 +212,24 @@ final class Committer implements Agent {
     }
 
     /**
-     * Waits for a fold's Lance commit and runs the rest of its group on this thread: the fence remembers the commit,
-     * Phases C and D publish it (crash points {@code before-fold-publish}, {@code after-fold-publish}) and the fold's
-     * future is completed. A commit that failed off-thread without a result is of unknown outcome: the table is
-     * poisoned, as for any commit.
+     * Waits for the Lance commit of a fold or a journal-ack table's compaction and runs the rest of its group on this
+     * thread: the fence remembers the commit, Phases C and D publish it (a fold's crash points
+     * {@code before-fold-publish}, {@code after-fold-publish}; a compaction's {@code before-publish},
+     * {@code after-publish}) and the op's future is completed. A commit that failed off-thread without a result is of
+     * unknown outcome: the table is poisoned, as for any commit.
      */
-    void finishFold(FoldInFlight f) {
+    void finishInFlight(InFlight f) {
         WriteOp op = f.op().op();
         String intentId = f.op().intentId();
+        String what = op instanceof WriteOp.Fold ? "fold" : "compaction";
         SubstrateCommit.Result result;
         try {
             result = f.result().join();
         } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             ctx.refusals().poison(op.branch(), op.table());
-            LOG.error("the fold {} of {}/{} failed off the committer thread", intentId, op.branch(), op.table(), cause);
-            op.future().completeExceptionally(new CommitStateUnknownException("fold of " + op.where() + " failed: "
+            LOG.error("the {} {} of {}/{} failed off the committer thread", what, intentId, op.branch(), op.table(), cause);
+            op.future().completeExceptionally(new CommitStateUnknownException(what + " of " + op.where() + " failed: "
                     + cause, cause));
             return;
         }
@@ -226,13 +239,17 @@ final class Committer implements Agent {
                 fence.remember(op.where(), f.def().kind().keyed(), c.base(), c.achieved(), c.committed(), c.described());
             }
             publisher.publish(op, f.def(), f.head(), result, f.phaseAStart(), f.phaseBStart(), t2);
-            integrity.folded(op.branch(), op.table(), f.head());
+            if (op instanceof WriteOp.Fold) {
+                integrity.folded(op.branch(), op.table(), f.head());
+            } else if (result instanceof SubstrateCommit.Result.Committed c) {
+                integrity.published(f.def(), op.branch(), f.head(), c.committed());
+            }
         } catch (RuntimeException e) {
             // its Lance commit may have landed without Phases C/D: an unknown outcome, as for any commit
             ctx.refusals().poison(op.branch(), op.table());
-            LOG.error("committer failed to publish the fold {} of {}/{}", intentId, op.branch(), op.table(), e);
+            LOG.error("committer failed to publish the {} {} of {}/{}", what, intentId, op.branch(), op.table(), e);
             op.future().completeExceptionally(e instanceof PalisadeException p ? p
-                    : new CommitStateUnknownException("internal error while publishing a fold: " + e, e));
+                    : new CommitStateUnknownException("internal error while publishing a " + what + ": " + e, e));
         }
     }
 
@@ -400,18 +417,25 @@ final class Committer implements Agent {
         journal.appendIntents(phaseA);
         long t1 = System.nanoTime();
 
-        // 3. Phase B (a fold's Lance commit runs off this thread; acknowledgements go on meanwhile)
+        // 3. Phase B (the Lance commit of a fold or of a journal-ack table's compaction runs off this thread;
+        // acknowledgements go on meanwhile)
         TableRef base = substrate.base(pin, first.table(), tableBranch);
         if (first instanceof WriteOp.Fold) {
             List<Fence.Admitted> fold = List.copyOf(accepted);
-            folder.launched(new FoldInFlight(fold.get(0), def, head, t0, t1,
+            folder.launched(new InFlight(fold.get(0), def, head, t0, t1,
                     folder.offThread(() -> substrate.commit(def, fold, base))));
+            return;
+        }
+        if (first instanceof WriteOp.Compact && def.journalAck()) {
+            List<Fence.Admitted> compaction = List.copyOf(accepted);
+            folder.launchedCompaction(new InFlight(compaction.get(0), def, head, t0, t1,
+                    folder.offThread(() -> substrate.commit(def, compaction, base))));
             return;
         }
         SubstrateCommit.Result result = substrate.commit(def, accepted, base);
         long t2 = System.nanoTime();
 
-        // 4. Phases C and D (a fold's: finishFold)
+        // 4. Phases C and D (a fold's and a journal-ack table's compaction's: finishInFlight)
         if (result instanceof SubstrateCommit.Result.Committed c) {
             // the key filter stays a superset of the table's keys: a commit's inserted keys are added to it; a fold's
             // are in it already; updates, deletes, maintenance and added columns add none; an overwrite replaces them

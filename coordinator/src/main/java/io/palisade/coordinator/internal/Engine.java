@@ -267,7 +267,10 @@ public final class Engine implements AutoCloseable {
 
     // ------------------------------------------------------------------ test and simulation hooks
 
-    /** Runs {@code hook} on the fold thread just before a fold's Lance commit (tests hold a fold there); null clears. */
+    /**
+     * Runs {@code hook} on the fold thread just before the Lance commit of a fold or of a journal-ack table's
+     * compaction (tests hold one there); null clears.
+     */
     public void beforeFoldCommit(Runnable hook) {
         committer.folder().beforeLanceCommit = hook;
     }

@@ -45,6 +45,10 @@ import java.util.concurrent.CompletionException;
  * for the fold in flight, so those still run after a fold of the table, as before. With a stepped committer (the
  * deterministic simulation) the Lance commit runs inline.
  *
+ * <p>A journal-ack table's compaction shares the fold thread and its one slot ({@link #launchedCompaction}): its Lance
+ * work (the rewrite and the index rebuild) runs there while acknowledgements go on; it starts when nothing is in flight,
+ * and while it waits for a fold ({@link #busyFor}) or runs, no fold starts.
+ *
  * <p>Invariants: committer thread only (the fold thread runs only the substrate commit). A fold that fails leaves its
  * writes unfolded (they stay acknowledged and readable); a fold of unknown outcome poisons the table like any commit,
  * and recovery decides at the next open.
@@ -56,26 +60,40 @@ final class Folder implements AutoCloseable {
     private final Committer committer;
     /** Null with a stepped committer: the Lance commit runs inline. */
     private final java.util.concurrent.ExecutorService lance;
-    /** Tests only: runs on the fold thread before the fold's Lance commit (e.g. to hold it with a latch). */
+    /** Tests only: runs on the fold thread before a fold's or a compaction's Lance commit (e.g. to hold it). */
     volatile Runnable beforeLanceCommit;
 
-    /** The fold in flight, null when none. */
+    /** The fold or journal-ack compaction in flight, null when none. */
     private Running running;
     /** The fold being started ({@link #start}), to which {@link #launched} attaches its Lance commit. */
     private Running starting;
+    /** A journal-ack table's compaction waits for the job in flight ({@link #busyFor}): start no fold before it. */
+    private boolean compactionWaiting;
 
+    /** A Lance commit off the committer thread: a fold ({@code fold} and {@code rows} set) or a compaction. */
     private static final class Running {
-        final WriteOp.Fold op;
+        final WriteOp op;
+        final WriteOp.Fold fold;
         final FoldRows rows;
         final long started;
         final long writes;
-        Committer.FoldInFlight flight;
+        Committer.InFlight flight;
 
-        Running(WriteOp.Fold op, long started, long writes) {
-            this.op = op;
-            this.rows = op.rows();
+        Running(WriteOp.Fold fold, long started, long writes) {
+            this.op = fold;
+            this.fold = fold;
+            this.rows = fold.rows();
             this.started = started;
             this.writes = writes;
+        }
+
+        Running(Committer.InFlight compaction) {
+            this.op = compaction.op().op();
+            this.fold = null;
+            this.rows = null;
+            this.started = compaction.phaseAStart();
+            this.writes = 0;
+            this.flight = compaction;
         }
     }
 
@@ -98,6 +116,9 @@ final class Folder implements AutoCloseable {
             }
             finish();
             work++;
+        }
+        if (compactionWaiting) {
+            return work; // the compaction queued behind the job just published goes first
         }
         List<PublishedView.TailSummary> tails = ctx.view().unfoldedSummary();
         if (tails.isEmpty()) {
@@ -152,9 +173,36 @@ final class Folder implements AutoCloseable {
         }
     }
 
-    /** Whether a fold is in flight (its Lance commit running or done, not yet published). */
+    /** Whether a fold or a journal-ack compaction is in flight (its Lance commit running or done, not yet published). */
     boolean folding() {
         return running != null;
+    }
+
+    /**
+     * Whether the compaction {@code c}, of a journal-ack table, must wait for the Lance commit in flight; if so, no fold
+     * starts until it has run. A compaction of a table-ack table, or one with nothing in flight, never waits here.
+     */
+    boolean busyFor(WriteOp.Compact c) {
+        boolean journalAck = ctx.view().catalog().table(c.table()).map(Catalog.TableDef::journalAck).orElse(false);
+        compactionWaiting = journalAck && running != null && !running.flight.result().isDone();
+        return compactionWaiting;
+    }
+
+    /**
+     * Called by the committer once a journal-ack table's compaction, after its fence and Phase A, has its Lance commit
+     * running off this thread (nothing else is in flight: the committer waited for it first). With a stepped committer
+     * it is published at once.
+     */
+    void launchedCompaction(Committer.InFlight compaction) {
+        if (running != null) {
+            throw new IllegalStateException("compaction " + compaction.op().intentId() + " launched beside "
+                    + running.op.kind() + " " + running.flight.op().intentId());
+        }
+        compactionWaiting = false;
+        running = new Running(compaction);
+        if (lance == null) {
+            finish();
+        }
     }
 
     /** Runs a fold's substrate commit on the fold thread (inline with a stepped committer). */
@@ -172,7 +220,7 @@ final class Folder implements AutoCloseable {
     }
 
     /** Called by the committer once the fold being started has its Lance commit running. */
-    void launched(Committer.FoldInFlight flight) {
+    void launched(Committer.InFlight flight) {
         if (starting == null || starting.op != flight.op().op()) {
             throw new IllegalStateException("fold " + flight.op().intentId() + " launched outside Folder.start");
         }
@@ -235,21 +283,26 @@ final class Folder implements AutoCloseable {
         return true;
     }
 
-    /** Waits for the fold in flight and publishes it; whether it committed. */
+    /** Waits for the fold or compaction in flight and publishes it; whether it committed. */
     private boolean finish() {
         Running r = running;
         running = null;
         try {
-            committer.finishFold(r.flight);
+            committer.finishInFlight(r.flight);
         } finally {
-            r.rows.close();
+            if (r.rows != null) {
+                r.rows.close();
+            }
+        }
+        if (r.fold == null) {
+            return !r.op.future().isCompletedExceptionally(); // the compaction's meters are the maintenance meters
         }
         return report(r);
     }
 
     private boolean report(Running r) {
         if (!r.op.future().isDone()) {
-            throw new IllegalStateException("fold " + r.op.intentId() + " ended without an outcome");
+            throw new IllegalStateException("fold " + r.fold.intentId() + " ended without an outcome");
         }
         try {
             r.op.future().join();
