@@ -247,14 +247,18 @@ public final class Metrics implements MeterBinder {
     }
 
     /**
-     * Committer time spent in maintenance commits (compaction and index optimise, from their intent to their
-     * publication), in nanoseconds: every write queued meanwhile waits for it.
+     * Time spent in maintenance commits (compaction and index optimise, from their intent to their publication), in
+     * nanoseconds: every write queued meanwhile waits for it, except during a journal-ack table's compaction, whose
+     * Lance work runs on the fold thread while acknowledgements go on.
      */
     public long maintenanceNanos() {
         return m.maintenance.totalNanos();
     }
 
-    /** The longest single maintenance commit on the committer, in nanoseconds: the most a write waited for one. */
+    /**
+     * The longest single maintenance commit, in nanoseconds: the most a write waited for one (a journal-ack table's
+     * compaction included, although writes do not wait for it).
+     */
     public long maintenanceMaxNanos() {
         return m.longestMaintenanceNanos();
     }

@@ -188,8 +188,9 @@ public final class Meters implements AutoCloseable {
         tableAck = timer("palisade.write.ack", acks, "ack", "table");
         journalAck = timer("palisade.write.ack", acks, "ack", "journal");
         maintenance = timer("palisade.maintenance",
-                "Committer time of a maintenance operation (index optimise, compaction), its intent to its publication:"
-                        + " queued writes wait meanwhile");
+                "Time of a maintenance operation (index optimise, compaction), its intent to its publication: queued"
+                        + " writes wait meanwhile, except for a journal-ack table's compaction, whose Lance work runs on"
+                        + " the fold thread");
         keyLookup = timer("palisade.key.lookup", "Committer time of one read of a journal-ack table for the "
                 + "strict-insert keys its negative key filter could not rule out: queued writes wait meanwhile");
         keyFilterBuild = timer("palisade.key.filter.build", "Committer time of building a journal-ack table's negative "
@@ -199,8 +200,9 @@ public final class Meters implements AutoCloseable {
         largestGroupGauge = gauge("palisade.write.group.largest",
                 "The most writes one table commit has carried since the graph was opened", largestGroup::get);
         longestMaintenance = timeGauge("palisade.maintenance.longest",
-                "The longest maintenance operation on the committer since the graph was opened: the most a write"
-                        + " waited for one", TimeUnit.NANOSECONDS, longestMaintenanceNanos::get);
+                "The longest maintenance operation since the graph was opened: the most a write waited for one (a"
+                        + " journal-ack table's compaction included, although writes do not wait for it)",
+                TimeUnit.NANOSECONDS, longestMaintenanceNanos::get);
 
         for (Catalog.TableDef t : catalog.tables()) {
             // a journal-ack table folds its acknowledged writes; a keyed table-ack table folds graph transactions' parts
@@ -263,7 +265,7 @@ public final class Meters implements AutoCloseable {
         largestGroup.accumulateAndGet(size, Math::max);
     }
 
-    /** Records a maintenance operation of {@code nanos} on the committer (the longest so far). */
+    /** Records a maintenance operation of {@code nanos}, intent to publication (the longest so far). */
     public void maintained(long nanos) {
         maintenance.record(nanos);
         longestMaintenanceNanos.accumulateAndGet(nanos, Math::max);
