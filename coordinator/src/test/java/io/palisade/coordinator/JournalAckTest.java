@@ -58,6 +58,18 @@ class JournalAckTest extends GraphTestSupport {
         }
     }
 
+    /** A fold-thread hook that signals {@code reached} and holds the Lance commit until {@code release}. */
+    private static Runnable holdAt(CountDownLatch reached, CountDownLatch release) {
+        return () -> {
+            reached.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+    }
+
     private static List<JournalRecord> journal(Graph g) {
         try (JournalReader r = JournalReader.open(g.path().resolve("_palisade")); var c = r.read(0)) {
             return c.drain();
@@ -282,14 +294,7 @@ class JournalAckTest extends GraphTestSupport {
         CountDownLatch release = new CountDownLatch(1);
         try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
             long v0 = g.state().head("main", "person").orElseThrow().version();
-            g.engine().beforeFoldCommit(() -> {
-                inLance.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            g.engine().beforeFoldCommit(holdAt(inLance, release));
             Receipt third = null;
             for (int i = 0; i < 3; i++) {
                 third = g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
@@ -513,14 +518,7 @@ class JournalAckTest extends GraphTestSupport {
         CountDownLatch release = new CountDownLatch(1);
         try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
             long v0 = g.state().head("main", "person").orElseThrow().version();
-            g.engine().beforeFoldCommit(() -> {
-                inLance.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            g.engine().beforeFoldCommit(holdAt(inLance, release));
             CompletableFuture<Receipt> compaction = CompletableFuture.supplyAsync(() -> g.compact("main", "person"));
             assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue(); // the compaction's Lance commit is held
             g.engine().beforeFoldCommit(null);
