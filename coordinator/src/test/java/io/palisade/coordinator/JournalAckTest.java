@@ -516,7 +516,8 @@ class JournalAckTest extends GraphTestSupport {
         }
         CountDownLatch inLance = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
+        Graph g = Palisade.open(dir.resolve("g"), noAutoFold());
+        try {
             long v0 = g.state().head("main", "person").orElseThrow().version();
             g.engine().beforeFoldCommit(holdAt(inLance, release));
             CompletableFuture<Receipt> compaction = CompletableFuture.supplyAsync(() -> g.compact("main", "person"));
@@ -545,13 +546,82 @@ class JournalAckTest extends GraphTestSupport {
                     Map.of("p0", 100L, "p1", 1L, "p2", 2L, "p3", 3L, "q", 7L));
             assertThat(g.metrics().maintenanceCommits()).isEqualTo(1);
         } finally {
-            release.countDown();
+            release.countDown(); // before the close, which waits for the held commit
+            g.close();
         }
-        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
-            assertThat(g.recoveryReport().classifications()).isEmpty(); // nothing was left open
-            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(
+        try (Graph reopened = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(reopened.recoveryReport().classifications()).isEmpty(); // nothing was left open
+            assertThat(ages(reopened.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(
                     Map.of("p0", 100L, "p1", 1L, "p2", 2L, "p3", 3L, "q", 7L));
         }
+    }
+
+    @Test
+    void aCompactionQueuedWhileAFoldIsInFlightLetsWritesPassAndRunsBeforeTheNextFold() throws Exception {
+        for (int part = 0; part < 4; part++) { // four folds: four fragments
+            try (Graph g = part == 0 ? Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold())
+                    : Palisade.open(dir.resolve("g"), noAutoFold())) {
+                g.insert("main", "person", List.of(Row.of("id", "p" + part, "age", part)));
+            }
+        }
+        Options foldEveryThree = Options.defaults().withFolding(3_600_000, 3, 1L << 40)
+                .withCompaction(Compaction.DEFAULTS.withAuto(false));
+        CountDownLatch inLance = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Graph g = Palisade.open(dir.resolve("g"), foldEveryThree);
+        try {
+            g.engine().beforeFoldCommit(holdAt(inLance, release));
+            for (int i = 0; i < 3; i++) {
+                g.upsert("main", "person", List.of(Row.of("id", "p" + i, "age", 10 + i)));
+            }
+            assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue(); // the first fold's Lance commit is held
+            g.engine().beforeFoldCommit(null);
+            CompletableFuture<Receipt> compaction = g.compactAsync("main", "person");
+            // queued behind the held fold, the compaction holds up none of the writes queued after it
+            CompletableFuture<List<Receipt>> writes = CompletableFuture.supplyAsync(() -> {
+                List<Receipt> out = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    out.add(g.upsert("main", "person", List.of(Row.of("id", "q" + i, "age", i))));
+                }
+                return out;
+            });
+            assertThat(writes.get(5, TimeUnit.MINUTES)).allSatisfy(r -> assertThat(r.folded()).isFalse());
+            assertThat(compaction).isNotDone();
+            release.countDown();
+            assertThat(compaction.get(5, TimeUnit.MINUTES).version()).isPositive();
+        } finally {
+            release.countDown(); // before the close (which folds the rest), which waits for the held commit
+            g.close();
+        }
+        List<JournalRecord> records;
+        try (Graph reopened = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(ages(reopened.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(Map.of("p0", 10L,
+                    "p1", 11L, "p2", 12L, "p3", 3L, "q0", 0L, "q1", 1L, "q2", 2L));
+            records = journal(reopened);
+        }
+        // the three writes acknowledged meanwhile made a fold due; it started only after the compaction was published
+        List<Long> foldPlans = new ArrayList<>();
+        long compactionRecorded = -1;
+        long compactionDone = -1;
+        String compactionId = null;
+        for (JournalRecord r : records) {
+            if (r.event() instanceof JournalEvent.IntentRecorded i && i.operation() == LogicalOperation.COMPACTION) {
+                compactionRecorded = r.sequence();
+                compactionId = i.intentId();
+            } else if (r.event() instanceof JournalEvent.IntentCompleted c && c.intentId().equals(compactionId)) {
+                compactionDone = r.sequence();
+            } else if (r.event() instanceof JournalEvent.FoldPlanned) {
+                foldPlans.add(r.sequence());
+            }
+        }
+        long compactionAt = compactionRecorded;
+        long done = compactionDone;
+        assertThat(compactionDone).isGreaterThan(compactionRecorded);
+        assertThat(foldPlans.stream().filter(f -> f < compactionAt).count())
+                .as("folds planned before the compaction: the held one only").isEqualTo(1 + 4);
+        assertThat(foldPlans.stream().filter(f -> f > compactionAt && f < done)).as("no fold while it ran").isEmpty();
+        assertThat(foldPlans.stream().filter(f -> f > done)).as("the writes acknowledged meanwhile, folded after it")
+                .isNotEmpty();
     }
 
 }

@@ -195,9 +195,10 @@ final class Committer implements Agent {
     /**
      * A fold, or a journal-ack table's compaction, after its fence and Phase A, its Lance commit
      * ({@link SubstrateCommit#commit}) running off the committer thread as {@code result}; {@link #finishInFlight}
-     * publishes it. {@code op} is the op as the fence admitted it (its own intent id, keys or plan); {@code head} is the
-     * table's head it was planned on; {@code phaseAStart} and {@code phaseBStart} ({@link System#nanoTime()}) time its
-     * phases. Invariant: {@code op.op()} is a {@link WriteOp.Fold} or a {@link WriteOp.Compact} of a journal-ack table.
+     * publishes it. {@code op} is the op as the fence admitted it (its own intent id, keys or plan); {@code head} is
+     * the table's head it was planned on; {@code phaseAStart} and {@code phaseBStart} ({@link System#nanoTime()}) time
+     * its phases. Invariant: {@code op.op()} is a {@link WriteOp.Fold} or a {@link WriteOp.Compact} of a journal-ack
+     * table.
      */
     record InFlight(Fence.Admitted op, Catalog.TableDef def, TableHead head, long phaseAStart, long phaseBStart,
                         CompletableFuture<SubstrateCommit.Result> result) {
@@ -228,7 +229,8 @@ final class Committer implements Agent {
         } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             ctx.refusals().poison(op.branch(), op.table());
-            LOG.error("the {} {} of {}/{} failed off the committer thread", what, intentId, op.branch(), op.table(), cause);
+            LOG.error("the {} {} of {}/{} failed off the committer thread", what, intentId, op.branch(), op.table(),
+                    cause);
             op.future().completeExceptionally(new CommitStateUnknownException(what + " of " + op.where() + " failed: "
                     + cause, cause));
             return;

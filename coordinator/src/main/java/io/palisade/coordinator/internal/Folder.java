@@ -45,9 +45,9 @@ import java.util.concurrent.CompletionException;
  * for the fold in flight, so those still run after a fold of the table, as before. With a stepped committer (the
  * deterministic simulation) the Lance commit runs inline.
  *
- * <p>A journal-ack table's compaction shares the fold thread and its one slot ({@link #launchedCompaction}): its Lance
- * work (the rewrite and the index rebuild) runs there while acknowledgements go on; it starts when nothing is in flight,
- * and while it waits for a fold ({@link #busyFor}) or runs, no fold starts.
+ * <p>A journal-ack table's compaction shares the fold thread and its one slot ({@link #launchedCompaction}): its
+ * Lance work (the rewrite and the index rebuild) runs there while acknowledgements go on; it starts when nothing is
+ * in flight, and while it waits for a fold ({@link #busyFor}) or runs, no fold starts.
  *
  * <p>Invariants: committer thread only (the fold thread runs only the substrate commit). A fold that fails leaves its
  * writes unfolded (they stay acknowledged and readable); a fold of unknown outcome poisons the table like any commit,
@@ -173,14 +173,14 @@ final class Folder implements AutoCloseable {
         }
     }
 
-    /** Whether a fold or a journal-ack compaction is in flight (its Lance commit running or done, not yet published). */
+    /** Whether a fold or a journal-ack compaction is in flight (its Lance commit running or done, unpublished). */
     boolean folding() {
         return running != null;
     }
 
     /**
-     * Whether the compaction {@code c}, of a journal-ack table, must wait for the Lance commit in flight; if so, no fold
-     * starts until it has run. A compaction of a table-ack table, or one with nothing in flight, never waits here.
+     * Whether the compaction {@code c}, of a journal-ack table, must wait for the Lance commit in flight; if so, no
+     * fold starts until it has run. A compaction of a table-ack table, or one with nothing in flight, never waits here.
      */
     boolean busyFor(WriteOp.Compact c) {
         boolean journalAck = ctx.view().catalog().table(c.table()).map(Catalog.TableDef::journalAck).orElse(false);

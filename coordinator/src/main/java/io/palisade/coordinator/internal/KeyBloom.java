@@ -76,7 +76,7 @@ public final class KeyBloom {
         return added > capacity;
     }
 
-    /** Keys that set at least one new bit when added: a key given again, or one that tested positive, is not counted. */
+    /** Keys that set a new bit when added: a key given again, or one that tested positive, is not counted. */
     long added() {
         return added;
     }
