@@ -58,18 +58,6 @@ class JournalAckTest extends GraphTestSupport {
         }
     }
 
-    /** A fold-thread hook that signals {@code reached} and holds the Lance commit until {@code release}. */
-    private static Runnable holdAt(CountDownLatch reached, CountDownLatch release) {
-        return () -> {
-            reached.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        };
-    }
-
     private static List<JournalRecord> journal(Graph g) {
         try (JournalReader r = JournalReader.open(g.path().resolve("_palisade")); var c = r.read(0)) {
             return c.drain();
@@ -292,9 +280,10 @@ class JournalAckTest extends GraphTestSupport {
         Options o = Options.defaults().withFolding(3_600_000, 3, 1L << 40);
         CountDownLatch inLance = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        try (Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o)) {
+        Graph g = Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), o);
+        try {
             long v0 = g.state().head("main", "person").orElseThrow().version();
-            g.engine().beforeFoldCommit(holdAt(inLance, release));
+            g.engine().beforeFoldCommit(hold(inLance, release, () -> { }));
             Receipt third = null;
             for (int i = 0; i < 3; i++) {
                 third = g.upsert("main", "person", List.of(Row.of("id", "k" + i, "age", i)));
@@ -338,10 +327,11 @@ class JournalAckTest extends GraphTestSupport {
                     && i.operation() == LogicalOperation.INDEX_MAINTENANCE).findFirst().orElseThrow().sequence();
             assertThat(indexRecorded).isGreaterThan(firstFoldDone);
         } finally {
-            release.countDown();
+            release.countDown(); // before the close, which waits for the held commit
+            g.close();
         }
-        try (Graph g = Palisade.open(dir.resolve("g"), noAutoFold())) {
-            assertThat(lanceAges(g)).containsExactlyInAnyOrderEntriesOf(Map.of("k0", 100L, "k2", 2L));
+        try (Graph reopened = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(lanceAges(reopened)).containsExactlyInAnyOrderEntriesOf(Map.of("k0", 100L, "k2", 2L));
         }
     }
 
@@ -506,20 +496,26 @@ class JournalAckTest extends GraphTestSupport {
             assertThat(g.get("main", "person", List.of("new-1", "new-2", "k999"))).hasSize(3);
         }
     }
-    @Test
-    void aCompactionsLanceCommitRunsOffTheCommitterWhileWritesAreAcknowledged() throws Exception {
-        for (int part = 0; part < 4; part++) { // four folds: four fragments
+
+    /** Creates the graph with p0..p3 (ages 0..3) in the journal-ack table, folded one per open: four fragments. */
+    private void fourFragments() {
+        for (int part = 0; part < 4; part++) {
             try (Graph g = part == 0 ? Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold())
                     : Palisade.open(dir.resolve("g"), noAutoFold())) {
                 g.insert("main", "person", List.of(Row.of("id", "p" + part, "age", part)));
             } // close folds
         }
+    }
+
+    @Test
+    void aCompactionsLanceCommitRunsOffTheCommitterWhileWritesAreAcknowledged() throws Exception {
+        fourFragments();
         CountDownLatch inLance = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Graph g = Palisade.open(dir.resolve("g"), noAutoFold());
         try {
             long v0 = g.state().head("main", "person").orElseThrow().version();
-            g.engine().beforeFoldCommit(holdAt(inLance, release));
+            g.engine().beforeFoldCommit(hold(inLance, release, () -> { }));
             CompletableFuture<Receipt> compaction = CompletableFuture.supplyAsync(() -> g.compact("main", "person"));
             assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue(); // the compaction's Lance commit is held
             g.engine().beforeFoldCommit(null);
@@ -558,19 +554,14 @@ class JournalAckTest extends GraphTestSupport {
 
     @Test
     void aCompactionQueuedWhileAFoldIsInFlightLetsWritesPassAndRunsBeforeTheNextFold() throws Exception {
-        for (int part = 0; part < 4; part++) { // four folds: four fragments
-            try (Graph g = part == 0 ? Palisade.create(dir.resolve("g"), Catalog.fromJson(CATALOG), noAutoFold())
-                    : Palisade.open(dir.resolve("g"), noAutoFold())) {
-                g.insert("main", "person", List.of(Row.of("id", "p" + part, "age", part)));
-            }
-        }
+        fourFragments();
         Options foldEveryThree = Options.defaults().withFolding(3_600_000, 3, 1L << 40)
                 .withCompaction(Compaction.DEFAULTS.withAuto(false));
         CountDownLatch inLance = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Graph g = Palisade.open(dir.resolve("g"), foldEveryThree);
         try {
-            g.engine().beforeFoldCommit(holdAt(inLance, release));
+            g.engine().beforeFoldCommit(hold(inLance, release, () -> { }));
             for (int i = 0; i < 3; i++) {
                 g.upsert("main", "person", List.of(Row.of("id", "p" + i, "age", 10 + i)));
             }
