@@ -4,9 +4,7 @@ import io.palisade.coordinator.Catalog;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowStreamReader;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -81,42 +79,43 @@ final class FoldRows implements AutoCloseable {
         VectorSchemaRoot target = VectorSchemaRoot.create(def.arrowSchema(), allocator);
         try {
             target.allocateNew();
-            int n = 0;
+            int[] n = {0};
             Set<String> copied = new HashSet<>();
-            for (UnfoldedWrites.Entry e : ordered) {
-                try (ArrowStreamReader r = new ArrowStreamReader(new ByteArrayInputStream(e.rows), allocator)) {
-                    while (r.loadNextBatch()) {
-                        VectorSchemaRoot from = r.getVectorSchemaRoot();
-                        FieldVector ids = from.getVector("id");
-                        for (int i = 0; i < from.getRowCount(); i++) {
-                            String key = String.valueOf(ids.getObject(i));
-                            if (newest.get(key) != e || !copied.add(key)) {
-                                continue; // a newer write of the key decides, or the key was copied already
-                            }
-                            for (FieldVector to : target.getFieldVectors()) {
-                                FieldVector src = from.getVector(to.getName());
-                                if (src == null) {
-                                    to.setNull(n);
-                                } else {
-                                    to.copyFromSafe(i, n, src);
+            try (JournaledRows.Reader reader = new JournaledRows.Reader(allocator)) {
+                for (UnfoldedWrites.Entry e : ordered) {
+                    try {
+                        reader.forEachBatch(e.rows, from -> {
+                            FieldVector ids = from.getVector("id");
+                            for (int i = 0; i < from.getRowCount(); i++) {
+                                String key = String.valueOf(ids.getObject(i));
+                                if (newest.get(key) != e || !copied.add(key)) {
+                                    continue; // a newer write of the key decides, or the key was copied already
                                 }
+                                for (FieldVector to : target.getFieldVectors()) {
+                                    FieldVector src = from.getVector(to.getName());
+                                    if (src == null) {
+                                        to.setNull(n[0]);
+                                    } else {
+                                        to.copyFromSafe(i, n[0], src);
+                                    }
+                                }
+                                n[0]++;
                             }
-                            n++;
-                        }
+                        });
+                    } catch (IOException ex) {
+                        throw new IllegalStateException("journaled rows of " + e.intentId + " do not decode: "
+                                + ex.getMessage(), ex);
                     }
-                } catch (IOException ex) {
-                    throw new IllegalStateException("journaled rows of " + e.intentId + " do not decode: "
-                            + ex.getMessage(), ex);
                 }
             }
-            if (n != count) {
+            if (n[0] != count) {
                 throw new IllegalStateException("the unfolded writes name " + count + " keys to write but their journaled "
-                        + "rows hold " + n + " of them");
+                        + "rows hold " + n[0] + " of them");
             }
             for (FieldVector v : target.getFieldVectors()) {
-                v.setValueCount(n);
+                v.setValueCount(n[0]);
             }
-            target.setRowCount(n);
+            target.setRowCount(n[0]);
             return target;
         } catch (RuntimeException | Error ex) {
             target.close();

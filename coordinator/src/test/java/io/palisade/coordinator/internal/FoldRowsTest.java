@@ -62,6 +62,44 @@ class FoldRowsTest {
         return out;
     }
 
+    /** A write journaled before the table had its {@code age} column: a payload of another schema (id only). */
+    private UnfoldedWrites.Entry writeWithoutAge(String... ids) {
+        org.apache.arrow.vector.types.pojo.Schema idOnly = new org.apache.arrow.vector.types.pojo.Schema(
+                List.of(person.arrowSchema().findField("id")));
+        List<Map<String, Object>> rows = new java.util.ArrayList<>();
+        for (String id : ids) {
+            rows.add(Map.of("id", id));
+        }
+        byte[] ipc;
+        try (VectorSchemaRoot root = VectorSchemaRoot.create(idOnly, allocator)) {
+            io.palisade.substrate.ArrowRows.fill(root, rows);
+            ipc = JournaledRows.encode(root);
+        }
+        acknowledged++;
+        return new UnfoldedWrites.Entry("i-" + acknowledged, LogicalOperation.UPSERT, List.of(ids), acknowledged,
+                acknowledged, acknowledged, ipc);
+    }
+
+    @Test
+    void payloadsOfTwoSchemasInterleavedFoldEachWithItsOwnColumns() {
+        UnfoldedWrites.Entry a = write(LogicalOperation.UPSERT, "k1", 1);
+        UnfoldedWrites.Entry b = writeWithoutAge("k2", "k3");
+        UnfoldedWrites.Entry c = write(LogicalOperation.UPSERT, "k4", 4, "k5", 5);
+        UnfoldedWrites.Entry d = writeWithoutAge("k1");
+        UnfoldedWrites.Entry e = write(LogicalOperation.UPSERT, "k3", 33);
+        try (FoldRows rows = new FoldRows(person, allocator, newest(a, b, c, d, e))) {
+            Map<String, Long> ages = ages(rows.root());
+            Map<String, Long> expected = new TreeMap<>();
+            expected.put("k1", null); // its newest write had no age
+            expected.put("k2", null);
+            expected.put("k3", 33L);
+            expected.put("k4", 4L);
+            expected.put("k5", 5L);
+            assertThat(ages).containsExactlyEntriesOf(expected);
+        }
+        assertThat(allocator.getAllocatedMemory()).isZero();
+    }
+
     @Test
     void theNewestRowOfEveryKeyNotDeletedIsCountedBeforeAndWrittenAfterDecoding() {
         UnfoldedWrites.Entry a = write(LogicalOperation.UPSERT, "k1", 1, "k2", 2, "k3", 3);
