@@ -161,13 +161,14 @@ public final class Graph implements AutoCloseable {
      * RewriteIndex with the coverage it will have when present), journals and judges the plan like any
      * write, commits it exactly and verifies the committed version against it (docs/coordinator.md
      * "Maintenance"). An index that already covers every fragment commits nothing: the receipt's version
-     * is then the head's and the intent's completion says "no-op".
+     * is then the head's and the intent's completion says "no-op". On a journal-ack table its unfolded writes are
+     * folded first, so the index covers every write acknowledged before the call.
      */
     public Receipt optimizeIndex(String branch, String table) {
         if (!catalog().require(table).kind().keyed()) {
             throw new ValidationException("table '" + table + "' is append-only and has no key index");
         }
-        return engine.join(engine.submit(new WriteOp.OptimizeIndex(submission(branch, table, Optional.empty()))));
+        return engine.join(engine.submit(new WriteOp.OptimizeIndex(submission(branch, table, Optional.empty()), true)));
     }
 
     /**

@@ -553,6 +553,62 @@ class JournalAckTest extends GraphTestSupport {
     }
 
     @Test
+    void anAutomaticIndexRefreshRunsOffTheCommitterAndFoldsNothing() throws Exception {
+        fourFragments();
+        Options refreshAfterEachFold = Options.defaults().withFolding(3_600_000, 3, 1L << 40).withIndexRefreshEvery(1)
+                .withCompaction(Compaction.DEFAULTS.withAuto(false));
+        CountDownLatch inLance = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger lanceCommits = new java.util.concurrent.atomic.AtomicInteger();
+        Runnable holdIt = hold(inLance, release, () -> { });
+        Graph g = Palisade.open(dir.resolve("g"), refreshAfterEachFold);
+        try {
+            // the first Lance commit on the fold thread is the fold of three writes, the second the refresh after it
+            g.engine().beforeFoldCommit(() -> {
+                if (lanceCommits.incrementAndGet() == 2) {
+                    holdIt.run();
+                }
+            });
+            long since = g.upsert("main", "person", List.of(Row.of("id", "p0", "age", 10))).seq();
+            for (int i = 1; i < 3; i++) {
+                g.upsert("main", "person", List.of(Row.of("id", "p" + i, "age", 10 + i)));
+            }
+            assertThat(inLance.await(5, TimeUnit.MINUTES)).isTrue(); // the refresh's Lance commit is held
+            long foldedHead = g.state().head("main", "person").orElseThrow().version();
+
+            // while it is held the committer acknowledges, fences and reads; nothing is folded
+            Receipt up = g.upsert("main", "person", List.of(Row.of("id", "p3", "age", 33)));
+            Receipt in = g.insert("main", "person", List.of(Row.of("id", "q", "age", 7)));
+            assertThat(List.of(up, in)).allSatisfy(r -> assertThat(r.folded()).isFalse());
+            assertThatThrownBy(() -> g.insert("main", "person", List.of(Row.of("id", "p1", "age", 9))))
+                    .isInstanceOf(KeyConflictException.class);
+            assertThat(g.metrics().autoIndexRefreshes()).isZero();
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isEqualTo(foldedHead);
+
+            release.countDown();
+            g.awaitFold(); // waits for the maintenance in flight and publishes it
+            assertThat(g.metrics().autoIndexRefreshes()).isEqualTo(1);
+            assertThat(g.state().head("main", "person").orElseThrow().version()).isGreaterThan(foldedHead);
+            // the refresh folded nothing: the two writes acknowledged meanwhile are still unfolded, and one fold ran
+            assertThat(g.state().foldMark("main", "person").unfolded()).isEqualTo(2);
+            List<JournalRecord> records = journal(g).stream().filter(r -> r.sequence() > since).toList();
+            assertThat(records.stream().filter(r -> r.event() instanceof JournalEvent.FoldPlanned)).hasSize(1);
+            assertThat(records.stream().filter(r -> r.event() instanceof JournalEvent.IntentRecorded i
+                    && i.operation() == LogicalOperation.INDEX_MAINTENANCE)).hasSize(1);
+            assertThat(ages(g.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(
+                    Map.of("p0", 10L, "p1", 11L, "p2", 12L, "p3", 33L, "q", 7L));
+        } finally {
+            release.countDown(); // before the close, which waits for the held commit
+            g.close();
+        }
+        try (Graph reopened = Palisade.open(dir.resolve("g"), noAutoFold())) {
+            assertThat(reopened.recoveryReport().classifications()).isEmpty();
+            assertThat(ages(reopened.scan("main", "person"))).containsExactlyInAnyOrderEntriesOf(
+                    Map.of("p0", 10L, "p1", 11L, "p2", 12L, "p3", 33L, "q", 7L));
+        }
+    }
+
+    @Test
     void aCompactionQueuedWhileAFoldIsInFlightLetsWritesPassAndRunsBeforeTheNextFold() throws Exception {
         fourFragments();
         Options foldEveryThree = Options.defaults().withFolding(3_600_000, 3, 1L << 40)

@@ -119,11 +119,11 @@ final class Committer implements Agent {
         Object deferred = null;
         while (!pending.isEmpty()) {
             Object head = pending.pollFirst();
-            if (deferred == null && head instanceof WriteOp.Compact c && folder.busyFor(c)) {
-                // a journal-ack table's compaction waits for the fold in flight without holding up the writes behind
-                // it (not counted as work: the committer idles while only it waits); the fold agent starts no other
-                // fold meanwhile, so it runs next
-                deferred = c;
+            if (deferred == null && head instanceof WriteOp w && besideTail(w) && folder.busyFor(w)) {
+                // a journal-ack table's compaction or automatic index refresh waits for the fold in flight without
+                // holding up the writes behind it (not counted as work: the committer idles while only it waits); the
+                // fold agent starts no other fold meanwhile, so it runs next
+                deferred = w;
                 continue;
             }
             work++;
@@ -193,12 +193,12 @@ final class Committer implements Agent {
     }
 
     /**
-     * A fold, or a journal-ack table's compaction, after its fence and Phase A, its Lance commit
-     * ({@link SubstrateCommit#commit}) running off the committer thread as {@code result}; {@link #finishInFlight}
-     * publishes it. {@code op} is the op as the fence admitted it (its own intent id, keys or plan); {@code head} is
-     * the table's head it was planned on; {@code phaseAStart} and {@code phaseBStart} ({@link System#nanoTime()}) time
-     * its phases. Invariant: {@code op.op()} is a {@link WriteOp.Fold} or a {@link WriteOp.Compact} of a journal-ack
-     * table.
+     * A fold, or a journal-ack table's maintenance (a compaction, an index refresh), after its fence and Phase A, its
+     * Lance commit ({@link SubstrateCommit#commit}) running off the committer thread as {@code result};
+     * {@link #finishInFlight} publishes it. {@code op} is the op as the fence admitted it (its own intent id, keys or
+     * plan); {@code head} is the table's head it was planned on; {@code phaseAStart} and {@code phaseBStart}
+     * ({@link System#nanoTime()}) time its phases. Invariant: {@code op.op()} is a {@link WriteOp.Fold}, or a
+     * {@link WriteOp.Compact} or {@link WriteOp.OptimizeIndex} of a journal-ack table.
      */
     record InFlight(Fence.Admitted op, Catalog.TableDef def, TableHead head, long phaseAStart, long phaseBStart,
                         CompletableFuture<SubstrateCommit.Result> result) {
@@ -213,16 +213,22 @@ final class Committer implements Agent {
     }
 
     /**
-     * Waits for the Lance commit of a fold or a journal-ack table's compaction and runs the rest of its group on this
+     * Waits for the Lance commit of a fold or a journal-ack table's maintenance and runs the rest of its group on this
      * thread: the fence remembers the commit, Phases C and D publish it (a fold's crash points
-     * {@code before-fold-publish}, {@code after-fold-publish}; a compaction's {@code before-publish},
+     * {@code before-fold-publish}, {@code after-fold-publish}; maintenance's {@code before-publish},
      * {@code after-publish}) and the op's future is completed. A commit that failed off-thread without a result is of
      * unknown outcome: the table is poisoned, as for any commit.
      */
     void finishInFlight(InFlight f) {
         WriteOp op = f.op().op();
         String intentId = f.op().intentId();
-        String what = op instanceof WriteOp.Fold ? "fold" : "compaction";
+        String what = switch (op.kind()) {
+            case FOLD -> "fold";
+            case OPTIMIZE_INDEX -> "index refresh";
+            case COMPACT -> "compaction";
+            case INSERT, UPSERT, UPDATE, DELETE, APPEND, OVERWRITE, ADD_COLUMNS ->
+                    throw new IllegalStateException(op.kind() + " " + intentId + " was not run off the committer");
+        };
         SubstrateCommit.Result result;
         try {
             result = f.result().join();
@@ -307,9 +313,9 @@ final class Committer implements Agent {
         WriteOp first = ops.get(0);
         Optional<Catalog.TableDef> ackTable = ctx.view().catalog().table(first.table()).filter(Catalog.TableDef::journalAck);
         if (ackTable.isPresent() && !(first instanceof WriteOp.Fold)) {
-            if (first instanceof WriteOp.Compact) {
-                // a compaction plans on the table's Lance head and leaves the unfolded tail as it is: it waits only for
-                // the fold in flight to publish, so that the two Lance commits never race
+            if (besideTail(first)) {
+                // a compaction or an automatic index refresh plans on the table's Lance head and leaves the unfolded
+                // tail as it is: it waits only for the fold in flight to publish, so that two Lance commits never race
                 folder.awaitRunning();
             } else if (!first.journalable()) {
                 foldFirst(first); // every other operation on a journal-ack table follows a fold
@@ -419,7 +425,7 @@ final class Committer implements Agent {
         journal.appendIntents(phaseA);
         long t1 = System.nanoTime();
 
-        // 3. Phase B (the Lance commit of a fold or of a journal-ack table's compaction runs off this thread;
+        // 3. Phase B (the Lance commit of a fold or of a journal-ack table's maintenance runs off this thread;
         // acknowledgements go on meanwhile)
         TableRef base = substrate.base(pin, first.table(), tableBranch);
         if (first instanceof WriteOp.Fold) {
@@ -428,16 +434,16 @@ final class Committer implements Agent {
                     folder.offThread(() -> substrate.commit(def, fold, base))));
             return;
         }
-        if (first instanceof WriteOp.Compact && def.journalAck()) {
-            List<Fence.Admitted> compaction = List.copyOf(accepted);
-            folder.launchedCompaction(new InFlight(compaction.get(0), def, head, t0, t1,
-                    folder.offThread(() -> substrate.commit(def, compaction, base))));
+        if (first.maintenance() && def.journalAck()) {
+            List<Fence.Admitted> maintenance = List.copyOf(accepted);
+            folder.launchedMaintenance(new InFlight(maintenance.get(0), def, head, t0, t1,
+                    folder.offThread(() -> substrate.commit(def, maintenance, base))));
             return;
         }
         SubstrateCommit.Result result = substrate.commit(def, accepted, base);
         long t2 = System.nanoTime();
 
-        // 4. Phases C and D (a fold's and a journal-ack table's compaction's: finishInFlight)
+        // 4. Phases C and D (a fold's and a journal-ack table's maintenance's: finishInFlight)
         if (result instanceof SubstrateCommit.Result.Committed c) {
             // the key filter stays a superset of the table's keys: a commit's inserted keys are added to it; a fold's
             // are in it already; updates, deletes, maintenance and added columns add none; an overwrite replaces them
@@ -459,6 +465,15 @@ final class Committer implements Agent {
         if (result instanceof SubstrateCommit.Result.Committed c) {
             integrity.published(def, first.branch(), head, c.committed());
         }
+    }
+
+    /**
+     * Whether {@code op} is maintenance that leaves a journal-ack table's unfolded writes as they are: a compaction, or
+     * an index refresh that does not fold first (the automatic one). On a journal-ack table it waits only for the fold
+     * in flight, and its Lance work runs on the fold thread.
+     */
+    private static boolean besideTail(WriteOp op) {
+        return op instanceof WriteOp.Compact || (op instanceof WriteOp.OptimizeIndex o && !o.foldFirst());
     }
 
     /** Whether {@code op} commits rows to its Lance table (a journal-ack table's acknowledged writes do not). */

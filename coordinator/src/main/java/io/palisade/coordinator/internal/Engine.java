@@ -269,7 +269,7 @@ public final class Engine implements AutoCloseable {
 
     /**
      * Runs {@code hook} on the fold thread just before the Lance commit of a fold or of a journal-ack table's
-     * compaction (tests hold one there); null clears.
+     * maintenance (tests hold one there); null clears.
      */
     public void beforeFoldCommit(Runnable hook) {
         committer.folder().beforeLanceCommit = hook;

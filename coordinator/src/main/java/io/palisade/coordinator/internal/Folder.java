@@ -32,7 +32,8 @@ import java.util.concurrent.CompletionException;
  * {@link Options#foldEvery()} writes or whose oldest unfolded write is older than {@link Options#foldLagMillis()};
  * before an acknowledgement that would pass {@link Options#maxUnfoldedBytes()}, or on a table whose oldest unfolded
  * write is {@link Options#maxFoldLagMillis()} old, the committer folds first (after publishing the fold in flight), so
- * the writer waits (back-pressure) rather than fails; and before any other operation on the table but a compaction
+ * the writer waits (back-pressure) rather than fails; and before any other operation on the table but maintenance
+ * that leaves the tail as it is (a compaction, the automatic index refresh)
  * (which waits only for the fold in flight), a branch created
  * from its graph branch, a merge, a bulk load, or the graph's close.
  *
@@ -45,9 +46,10 @@ import java.util.concurrent.CompletionException;
  * for the fold in flight, so those still run after a fold of the table, as before. With a stepped committer (the
  * deterministic simulation) the Lance commit runs inline.
  *
- * <p>A journal-ack table's compaction shares the fold thread and its one slot ({@link #launchedCompaction}): its
- * Lance work (the rewrite and the index rebuild) runs there while acknowledgements go on; it starts when nothing is
- * in flight, and while it waits for a fold ({@link #busyFor}) or runs, no fold starts.
+ * <p>A journal-ack table's maintenance shares the fold thread and its one slot ({@link #launchedMaintenance}): the
+ * Lance work of a compaction (the rewrite and the index rebuild) and of an index refresh runs there while
+ * acknowledgements go on; it starts when nothing is in flight, and while a compaction or an automatic index refresh
+ * waits for a fold ({@link #busyFor}) or runs, no fold starts. (A caller's index refresh folds first, then runs there.)
  *
  * <p>Invariants: committer thread only (the fold thread runs only the substrate commit). A fold that fails leaves its
  * writes unfolded (they stay acknowledged and readable); a fold of unknown outcome poisons the table like any commit,
@@ -60,17 +62,17 @@ final class Folder implements AutoCloseable {
     private final Committer committer;
     /** Null with a stepped committer: the Lance commit runs inline. */
     private final java.util.concurrent.ExecutorService lance;
-    /** Tests only: runs on the fold thread before a fold's or a compaction's Lance commit (e.g. to hold it). */
+    /** Tests only: runs on the fold thread before a fold's or a maintenance's Lance commit (e.g. to hold it). */
     volatile Runnable beforeLanceCommit;
 
-    /** The fold or journal-ack compaction in flight, null when none. */
+    /** The fold or journal-ack maintenance in flight, null when none. */
     private Running running;
     /** The fold being started ({@link #start}), to which {@link #launched} attaches its Lance commit. */
     private Running starting;
-    /** A journal-ack table's compaction waits for the job in flight ({@link #busyFor}): start no fold before it. */
-    private boolean compactionWaiting;
+    /** A journal-ack table's maintenance waits for the job in flight ({@link #busyFor}): start no fold before it. */
+    private boolean maintenanceWaiting;
 
-    /** A Lance commit off the committer thread: a fold ({@code fold} and {@code rows} set) or a compaction. */
+    /** A Lance commit off the committer thread: a fold ({@code fold} and {@code rows} set) or maintenance. */
     private static final class Running {
         final WriteOp op;
         final WriteOp.Fold fold;
@@ -87,13 +89,13 @@ final class Folder implements AutoCloseable {
             this.writes = writes;
         }
 
-        Running(Committer.InFlight compaction) {
-            this.op = compaction.op().op();
+        Running(Committer.InFlight maintenance) {
+            this.op = maintenance.op().op();
             this.fold = null;
             this.rows = null;
-            this.started = compaction.phaseAStart();
+            this.started = maintenance.phaseAStart();
             this.writes = 0;
-            this.flight = compaction;
+            this.flight = maintenance;
         }
     }
 
@@ -117,8 +119,8 @@ final class Folder implements AutoCloseable {
             finish();
             work++;
         }
-        if (compactionWaiting) {
-            return work; // the compaction queued behind the job just published goes first
+        if (maintenanceWaiting) {
+            return work; // the maintenance queued behind the job just published goes first
         }
         List<PublishedView.TailSummary> tails = ctx.view().unfoldedSummary();
         if (tails.isEmpty()) {
@@ -173,33 +175,34 @@ final class Folder implements AutoCloseable {
         }
     }
 
-    /** Whether a fold or a journal-ack compaction is in flight (its Lance commit running or done, unpublished). */
+    /** Whether a fold or journal-ack maintenance is in flight (its Lance commit running or done, unpublished). */
     boolean folding() {
         return running != null;
     }
 
     /**
-     * Whether the compaction {@code c}, of a journal-ack table, must wait for the Lance commit in flight; if so, no
-     * fold starts until it has run. A compaction of a table-ack table, or one with nothing in flight, never waits here.
+     * Whether the maintenance {@code m} (a compaction or an automatic index refresh), of a journal-ack table, must wait
+     * for the Lance commit in flight; if so, no fold starts until it has run. Maintenance of a table-ack table, or with
+     * nothing in flight, never waits here.
      */
-    boolean busyFor(WriteOp.Compact c) {
-        boolean journalAck = ctx.view().catalog().table(c.table()).map(Catalog.TableDef::journalAck).orElse(false);
-        compactionWaiting = journalAck && running != null && !running.flight.result().isDone();
-        return compactionWaiting;
+    boolean busyFor(WriteOp m) {
+        boolean journalAck = ctx.view().catalog().table(m.table()).map(Catalog.TableDef::journalAck).orElse(false);
+        maintenanceWaiting = journalAck && running != null && !running.flight.result().isDone();
+        return maintenanceWaiting;
     }
 
     /**
-     * Called by the committer once a journal-ack table's compaction, after its fence and Phase A, has its Lance commit
+     * Called by the committer once a journal-ack table's maintenance, after its fence and Phase A, has its Lance commit
      * running off this thread (nothing else is in flight: the committer waited for it first). With a stepped committer
      * it is published at once.
      */
-    void launchedCompaction(Committer.InFlight compaction) {
+    void launchedMaintenance(Committer.InFlight maintenance) {
         if (running != null) {
-            throw new IllegalStateException("compaction " + compaction.op().intentId() + " launched beside "
-                    + running.op.kind() + " " + running.flight.op().intentId());
+            throw new IllegalStateException(maintenance.op().op().kind() + " " + maintenance.op().intentId()
+                    + " launched beside " + running.op.kind() + " " + running.flight.op().intentId());
         }
-        compactionWaiting = false;
-        running = new Running(compaction);
+        maintenanceWaiting = false;
+        running = new Running(maintenance);
         if (lance == null) {
             finish();
         }
@@ -283,7 +286,7 @@ final class Folder implements AutoCloseable {
         return true;
     }
 
-    /** Waits for the fold or compaction in flight and publishes it; whether it committed. */
+    /** Waits for the fold or maintenance in flight and publishes it; whether it committed. */
     private boolean finish() {
         Running r = running;
         running = null;
@@ -295,7 +298,7 @@ final class Folder implements AutoCloseable {
             }
         }
         if (r.fold == null) {
-            return !r.op.future().isCompletedExceptionally(); // the compaction's meters are the maintenance meters
+            return !r.op.future().isCompletedExceptionally(); // maintenance has the maintenance meters
         }
         return report(r);
     }

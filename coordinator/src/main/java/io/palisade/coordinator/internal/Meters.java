@@ -189,8 +189,8 @@ public final class Meters implements AutoCloseable {
         journalAck = timer("palisade.write.ack", acks, "ack", "journal");
         maintenance = timer("palisade.maintenance",
                 "Time of a maintenance operation (index optimise, compaction), its intent to its publication: queued"
-                        + " writes wait meanwhile, except for a journal-ack table's compaction, whose Lance work runs"
-                        + " on the fold thread");
+                        + " writes wait meanwhile, except for a journal-ack table's compaction or index refresh, whose"
+                        + " Lance work runs on the fold thread");
         keyLookup = timer("palisade.key.lookup", "Committer time of one read of a journal-ack table for the "
                 + "strict-insert keys its negative key filter could not rule out: queued writes wait meanwhile");
         keyFilterBuild = timer("palisade.key.filter.build", "Committer time of building a journal-ack table's negative "

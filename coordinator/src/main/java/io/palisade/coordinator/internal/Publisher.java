@@ -159,7 +159,7 @@ final class Publisher {
                 if (n >= every) {
                     sinceIndexRefresh.remove(where);
                     WriteOp refresh = new WriteOp.OptimizeIndex(WriteOp.Submission.of(committed.branch(),
-                            committed.table(), version, Optional.empty()));
+                            committed.table(), version, Optional.empty()), false);
                     refresh.future().whenComplete((r, e) -> {
                         if (e != null && AutoMaintenance.closedFirst(e)) {
                             LOG.debug("automatic index optimise of {} dropped: the graph closed first", where);

@@ -155,8 +155,13 @@ public sealed interface WriteOp {
         }
     }
 
-    /** Index maintenance of a keyed table: planned by the fence, journaled and committed exactly as planned. */
-    record OptimizeIndex(Submission submission) implements WriteOp {
+    /**
+     * Index maintenance of a keyed table: planned by the fence, journaled and committed exactly as planned. On a
+     * journal-ack table {@code foldFirst} folds its unfolded writes before it (a caller's refresh); without it (the
+     * automatic refresh after folds) it waits only for the fold in flight and leaves the unfolded writes as they are,
+     * like a compaction, its Lance work on the fold thread.
+     */
+    record OptimizeIndex(Submission submission, boolean foldFirst) implements WriteOp {
     }
 
     /** Compaction of a table's fragments: planned by the fence, journaled and committed exactly as planned. */
