@@ -27,7 +27,8 @@ import java.util.TreeSet;
  */
 public final class KeyPresence {
     /**
-     * False-positive rate of the filters: 0.01 %, 19.2 bits and 13 hashes a key of capacity. Each false positive is a
+     * False-positive rate of the filters: 0.01 %, 22 bits a key of capacity, 11 of them set by each key, in one
+     * 512-bit block ({@link KeyBloom}). Each false positive is a
      * predicate read at the head on the committer thread, which scans the fragments the table's index does not cover
      * yet: at 0.1 %, a million strict inserts into a million-row table spent about 9 % of the committer's time in such
      * reads (200 lookups of 26 ms on average, docs/benchmarks.md).

@@ -49,6 +49,51 @@ class KeyBloomTest {
     }
 
     @Test
+    void overfilledTwiceTheRateIsWhatTheBlockedModelExpects() {
+        int n = 100_000;
+        KeyBloom f = KeyBloom.forCapacity(n, KeyPresence.FPP);
+        for (String k : keys(4, 2 * n)) {
+            f.add(k);
+        }
+        int probes = 1_000_000;
+        int positives = 0;
+        for (String k : keys(5, probes)) {
+            if (f.mightContain(k)) {
+                positives++;
+            }
+        }
+        double bitsPerKey = f.bytes() * 8.0 / (2 * n);
+        double expected = KeyBloom.expectedRate(bitsPerKey, f.hashes());
+        // about 0.87 % at 11 bits a key: 8,700 positives expected, a binomial spread of about 1 %
+        assertThat((double) positives / probes).isBetween(expected * 0.8, expected * 1.2);
+    }
+
+    @Test
+    void aFilterForOneHundredthOfAPercentTakesAboutTwentyTwoBitsAKey() {
+        KeyBloom f = KeyBloom.forCapacity(1_000_000, KeyPresence.FPP);
+        assertThat(f.bytes() * 8.0 / 1_000_000).isBetween(21.0, 23.0);
+        assertThat(KeyBloom.expectedRate(f.bytes() * 8.0 / 1_000_000, f.hashes())).isLessThanOrEqualTo(KeyPresence.FPP);
+        assertThat(KeyBloom.forCapacity(1, 0.5).bytes()).isEqualTo(64); // one block
+    }
+
+    @Test
+    void aKeyHashesAsItsUtf8BytesWhetherOrNotItIsAscii() {
+        qt().withExamples(300).forAll(strings().allPossible().ofLengthBetween(0, 30), strings().ascii()
+                .ofLengthBetween(0, 30)).checkAssert((any, ascii) -> List.of(any, ascii).forEach(key -> {
+            long h = 0xcbf29ce484222325L;
+            for (byte b : key.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                h ^= b & 0xff;
+                h *= 0x100000001b3L;
+            }
+            long z = h;
+            z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
+            z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
+            assertThat(KeyBloom.hash(key)).isEqualTo(z ^ (z >>> 33));
+        }));
+        assertThat(KeyBloom.hash("k-42")).isNotEqualTo(KeyBloom.hash("k-43"));
+    }
+
+    @Test
     void repeatedKeysDoNotCountTowardsTheCapacity() {
         List<String> keys = keys(3, 1_000);
         KeyBloom f = KeyBloom.forCapacity(1_000, KeyPresence.FPP);
