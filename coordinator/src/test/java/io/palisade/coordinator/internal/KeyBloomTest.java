@@ -31,19 +31,7 @@ class KeyBloomTest {
 
     @Test
     void falsePositiveRateAtCapacityIsTheRateItWasSizedFor() {
-        int n = 200_000;
-        KeyBloom f = KeyBloom.forCapacity(n, KeyPresence.FPP);
-        for (String k : keys(1, n)) {
-            f.add(k);
-        }
-        int probes = 2_000_000;
-        int positives = 0;
-        for (String k : keys(2, probes)) {
-            if (f.mightContain(k)) {
-                positives++;
-            }
-        }
-        double rate = (double) positives / probes;
+        double rate = rateOfNewKeys(filled(200_000, 1, 200_000), 2, 2_000_000);
         // Binomial spread at 2M probes and p = 1e-4 is about 7 % of p; a wrong size or hash count moves it by far more.
         assertThat(rate).isBetween(KeyPresence.FPP * 0.5, KeyPresence.FPP * 1.5);
     }
@@ -51,21 +39,30 @@ class KeyBloomTest {
     @Test
     void overfilledTwiceTheRateIsWhatTheBlockedModelExpects() {
         int n = 100_000;
-        KeyBloom f = KeyBloom.forCapacity(n, KeyPresence.FPP);
-        for (String k : keys(4, 2 * n)) {
+        KeyBloom f = filled(n, 4, 2 * n);
+        double expected = KeyBloom.expectedRate(f.bytes() * 8.0 / (2 * n), f.hashes());
+        // about 0.87 % at 11 bits a key: 8,700 positives expected, a binomial spread of about 1 %
+        assertThat(rateOfNewKeys(f, 5, 1_000_000)).isBetween(expected * 0.8, expected * 1.2);
+    }
+
+    /** A filter for {@code capacity} keys given {@code count} keys of stream {@code seed}. */
+    private static KeyBloom filled(int capacity, int seed, int count) {
+        KeyBloom f = KeyBloom.forCapacity(capacity, KeyPresence.FPP);
+        for (String k : keys(seed, count)) {
             f.add(k);
         }
-        int probes = 1_000_000;
+        return f;
+    }
+
+    /** The share of {@code probes} keys of stream {@code seed} (never given to {@code f}) that test positive. */
+    private static double rateOfNewKeys(KeyBloom f, int seed, int probes) {
         int positives = 0;
-        for (String k : keys(5, probes)) {
+        for (String k : keys(seed, probes)) {
             if (f.mightContain(k)) {
                 positives++;
             }
         }
-        double bitsPerKey = f.bytes() * 8.0 / (2 * n);
-        double expected = KeyBloom.expectedRate(bitsPerKey, f.hashes());
-        // about 0.87 % at 11 bits a key: 8,700 positives expected, a binomial spread of about 1 %
-        assertThat((double) positives / probes).isBetween(expected * 0.8, expected * 1.2);
+        return (double) positives / probes;
     }
 
     @Test
