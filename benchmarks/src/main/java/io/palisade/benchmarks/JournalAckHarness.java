@@ -699,10 +699,11 @@ public final class JournalAckHarness {
             out.printf(Locale.ROOT, "key lookups %,d, of which filter false positives %,d (%.4f %% of inserted keys looked up)%n",
                     m.keyLookups() - lookups0, m.keyFilterFalsePositives() - fp0,
                     100.0 * (m.keyLookups() - lookups0) / Math.max(1, writes));
+            out.printf(Locale.ROOT, "committer time in key lookups %.2f s (%.1f %% of the run), key filters built %,d in "
+                    + "%.2f s%n", (m.keyLookupNanos() - lookupNanos0) / 1e9,
+                    100.0 * (m.keyLookupNanos() - lookupNanos0) / 1e9 / secs, m.keyFilterBuilds() - builds0,
+                    (m.keyFilterBuildNanos() - buildNanos0) / 1e9);
         }
-        out.printf(Locale.ROOT, "committer time in key lookups %.2f s (%.1f %% of the run), key filters built %,d in %.2f s%n",
-                (m.keyLookupNanos() - lookupNanos0) / 1e9, 100.0 * (m.keyLookupNanos() - lookupNanos0) / 1e9 / secs,
-                m.keyFilterBuilds() - builds0, (m.keyFilterBuildNanos() - buildNanos0) / 1e9);
         out.printf(Locale.ROOT, "maintenance, intent to publication (a journal-ack compaction's or index refresh's Lance work runs off the committer) %.2f s (%.1f %% of the run), "
                 + "%,d operations; the longest since the open %,d ms%n", (m.maintenanceNanos() - maintNanos0) / 1e9,
                 100.0 * (m.maintenanceNanos() - maintNanos0) / 1e9 / secs, m.maintenanceCommits() - maint0,

@@ -187,7 +187,10 @@ final class Folder implements AutoCloseable {
      */
     boolean busyFor(WriteOp m) {
         boolean journalAck = ctx.view().catalog().table(m.table()).map(Catalog.TableDef::journalAck).orElse(false);
-        maintenanceWaiting = journalAck && running != null && !running.flight.result().isDone();
+        if (!journalAck) {
+            return false; // and leaves a journal-ack table's waiting maintenance marked
+        }
+        maintenanceWaiting = running != null && !running.flight.result().isDone();
         return maintenanceWaiting;
     }
 
