@@ -86,7 +86,7 @@ final class JournaledRows {
         return out.toByteArray();
     }
 
-    private static byte[] schemaMessage(Schema schema) throws CommitStateUnknownException {
+    private static byte[] schemaMessage(Schema schema) {
         byte[] cached = SCHEMA_MESSAGES.get(schema);
         if (cached != null) {
             return cached;
@@ -173,7 +173,7 @@ final class JournaledRows {
                     root.close();
                     root = null;
                 }
-                schemaMessage = null;
+                schemaMessage = null; // not matched again should the root below fail to be made
                 root = VectorSchemaRoot.create(schema, allocator);
                 loader = new VectorLoader(root);
                 schemaMessage = head > 0 ? Arrays.copyOf(payload, head) : null;
