@@ -36,6 +36,11 @@ final class ChronicleStorage implements JournalStorage {
     private final ChainState scan;
     /** Keeps read-around off the mapping the appender writes through, so a sync writes only what it covers. */
     private final MappingAdvice mappingAdvice = new MappingAdvice();
+    /** Allocates and caches the cycle file's pages ahead of the appender, so a sync writes only its records' pages. */
+    private final Pretoucher pretoucher;
+    /** The cycle of {@link #cycleFile}, the file the appender writes (one object per cycle, for the pretoucher). */
+    private int fileCycle = Integer.MIN_VALUE;
+    private Path cycleFile;
     /** The cycle whose file and queue metadata were last synced with the segment directory. */
     private int metadataSyncedForCycle = Integer.MIN_VALUE;
 
@@ -61,6 +66,7 @@ final class ChronicleStorage implements JournalStorage {
         this.appender.singleThreadedCheckDisabled(true);
         this.segmentDir = Segments.dir(journalDir, lease.owner().epoch());
         this.scan = scan;
+        this.pretoucher = Pretoucher.started("palisade-journal-pretouch");
     }
 
     /**
@@ -205,6 +211,11 @@ final class ChronicleStorage implements JournalStorage {
                     + (firstSequence + n - 1) + " failed part-way", e);
         }
         mappingAdvice.adviseCurrent(appender);
+        if (appender.cycle() != fileCycle) {
+            fileCycle = appender.cycle();
+            cycleFile = appender.currentFile().toPath();
+        }
+        pretoucher.appended(cycleFile, appender.wire().bytes().writePosition());
         if (durability == Durability.POWER_LOSS) {
             sync(firstSequence + n - 1);
         }
@@ -265,6 +276,7 @@ final class ChronicleStorage implements JournalStorage {
                 appender.sync();
             }
         } finally {
+            pretoucher.close();
             appender.close();
             queue.close();
             lease.close();
