@@ -21,10 +21,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Why.</b> Chronicle's cycle file is sparse: each page the appender first writes is a hole. The sync of a group
  * whose records reach a new page then allocates its block, and on ext4 the fsync behind the msync also writes the
  * inode and the allocation's metadata buffers, each a synchronous write of its own, before the cache flush: three
- * writes a sync instead of one, and about twice the kernel CPU. Measured on this project's machine kind (a VM, ext4
- * without a journal, 6.18): a 5.6 KiB msync took 0.23 ms and 85–110 µs of kernel CPU into holes, 0.14–0.16 ms and
- * 40–48 µs into prepared pages; 16 journal-ack writers acknowledged 32–38 % more writes a second
- * (docs/benchmarks.md "The journal's syncs allocated blocks").
+ * writes a sync instead of one. Measured on this project's machine kind (a VM, ext4 without a journal, 6.18): a lone
+ * 5.6 KiB msync took 0.23 ms and 80–110 µs of kernel CPU into holes, 0.14–0.16 ms and 40–48 µs into prepared pages;
+ * 16 journal-ack writers acknowledged 28–41 % more writes a second (docs/benchmarks.md "The journal's syncs allocated
+ * blocks").
  *
  * <p><b>What a step does</b>, for the next {@link #step} bytes past what it prepared (never before the write position
  * it was last told, never past the file's current length): {@code fallocate} the range (the blocks are reserved, so no
