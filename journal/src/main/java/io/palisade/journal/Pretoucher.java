@@ -22,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  * whose records reach a new page then allocates its block, and on ext4 the fsync behind the msync also writes the
  * inode and the allocation's metadata buffers, each a synchronous write of its own, before the cache flush: three
  * writes a sync instead of one. Measured on this project's machine kind (a VM, ext4 without a journal, 6.18): a lone
- * 5.6 KiB msync took 0.23 ms and 80–110 µs of kernel CPU into holes, 0.14–0.16 ms and 40–48 µs into prepared pages;
+ * 5.6 KiB msync took 0.21 ms and 75–85 µs of kernel CPU into holes, 0.12–0.14 ms and 40–45 µs into prepared pages;
  * 16 journal-ack writers acknowledged 28–41 % more writes a second (docs/benchmarks.md "The journal's syncs allocated
  * blocks").
  *
@@ -57,7 +57,8 @@ final class Pretoucher implements AutoCloseable {
     static final long DEFAULT_AHEAD = 8L << 20;
     /** The bytes one step prepares. */
     static final long DEFAULT_STEP = 2L << 20;
-    private static final long PAGE = 4096;
+    /** The unit of a mapping's offset and of the touches: the OS's page. */
+    static final long PAGE = OS.pageSize();
 
     private final long ahead;
     private final long step;
@@ -98,7 +99,8 @@ final class Pretoucher implements AutoCloseable {
 
     private Pretoucher(long ahead, long step, boolean threaded, String name) {
         if (step <= 0 || step % PAGE != 0 || ahead < step) {
-            throw new IllegalArgumentException("step must be a positive multiple of " + PAGE + " and ahead at least a step");
+            throw new IllegalArgumentException("step must be a positive multiple of the page (" + PAGE
+                    + " bytes) and ahead at least a step");
         }
         this.ahead = ahead;
         this.step = step;

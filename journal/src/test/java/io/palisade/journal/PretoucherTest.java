@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PretoucherTest {
     private static final long MIB = 1L << 20;
-    private static final long PAGE = 4096;
+    private static final long PAGE = Pretoucher.PAGE;
     /** Linux's {@code SEEK_HOLE} (the posix library's {@code WhenceFlag} carries another platform's value). */
     private static final int SEEK_HOLE = 4;
 
@@ -90,13 +90,13 @@ class PretoucherTest {
             // the first file
         }
         assertThat(p.preparedThrough()).isEqualTo(10 * MIB);
-        p.appended(second, 8192);
+        p.appended(second, 2 * PAGE);
         while (p.prepare()) {
             // the second file, from its own position, not the first file's
         }
-        assertThat(p.preparedThrough()).isEqualTo(8192 + 4 * MIB);
+        assertThat(p.preparedThrough()).isEqualTo(2 * PAGE + 4 * MIB);
         assertThat(nextHole(second, 0)).isEqualTo(0); // nothing before its write position was touched
-        assertThat(nextHole(second, 8192)).isGreaterThanOrEqualTo(8192 + 4 * MIB);
+        assertThat(nextHole(second, 2 * PAGE)).isGreaterThanOrEqualTo(2 * PAGE + 4 * MIB);
         p.close();
     }
 
@@ -106,7 +106,7 @@ class PretoucherTest {
         p.appended(dir.resolve("missing"), 0);
         assertThat(p.prepare()).isFalse();
         assertThat(p.failed()).isTrue();
-        p.appended(dir.resolve("missing"), 4096); // the appender's calls go on, doing nothing
+        p.appended(dir.resolve("missing"), PAGE); // the appender's calls go on, doing nothing
         assertThat(p.prepare()).isFalse();
         p.close();
     }
