@@ -208,7 +208,12 @@ final class Pretoucher implements AutoCloseable {
                     + posix.lastError());
         }
         try {
-            posix.madvise(address, length, MAdviseFlag.MADV_RANDOM);
+            if (posix.madvise(address, length, MAdviseFlag.MADV_RANDOM) != 0) {
+                // without it the touches would read around into large folios, which the appender's syncs would then
+                // write back whole (MappingAdvice): better not to prepare at all
+                throw new IllegalStateException("madvise of " + length + " bytes at " + offset + " refused, errno "
+                        + posix.lastError());
+            }
             for (long p = 0; p < length; p += PAGE) {
                 OS.memory().compareAndSwapLong(address + p, 0L, 0L);
             }
