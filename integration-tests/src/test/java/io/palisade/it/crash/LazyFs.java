@@ -297,6 +297,23 @@ final class LazyFs implements AutoCloseable {
         return process.isAlive() ? "running" : "exited with status " + process.exitValue();
     }
 
+    /**
+     * Whether the LazyFS process ended by a signal other than the SIGKILL of its own crash fault or of an unmount
+     * (139 = segfault, 134 = abort): a defect of the test file system, not a finding about the code under test.
+     */
+    boolean crashedByItself() {
+        if (process.isAlive()) {
+            return false;
+        }
+        int status = process.exitValue();
+        return status > 128 && status != 128 + 9;
+    }
+
+    /** The last lines LazyFS printed on the current mount, for messages. */
+    String outputTail(int lines) {
+        return tail(base.resolve("lazyfs-" + mounts + ".out"), lines);
+    }
+
     // ------------------------------------------------------------------ faults
 
     private void command(String cmd) throws Exception {

@@ -44,11 +44,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * script or a successful build. A violation does not stop the run: every trial runs, each violation is
  * printed with its trial, invariant and the keys, versions or files involved, the counts are printed as
  * {@code [power-loss] trials=... cuts=... violations=...}, and the test then fails if any violation was found.
+ * A trial under which LazyFS itself crashes ({@code LAZYFS CRASHED}, with its last lines) runs again on a fresh graph,
+ * up to {@value #MAX_ATTEMPTS} times; the crashes are counted in the summary.
  */
 class LazyFsPowerLossTest {
     static final int CI_TRIALS = 12;
     /** A trial's graph is deleted this many trials later (the CI run deletes them all at the end). */
     static final int DELETE_LAG = 12;
+    /**
+     * Runs of one trial when LazyFS itself crashes under it (a segfault while a check reads the remounted graph, rare:
+     * docs/crash-points.md): the trial runs again, whole, on a fresh graph; only a crash in every run fails the suite.
+     */
+    static final int MAX_ATTEMPTS = 3;
 
     enum Kind { INSERT_UPSERT, BULK_LOAD, MAINTENANCE, BRANCH_OPS, MIXED, IDLE_AFTER_CHILD, IDLE_AFTER_CREATE, RECOVERY, LANCE_STEP }
 
@@ -129,49 +136,68 @@ class LazyFsPowerLossTest {
         int checked = 0;
         int faultsNotFired = 0;
         List<String> inconclusive = new ArrayList<>();
+        List<String> lazyFsCrashes = new ArrayList<>();
         long t0 = System.nanoTime();
         for (int n = 1; n <= trials; n++) {
             Spec spec = CYCLE.get((n - 1) % CYCLE.size());
             byKind.merge(spec.kind().name(), 1, Integer::sum);
-            long ts = System.nanoTime();
-            Trial t = new Trial(n, spec, r.nextLong());
-            List<Violation> found;
-            try {
-                if (!fs.alive()) {
+            long trialSeed = r.nextLong();
+            for (int attempt = 1; ; attempt++) {
+                long ts = System.nanoTime();
+                Trial t = new Trial(n, attempt, spec, trialSeed + attempt - 1);
+                List<Violation> found;
+                try {
+                    if (!fs.alive()) {
+                        fs.remount();
+                    }
+                    found = t.run();
+                } catch (Exception e) {
+                    // the harness itself failed (LazyFS died under a trial, a child never reached its point, ...):
+                    // inconclusive, reported, and the next trial gets a fresh mount
+                    found = List.of();
+                    String why = "trial " + n + " " + spec + " " + t.label + ": " + root(e) + " (LazyFS " + fs.state() + ")";
+                    if (fs.crashedByItself()) {
+                        t.lazyFsCrashed = why + "\n" + fs.outputTail(10);
+                    } else {
+                        inconclusive.add(why);
+                        System.out.println(LazyFs.TAG + " INCONCLUSIVE " + why);
+                    }
                     fs.remount();
                 }
-                found = t.run();
-            } catch (Exception e) {
-                // the harness itself failed (LazyFS died under a trial, a child never reached its point, ...):
-                // inconclusive, reported, and the next trial gets a fresh mount
-                found = List.of();
-                String why = "trial " + n + " " + spec + " " + t.label + ": " + root(e) + " (LazyFS " + fs.state() + ")";
-                inconclusive.add(why);
-                System.out.println(LazyFs.TAG + " INCONCLUSIVE " + why);
-                fs.remount();
-            }
-            if (t.lazyFsDied != null) {
-                inconclusive.add("trial " + n + " " + spec + ": " + t.lazyFsDied);
-                System.out.println(LazyFs.TAG + " INCONCLUSIVE trial " + n + " " + spec + ": " + t.lazyFsDied);
-            }
-            faultsNotFired += t.faultNotFired ? 1 : 0;
-            checked += t.checked ? 1 : 0;
-            violations.addAll(found);
-            found.forEach(v -> byInvariant.merge(v.invariant(), 1, Integer::sum));
-            System.out.printf("%s trial %d %s %s: %s (%.1f s: %s)%n", LazyFs.TAG, n, spec, t.label,
-                    found.isEmpty() ? "ok" : found.size() + " violation(s)", (System.nanoTime() - ts) / 1e9, t.phases);
-            for (Violation v : found) {
-                System.out.println(LazyFs.TAG + " VIOLATION " + v);
+                if (t.lazyFsCrashed != null) {
+                    lazyFsCrashes.add(t.lazyFsCrashed);
+                    if (attempt < MAX_ATTEMPTS) {
+                        // LazyFS's own defect, not Palisade's: what the trial saw came from a dead mount, so the
+                        // trial runs again, whole, on a fresh graph and mount
+                        System.out.println(LazyFs.TAG + " LAZYFS CRASHED (trial " + n + " runs again, attempt "
+                                + (attempt + 1) + " of " + MAX_ATTEMPTS + "): " + t.lazyFsCrashed);
+                        continue;
+                    }
+                    inconclusive.add("trial " + n + " " + spec + ", " + MAX_ATTEMPTS + " attempts, LazyFS crashed in "
+                            + "each: " + t.lazyFsCrashed);
+                    System.out.println(LazyFs.TAG + " INCONCLUSIVE trial " + n + " " + spec + ": " + t.lazyFsCrashed);
+                }
+                faultsNotFired += t.faultNotFired ? 1 : 0;
+                checked += t.checked ? 1 : 0;
+                violations.addAll(found);
+                found.forEach(v -> byInvariant.merge(v.invariant(), 1, Integer::sum));
+                System.out.printf("%s trial %d %s %s: %s (%.1f s: %s)%n", LazyFs.TAG, n, spec, t.label,
+                        found.isEmpty() ? "ok" : found.size() + " violation(s)", (System.nanoTime() - ts) / 1e9, t.phases);
+                for (Violation v : found) {
+                    System.out.println(LazyFs.TAG + " VIOLATION " + v);
+                }
+                break;
             }
         }
         String summary = String.format("%s trials=%d cuts=%d (clear-cache=%d, crash-faults-fired=%d, armed-but-not-fired=%d)"
                         + " violations=%d trials-with-violations=%d fully-checked=%d by-invariant=%s kinds=%s seed=%d"
-                        + " inconclusive=%d palisade.power.trials=%d time=%.0fs",
+                        + " inconclusive=%d lazyfs-crashes=%d palisade.power.trials=%d time=%.0fs",
                 LazyFs.TAG, trials, fs.clearCaches + fs.crashFaultsFired, fs.clearCaches, fs.crashFaultsFired,
                 faultsNotFired, violations.size(), violations.stream().map(Violation::trial).distinct().count(), checked,
-                byInvariant, byKind, seed, inconclusive.size(), trials, (System.nanoTime() - t0) / 1e9);
+                byInvariant, byKind, seed, inconclusive.size(), lazyFsCrashes.size(), trials, (System.nanoTime() - t0) / 1e9);
         System.out.println(summary);
-        assertThat(inconclusive).as("trials the harness could not complete (LazyFS crash, stuck child)").isEmpty();
+        assertThat(inconclusive).as("trials the harness could not complete (a stuck child, LazyFS crashed in every "
+                + "attempt)").isEmpty();
         assertThat(fs.clearCaches + fs.crashFaultsFired).as("every trial cuts the power").isGreaterThanOrEqualTo(trials);
         assertThat(violations).as(summary + "\n" + String.join("\n", violations.stream().map(Violation::toString).toList()))
                 .isEmpty();
@@ -180,13 +206,15 @@ class LazyFsPowerLossTest {
     /** One trial on a fresh graph. */
     private static final class Trial {
         final int n;
+        /** The trial's directory under the mount and the work directory: t{n}, or t{n}-attempt{k} on a rerun. */
+        final String dir;
         final Spec spec;
         final Random r;
         final long seed;
         String label = "";
         boolean faultNotFired;
-        /** Set when LazyFS itself died (not by an armed fault) while this trial checked the graph. */
-        String lazyFsDied;
+        /** Set when LazyFS itself crashed (not by an armed fault) under this trial: why, and LazyFS's last lines. */
+        String lazyFsCrashed;
         /** Seconds per phase, for the trial line. */
         final StringBuilder phases = new StringBuilder();
         private long phaseStart = System.nanoTime();
@@ -200,18 +228,19 @@ class LazyFsPowerLossTest {
         boolean checked;
         final List<Violation> found = new ArrayList<>();
 
-        Trial(int n, Spec spec, long seed) {
+        Trial(int n, int attempt, Spec spec, long seed) {
             this.n = n;
+            this.dir = attempt == 1 ? "t" + n : "t" + n + "-attempt" + attempt;
             this.spec = spec;
             this.seed = seed;
             this.r = new Random(seed);
         }
 
         List<Violation> run() throws Exception {
-            Path graph = fs.mount.resolve("t" + n).resolve("g");
+            Path graph = fs.mount.resolve(dir).resolve("g");
             CrashHarness h;
             try {
-                h = new CrashHarness(graph, work.resolve("t" + n).resolve("logs"), seed).childMode("DURABLE");
+                h = new CrashHarness(graph, work.resolve(dir).resolve("logs"), seed).childMode("DURABLE");
             } catch (Throwable e) {
                 found.add(new Violation(n, spec.toString(), "setup", "graph creation failed: " + root(e)));
                 fs.clearCache();
@@ -227,8 +256,10 @@ class LazyFsPowerLossTest {
                 check(h, graph, segments);
                 phase("check");
                 if (!fs.alive()) {
-                    // not a finding about Palisade: what the check saw came from a dead mount
-                    lazyFsDied = "LazyFS " + fs.state() + " while the graph was checked; findings dropped: " + found;
+                    // no fault is armed while the graph is checked: LazyFS's own crash, and what the check saw
+                    // came from a dead mount
+                    lazyFsCrashed = "LazyFS " + fs.state() + " while the graph was checked; findings dropped: " + found
+                            + "\n" + fs.outputTail(10);
                     found.clear();
                     fs.remount();
                 }
@@ -240,7 +271,7 @@ class LazyFsPowerLossTest {
                 // DELETE_LAG trials later. Deleting at once let the underlying file system reuse an inode this JVM
                 // still held (a lock or mapping a failed open leaked), and the next graph's creation failed with
                 // "Unable to claim exclusive lock" or SIGBUS in Chronicle
-                deleteTree(fs.root.resolve("t" + (n - DELETE_LAG)));
+                deleteTrial(n - DELETE_LAG);
             }
             return found;
         }
@@ -393,6 +424,17 @@ class LazyFsPowerLossTest {
             } catch (Throwable e) {
                 found.add(new Violation(n, spec.toString(), "6-write-after-recovery", root(e)));
             }
+        }
+    }
+
+    /** Deletes trial {@code n}'s graphs (every attempt's) from the backing directory. */
+    static void deleteTrial(int n) {
+        try (java.util.stream.Stream<Path> s = Files.list(fs.root)) {
+            for (Path p : s.filter(p -> p.getFileName().toString().matches("t" + n + "(-attempt[0-9]+)?")).toList()) {
+                deleteTree(p);
+            }
+        } catch (java.io.IOException e) {
+            System.err.println(LazyFs.TAG + " could not list " + fs.root + ": " + e);
         }
     }
 

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * value, and the rebuilt checks still refusing what they must.
  *
  * <p>Skips loudly ({@code [power-loss] SKIPPED: reason}) where LazyFS cannot be built or mounted, as the power-loss
- * suite does.
+ * suite does. A cell under which LazyFS itself crashes runs again on a fresh graph, as that suite's trials do.
  */
 class TransactionPowerLossTest {
     private static LazyFs fs;
@@ -64,7 +64,29 @@ class TransactionPowerLossTest {
             "journal, after-transaction-commit:4",
     })
     void aPowerCutInATransactionLeavesItWholeOrAbsent(String ack, String point) throws Exception {
-        String name = ack + "-" + point.replace(':', '-');
+        for (int attempt = 1; ; attempt++) {
+            String name = ack + "-" + point.replace(':', '-') + (attempt == 1 ? "" : "-attempt" + attempt);
+            boolean last = attempt == LazyFsPowerLossTest.MAX_ATTEMPTS;
+            try {
+                cutAndCheck(name, ack, point);
+            } catch (Throwable e) {
+                if (last || !fs.crashedByItself()) {
+                    throw e;
+                }
+            }
+            if (!fs.crashedByItself() || last) {
+                assertThat(fs.alive()).as("LazyFS stayed up while the graph was checked (" + fs.state() + ")").isTrue();
+                return;
+            }
+            // LazyFS's own defect, not Palisade's: what the check saw came from a dead mount; the cell runs again,
+            // whole, on a fresh graph
+            System.out.println(LazyFs.TAG + " LAZYFS CRASHED (" + fs.state() + ") under transaction trial " + name
+                    + "; it runs again on a fresh graph:\n" + fs.outputTail(10));
+            fs.remount();
+        }
+    }
+
+    private void cutAndCheck(String name, String ack, String point) throws Exception {
         Path graph = fs.mount.resolve(name).resolve("g");
         Files.createDirectories(graph.getParent());
         try (Graph g = Palisade.create(graph, Catalog.fromJson(IntegrityCrashMatrixTest.catalog(ack)),
@@ -80,6 +102,5 @@ class TransactionPowerLossTest {
                 + lines.stream().filter(l -> l.startsWith("ACK ") || l.startsWith("REFUSED ")).count()
                 + " answers, then clear-cache and remount");
         TransactionCrashMatrixTest.verifyAfterCrash(graph, point, lines);
-        assertThat(fs.alive()).as("LazyFS stayed up while the graph was checked").isTrue();
     }
 }
