@@ -36,11 +36,16 @@ import io.palisade.journal.Durability;
  * @param maxImageRows       the most rows the integrity checks' in-memory images hold in all (docs/integrity.md):
  *                           past it the least recently used images are dropped, and rebuilt by the next write that
  *                           needs them (default {@value #DEFAULT_MAX_IMAGE_ROWS}, about 1 GiB of heap)
+ * @param prepareJournalAhead whether a thread keeps the journal's cycle file allocated and touched ahead of its appender,
+ *                           so a sync writes only the records' pages (docs/journal.md "What a sync allocates"; on by
+ *                           default). Turn it off on a copy-on-write file system (btrfs, ZFS), where each page written
+ *                           ahead is written again by the records' sync. Durability never depends on it; a Kafka
+ *                           journal ignores it
  */
 public record Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
                       int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
                       long maxFoldLagMillis, Compaction compaction, Retention retention, Idempotency idempotency,
-                      long maxImageRows) {
+                      long maxImageRows, boolean prepareJournalAhead) {
 
     /** Default of {@link #indexRefreshEvery}. */
     public static final int DEFAULT_INDEX_REFRESH_EVERY = 32;
@@ -62,6 +67,15 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
         java.util.Objects.requireNonNull(idempotency, "idempotency");
     }
 
+    /** Options with the journal's pages prepared ahead ({@link #prepareJournalAhead}). */
+    public Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
+                   int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
+                   long maxFoldLagMillis, Compaction compaction, Retention retention, Idempotency idempotency,
+                   long maxImageRows) {
+        this(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows, true);
+    }
+
     /** Options with the default idempotency window. */
     public Options(Durability durability, boolean indexedMerge, int maxGroup, int upsertRetries, int checkpointEvery,
                    int indexRefreshEvery, long foldLagMillis, int foldEvery, long maxUnfoldedBytes,
@@ -74,7 +88,8 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
     /** The idempotency window ({@link Idempotency}). */
     public Options withIdempotency(Idempotency i) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
-                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, i, maxImageRows);
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, i, maxImageRows,
+                prepareJournalAhead);
     }
 
     /** Options with the default compaction and retention. */
@@ -89,13 +104,15 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
     /** Automatic compaction ({@link Compaction}). */
     public Options withCompaction(Compaction c) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
-                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, c, retention, idempotency, maxImageRows);
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, c, retention, idempotency, maxImageRows,
+                prepareJournalAhead);
     }
 
     /** Version retention ({@link Retention}). */
     public Options withRetention(Retention r) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery,
-                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, r, idempotency, maxImageRows);
+                foldLagMillis, foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, r, idempotency, maxImageRows,
+                prepareJournalAhead);
     }
 
     /** Options with the default fold bounds. */
@@ -111,13 +128,15 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
      */
     public Options withFolding(long lagMillis, int every, long maxBytes) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, lagMillis,
-                every, maxBytes, lagBoundFor(lagMillis), compaction, retention, idempotency, maxImageRows);
+                every, maxBytes, lagBoundFor(lagMillis), compaction, retention, idempotency, maxImageRows,
+                prepareJournalAhead);
     }
 
     /** The lag back-pressure bound of journal-ack tables ({@link #maxFoldLagMillis}). */
     public Options withMaxFoldLag(long millis) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, millis, compaction, retention, idempotency, maxImageRows);
+                foldEvery, maxUnfoldedBytes, millis, compaction, retention, idempotency, maxImageRows,
+                prepareJournalAhead);
     }
 
     /** The default {@link #maxFoldLagMillis} for a fold lag: twice it (saturating). */
@@ -136,32 +155,44 @@ public record Options(Durability durability, boolean indexedMerge, int maxGroup,
 
     public Options withIndexRefreshEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, n, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows,
+                prepareJournalAhead);
     }
 
     public Options withDurability(Durability d) {
         return new Options(d, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows,
+                prepareJournalAhead);
     }
 
     public Options withIndexedMerge(boolean indexed) {
         return new Options(durability, indexed, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows,
+                prepareJournalAhead);
     }
 
     public Options withMaxGroup(int n) {
         return new Options(durability, indexedMerge, n, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows,
+                prepareJournalAhead);
     }
 
     /** The bound on the rows the integrity checks' images hold ({@link #maxImageRows}). */
     public Options withMaxImageRows(long rows) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, rows);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, rows,
+                prepareJournalAhead);
     }
 
     public Options withCheckpointEvery(int n) {
         return new Options(durability, indexedMerge, maxGroup, upsertRetries, n, indexRefreshEvery, foldLagMillis,
-                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows);
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows,
+                prepareJournalAhead);
+    }
+
+    /** Whether the journal's pages are prepared ahead of its appender ({@link #prepareJournalAhead}). */
+    public Options withPrepareJournalAhead(boolean on) {
+        return new Options(durability, indexedMerge, maxGroup, upsertRetries, checkpointEvery, indexRefreshEvery, foldLagMillis,
+                foldEvery, maxUnfoldedBytes, maxFoldLagMillis, compaction, retention, idempotency, maxImageRows, on);
     }
 }

@@ -240,4 +240,24 @@ class GraphTest extends GraphTestSupport {
             assertThat(g.branches()).containsExactly("feat2", "main");
         }
     }
+
+    @Test
+    void theOptionsTurnTheJournalsPagePreparingOffAndBackOn() {
+        Path p = dir.resolve("g");
+        long before = preparingThreads();
+        try (Graph g = Palisade.create(p, Rows.catalog(), Options.defaults().withPrepareJournalAhead(false))) {
+            g.insert("main", "person", List.of(Row.of("id", "alice", "age", 1)));
+            assertThat(preparingThreads()).as("journal threads preparing pages, turned off").isEqualTo(before);
+        }
+        try (Graph g = Palisade.open(p, Options.defaults())) {
+            g.insert("main", "person", List.of(Row.of("id", "bob", "age", 2)));
+            assertThat(preparingThreads()).as("journal threads preparing pages, on by default").isEqualTo(before + 1);
+            assertThat(g.scan("main", "person")).hasSize(2);
+        }
+    }
+
+    private static long preparingThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().equals("palisade-journal-pretouch")).count();
+    }
 }

@@ -37,6 +37,7 @@ final class ChronicleStorage implements JournalStorage {
     /** Keeps read-around off the mapping the appender writes through, so a sync writes only what it covers. */
     private final MappingAdvice mappingAdvice = new MappingAdvice();
     /** Allocates and caches the cycle file's pages ahead of the appender, so a sync writes only its records' pages. */
+    /** Keeps the cycle file prepared ahead of the appender; null when the journal's options turn that off. */
     private final Pretoucher pretoucher;
     /** The cycle of {@link #cycleFile}, the file the appender writes (one object per cycle, for the pretoucher). */
     private int fileCycle = Integer.MIN_VALUE;
@@ -55,7 +56,7 @@ final class ChronicleStorage implements JournalStorage {
     private final JournalArchive archive;
 
     private ChronicleStorage(Path journalDir, WriterLease lease, SingleChronicleQueue queue, ChainState scan,
-                             AtomicLong recordMillis) {
+                             AtomicLong recordMillis, boolean prepareAhead) {
         this.recordMillis = recordMillis;
         this.rowRelease = new RowRelease(journalDir);
         this.archive = new JournalArchive(journalDir, Clock.systemUTC());
@@ -66,7 +67,7 @@ final class ChronicleStorage implements JournalStorage {
         this.appender.singleThreadedCheckDisabled(true);
         this.segmentDir = Segments.dir(journalDir, lease.owner().epoch());
         this.scan = scan;
-        this.pretoucher = Pretoucher.started("palisade-journal-pretouch");
+        this.pretoucher = prepareAhead ? Pretoucher.started("palisade-journal-pretouch") : null;
     }
 
     /**
@@ -75,7 +76,7 @@ final class ChronicleStorage implements JournalStorage {
      * @throws io.palisade.fencing.GraphRefusedException     when another live writer holds the lease
      * @throws io.palisade.fencing.JournalCorruptedException on mid-log corruption (the lease is released)
      */
-    static ChronicleStorage open(Path palisadeDir, Clock clock) {
+    static ChronicleStorage open(Path palisadeDir, Clock clock, boolean prepareAhead) {
         Path journalDir = palisadeDir.resolve(Journal.DIRECTORY);
         try {
             if (!Files.isDirectory(journalDir)) {
@@ -100,7 +101,7 @@ final class ChronicleStorage implements JournalStorage {
             }
             AtomicLong recordMillis = new AtomicLong(lease.owner().since().toEpochMilli());
             queue = ChronicleSupport.openForWriting(Segments.dir(journalDir, lease.owner().epoch()), recordMillis::get);
-            return new ChronicleStorage(journalDir, lease, queue, state, recordMillis);
+            return new ChronicleStorage(journalDir, lease, queue, state, recordMillis, prepareAhead);
         } catch (RuntimeException e) {
             if (queue != null) {
                 queue.close();
@@ -215,7 +216,9 @@ final class ChronicleStorage implements JournalStorage {
             fileCycle = appender.cycle();
             cycleFile = appender.currentFile().toPath();
         }
-        pretoucher.appended(cycleFile, appender.wire().bytes().writePosition());
+        if (pretoucher != null) {
+            pretoucher.appended(cycleFile, appender.wire().bytes().writePosition());
+        }
         if (durability == Durability.POWER_LOSS) {
             sync(firstSequence + n - 1);
         }
@@ -276,7 +279,9 @@ final class ChronicleStorage implements JournalStorage {
                 appender.sync();
             }
         } finally {
-            pretoucher.close();
+            if (pretoucher != null) {
+                pretoucher.close();
+            }
             appender.close();
             queue.close();
             lease.close();

@@ -123,7 +123,7 @@ public final class Journal implements AutoCloseable {
         Optional<KafkaJournalConfig> kafka = KafkaJournalConfig.read(palisadeDir);
         JournalStorage storage = kafka.isPresent()
                 ? KafkaStorage.open(kafka.get(), options.clock())
-                : ChronicleStorage.open(palisadeDir, options.clock());
+                : ChronicleStorage.open(palisadeDir, options.clock(), options.prepareAhead());
         try {
             Journal journal = new Journal(palisadeDir, options, storage);
             if (mustBeEmpty && journal.nextSequence != 0) {

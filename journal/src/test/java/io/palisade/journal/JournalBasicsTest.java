@@ -70,4 +70,24 @@ class JournalBasicsTest {
             assertThat(j.previousOwner()).get().extracting(LeaseOwner::epoch).isEqualTo(1L);
         }
     }
+
+    @Test
+    void pagesArePreparedAheadByAThreadOfTheirOwnUnlessTheOptionsTurnItOff() {
+        long before = preparingThreads();
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults().withPrepareAhead(false))) {
+            j.append(new GraphBranchCreated("a", "main", 0), Durability.POWER_LOSS);
+            assertThat(preparingThreads()).as("threads preparing pages, turned off").isEqualTo(before);
+        }
+        try (Journal j = Journal.open(palisade(), JournalOptions.defaults())) {
+            j.append(new GraphBranchCreated("b", "main", 0), Durability.POWER_LOSS);
+            assertThat(preparingThreads()).as("threads preparing pages, on by default").isEqualTo(before + 1);
+            assertThat(j.endSequence()).isEqualTo(4);
+        }
+        assertThat(preparingThreads()).as("threads preparing pages after the close").isEqualTo(before);
+    }
+
+    private static long preparingThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().equals("palisade-journal-pretouch")).count();
+    }
 }

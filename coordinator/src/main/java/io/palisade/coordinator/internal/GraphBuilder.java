@@ -97,6 +97,6 @@ public final class GraphBuilder {
     /** The journal options of a writer of this build at {@code options}' durability. */
     public static JournalOptions journalOptions(Options options) {
         return JournalOptions.defaults().withDefaultDurability(options.durability()).withBinaryVersion(BinaryVersion.VERSION)
-                .withFormatStamp(FormatStamp.FENCING.number());
+                .withFormatStamp(FormatStamp.FENCING.number()).withPrepareAhead(options.prepareJournalAhead());
     }
 }
