@@ -100,7 +100,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class JournalAckHarness {
 
-    private static final String CATALOG = """
+    static final String CATALOG = """
             {"tables": [
               {"name": "item_j", "kind": "node", "ack": "journal", "columns": [{"name": "id", "type": "string"},
                 {"name": "v", "type": "int64", "nullable": true}]},
@@ -108,8 +108,8 @@ public final class JournalAckHarness {
                 {"name": "v", "type": "int64", "nullable": true}]}]}
             """;
     private static final int LOAD_BATCH = 100_000;
-    private static final String J = "item_j";
-    private static final String T = "item_t";
+    static final String J = "item_j";
+    static final String T = "item_t";
 
     private static final String USAGE = "JournalAckHarness [--rows 1000000] [--iterations 200] [--warmup 10] "
             + "[--jit-warmup 5000] [--threads 16,64] [--seconds 60] [--checkpoint-every 10000] [--fold-every 32768] "

@@ -260,4 +260,22 @@ class GraphTest extends GraphTestSupport {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && t.getName().equals("palisade-journal-pretouch")).count();
     }
+
+    /**
+     * An idle graph's committer parks until a submission wakes it: with nothing unfolded and nothing in flight, a park
+     * lasts up to a second, so a few seconds of idleness cost a few parks (a committer polling every 10 ms would make
+     * hundreds, one polling every 100 µs thousands); and the next write is taken up.
+     */
+    @Test
+    void anIdleGraphsCommitterParksUntilAWriteWakesIt() throws Exception {
+        try (Graph g = Palisade.create(dir.resolve("g"), Rows.catalog(), Options.defaults())) {
+            g.insert("main", "person", List.of(Row.of("id", "alice", "age", 1)));
+            long before = Internals.engine(g).committerParks();
+            Thread.sleep(3_000); // the window measured, not a wait for an event
+            long parks = Internals.engine(g).committerParks() - before;
+            assertThat(parks).as("parks of an idle committer in 3 s").isBetween(1L, 12L);
+            g.insert("main", "person", List.of(Row.of("id", "bob", "age", 2)));
+            assertThat(g.scan("main", "person")).hasSize(2);
+        }
+    }
 }

@@ -66,7 +66,11 @@ final class Committer implements Agent {
     private final Integrity integrity;
     private final Transactions transactions;
 
-    Committer(Context ctx, ManyToOneConcurrentArrayQueue<Object> queue) {
+    /**
+     * {@code wake}: wakes this committer's thread when it parks idle; called on the fold thread when a Lance commit
+     * there is done, so the committer publishes it at once.
+     */
+    Committer(Context ctx, ManyToOneConcurrentArrayQueue<Object> queue, Runnable wake) {
         this.ctx = ctx;
         this.queue = queue;
         this.journal = new JournalPhases(ctx);
@@ -76,7 +80,7 @@ final class Committer implements Agent {
         this.publisher = new Publisher(ctx, journal, pending::addFirst, maintenance);
         this.presence = new KeyPresence(ctx);
         this.journalAck = new JournalAck(ctx, journal, presence);
-        this.folder = new Folder(ctx, this, ctx.steppedCommitter());
+        this.folder = new Folder(ctx, this, ctx.steppedCommitter(), wake);
         this.integrity = new Integrity(ctx, journal);
         this.transactions = new Transactions(ctx, journal, fence, presence, integrity, folder);
     }

@@ -15,7 +15,6 @@ import io.palisade.journal.Journal;
 import io.palisade.journal.TableHead;
 import io.palisade.substrate.TableStore;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -41,11 +40,28 @@ import java.util.function.LongSupplier;
  */
 public final class Engine implements AutoCloseable {
     private static final int QUEUE_CAPACITY = 1 << 14;
+    /**
+     * The committer's idle strategy ({@link WakeableIdleStrategy}): after a cycle without work it spins and yields,
+     * then backs off in timed parks of 1 µs doubling to 100 µs (under load the next submission lands within one, and
+     * no writer pays for a wake-up); after {@link #IDLE_BACKOFF_NANOS} of idleness it parks until a submission or a
+     * fold's Lance commit wakes it, or {@link #IDLE_PARK_NANOS} pass while a timed duty is pending (a fold due by the
+     * age of its oldest write: seen at most this late), {@link #IDLE_QUIET_PARK_NANOS} when nothing is
+     * ({@link Folder#quiet()}).
+     */
+    private static final int IDLE_SPINS = 64;
+    private static final int IDLE_YIELDS = 64;
+    private static final long IDLE_MIN_BACKOFF_NANOS = 1_000;
+    private static final long IDLE_MAX_BACKOFF_NANOS = 100_000;
+    private static final long IDLE_BACKOFF_NANOS = 50_000_000;
+    private static final long IDLE_PARK_NANOS = 10_000_000;
+    private static final long IDLE_QUIET_PARK_NANOS = 1_000_000_000;
 
     private final Context ctx;
     private final ManyToOneConcurrentArrayQueue<Object> queue = new ManyToOneConcurrentArrayQueue<>(QUEUE_CAPACITY);
     private final Committer committer;
     private final AgentRunner runner;
+    /** The committer's idle strategy, woken by each submission; null with a manual committer. */
+    private final WakeableIdleStrategy idle;
     private volatile boolean closed;
 
     /**
@@ -60,12 +76,16 @@ public final class Engine implements AutoCloseable {
         this.ctx = new Context(layout, options, journal, store, allocator, view,
                 new Reads(view, store, allocator, layout), meters, new TableRefusals(), new TableBranches(store),
                 manualCommitter);
-        this.committer = new Committer(ctx, queue);
+        Committer[] built = new Committer[1]; // the idle strategy asks the committer it wakes; both on its thread
+        this.idle = manualCommitter ? null : new WakeableIdleStrategy(IDLE_SPINS, IDLE_YIELDS, IDLE_MIN_BACKOFF_NANOS,
+                IDLE_MAX_BACKOFF_NANOS, IDLE_BACKOFF_NANOS,
+                () -> built[0].folder().quiet() ? IDLE_QUIET_PARK_NANOS : IDLE_PARK_NANOS, () -> !queue.isEmpty());
+        this.committer = new Committer(ctx, queue, idle == null ? () -> { } : idle::wake);
+        built[0] = committer;
         if (manualCommitter) {
             this.runner = null;
         } else {
-            this.runner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000), this::onCommitterError, null,
-                    committer);
+            this.runner = new AgentRunner(idle, this::onCommitterError, null, committer);
             AgentRunner.startOnThread(runner);
         }
     }
@@ -140,6 +160,9 @@ public final class Engine implements AutoCloseable {
             }
             LockSupport.parkNanos(park);
             park = Math.min(park * 2, 1_000_000);
+        }
+        if (idle != null) {
+            idle.wake();
         }
         if (closed) {
             committer.failPending(new GraphClosedException("graph " + ctx.layout().root() + " is closed"));
@@ -313,6 +336,11 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** The parks the committer's thread has begun while idle (0 with a manual committer); tests, diagnostics. */
+    public long committerParks() {
+        return idle == null ? 0 : idle.parks();
+    }
+
     /** Waits (bounded) for the committer to drain; for tests. */
     public boolean awaitIdle(long timeout, TimeUnit unit) {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
@@ -338,6 +366,7 @@ public final class Engine implements AutoCloseable {
         closed = true;
         ctx.meters().close();
         if (runner != null) {
+            idle.stop();
             runner.close();
         }
         try {

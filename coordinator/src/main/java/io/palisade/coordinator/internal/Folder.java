@@ -60,6 +60,8 @@ final class Folder implements AutoCloseable {
 
     private final Context ctx;
     private final Committer committer;
+    /** Wakes the committer's thread if it parks idle: a Lance commit on the fold thread is done. */
+    private final Runnable wakeCommitter;
     /** Null with a stepped committer: the Lance commit runs inline. */
     private final java.util.concurrent.ExecutorService lance;
     /** Tests only: runs on the fold thread before a fold's or a maintenance's Lance commit (e.g. to hold it). */
@@ -71,6 +73,8 @@ final class Folder implements AutoCloseable {
     private Running starting;
     /** A journal-ack table's maintenance waits for the job in flight ({@link #busyFor}): start no fold before it. */
     private boolean maintenanceWaiting;
+    /** Set by {@link #duty}: see {@link #quiet()}. */
+    private boolean quiet;
 
     /** A Lance commit off the committer thread: a fold ({@code fold} and {@code rows} set) or maintenance. */
     private static final class Running {
@@ -99,9 +103,10 @@ final class Folder implements AutoCloseable {
         }
     }
 
-    Folder(Context ctx, Committer committer, boolean inline) {
+    Folder(Context ctx, Committer committer, boolean inline, Runnable wakeCommitter) {
         this.ctx = ctx;
         this.committer = committer;
+        this.wakeCommitter = wakeCommitter;
         this.lance = inline ? null : java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "palisade-fold");
             t.setDaemon(true);
@@ -109,8 +114,18 @@ final class Folder implements AutoCloseable {
         });
     }
 
+    /**
+     * Whether the last {@link #duty} left nothing that time alone can make due: no fold or maintenance in flight or
+     * waiting, and no unfolded write. Until a submission or a Lance commit done on the fold thread wakes it, the
+     * committer has nothing to do then (committer thread).
+     */
+    boolean quiet() {
+        return quiet;
+    }
+
     /** Publishes the fold in flight once its Lance commit is done, then folds a table whose tail reached a bound. */
     int duty() {
+        quiet = false;
         int work = 0;
         if (running != null) {
             if (!running.flight.result().isDone()) {
@@ -124,6 +139,7 @@ final class Folder implements AutoCloseable {
         }
         List<PublishedView.TailSummary> tails = ctx.view().unfoldedSummary();
         if (tails.isEmpty()) {
+            quiet = running == null;
             return work;
         }
         Options o = ctx.options();
@@ -216,13 +232,16 @@ final class Folder implements AutoCloseable {
         if (lance == null) {
             return CompletableFuture.completedFuture(commit.get()); // a simulated crash propagates to the stepper
         }
-        return CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<SubstrateCommit.Result> done = CompletableFuture.supplyAsync(() -> {
             Runnable hook = beforeLanceCommit;
             if (hook != null) {
                 hook.run();
             }
             return commit.get();
         }, lance);
+        // on the fold thread, after the completion: the committer's next cycle sees it done
+        done.whenComplete((r, e) -> wakeCommitter.run());
+        return done;
     }
 
     /** Called by the committer once the fold being started has its Lance commit running. */
