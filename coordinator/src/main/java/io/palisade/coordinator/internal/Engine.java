@@ -76,12 +76,9 @@ public final class Engine implements AutoCloseable {
         this.ctx = new Context(layout, options, journal, store, allocator, view,
                 new Reads(view, store, allocator, layout), meters, new TableRefusals(), new TableBranches(store),
                 manualCommitter);
-        Committer[] built = new Committer[1]; // the idle strategy asks the committer it wakes; both on its thread
         this.idle = manualCommitter ? null : new WakeableIdleStrategy(IDLE_SPINS, IDLE_YIELDS, IDLE_MIN_BACKOFF_NANOS,
-                IDLE_MAX_BACKOFF_NANOS, IDLE_BACKOFF_NANOS,
-                () -> built[0].folder().quiet() ? IDLE_QUIET_PARK_NANOS : IDLE_PARK_NANOS, () -> !queue.isEmpty());
+                IDLE_MAX_BACKOFF_NANOS, IDLE_BACKOFF_NANOS, this::idleParkNanos, () -> !queue.isEmpty());
         this.committer = new Committer(ctx, queue, idle == null ? () -> { } : idle::wake);
-        built[0] = committer;
         if (manualCommitter) {
             this.runner = null;
         } else {
@@ -334,6 +331,11 @@ public final class Engine implements AutoCloseable {
         } finally {
             ctx.allocator().close();
         }
+    }
+
+    /** The limit of the committer's next park until woken (asked on its thread, once the committer runs). */
+    private long idleParkNanos() {
+        return committer.folder().quiet() ? IDLE_QUIET_PARK_NANOS : IDLE_PARK_NANOS;
     }
 
     /** The parks the committer's thread has begun while idle (0 with a manual committer); tests, diagnostics. */
